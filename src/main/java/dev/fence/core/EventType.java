@@ -1,0 +1,37 @@
+package dev.fence.core;
+
+import java.util.Locale;
+
+/** Kinds of ledger events. The lower-case name is what JSON output and filters use. */
+public enum EventType {
+    /** A lease was granted (token = the new token). */
+    GRANT,
+    /** A lease was released by its holder. */
+    RELEASE,
+    /** An expired lease was observed when the next acquire came (holder and token of the lapsed lease). */
+    EXPIRE,
+    /** A push was admitted with a valid current token. */
+    ACCEPT,
+    /** A tokenless push was admitted and bumped the resource's counter (token = the bumped value). */
+    BUMP,
+    /** A tokenless push was admitted under the {@code allow} policy without bumping. */
+    ALLOW,
+    /** A push was refused (reason says why). */
+    REJECT,
+    /** An admitted push was seen to land on the ref (recorded after the update, where the host allows). */
+    LANDED;
+
+    /** The name used in JSON and on the command line. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses {@link #label()} (any case). */
+    public static EventType parse(String label) {
+        try {
+            return valueOf(label.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("unknown event type '" + label + "'");
+        }
+    }
+}

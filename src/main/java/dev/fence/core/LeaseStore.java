@@ -1,0 +1,106 @@
+package dev.fence.core;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where fence keeps counters, leases, admission state and the ledger. Implementations: SQLite (the
+ * embedded default) and Redis. They hold no policy: the core decides, the store applies atomically.
+ *
+ * <h2>Contract (checked by one test suite against every implementation)</h2>
+ *
+ * <ul>
+ *   <li><b>Tokens</b> are strictly increasing per resource: {@link #acquire} takes {@code max(counter,
+ *       floor) + 1} in the same atomic step that records the grant. A token is never reused, never
+ *       goes backwards, never expires. Counters and highest-accepted tokens are never trimmed.
+ *   <li><b>Generations</b>: when a store finds its data gone (no identity record), it creates a new
+ *       identity with a fresh generation, key and {@code floor} = now in epoch ms, from the candidate
+ *       values the caller supplies, and every operation reports or uses the current one.
+ *   <li><b>Atomicity</b>: every method is one atomic step; a failed call ({@link
+ *       StoreUnavailableException}) leaves no partial writes. Safe for many threads and, for SQLite,
+ *       many processes at once.
+ *   <li><b>Time</b> comes from the caller ({@code now}), in the caller's clock; leases are liveness,
+ *       not safety, so clock skew between processes delays or hastens expiry but never admits a stale
+ *       token.
+ *   <li><b>Bounded waits</b>: every call returns or throws {@link StoreUnavailableException} within the
+ *       timeout the store was opened with.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface LeaseStore extends AutoCloseable {
+
+    /**
+     * Returns the store's current identity, creating one from {@code candidate} if the store has none
+     * (first use, or its data was lost).
+     */
+    StoreIdentity identity(StoreIdentity candidate);
+
+    /**
+     * Grants {@code resource} to {@code holder} unless another holder's lease is live at {@code now}.
+     *
+     * <p>In one atomic step: if the latest lease is live ({@code !released && now < expiresAt}) and
+     * belongs to another holder, returns {@link AcquireResult.Busy} and writes nothing. Otherwise: if
+     * the latest lease lapsed unreleased ({@code expiresAt <= now}) appends an {@link EventType#EXPIRE}
+     * event for it (at its {@code expiresAt}); sets counter = {@code max(counter, floor) + 1}; records
+     * the lease (holder, token, grantedAt = now, expiresAt = now + ttl, grantSha); increments the
+     * version; appends a {@link EventType#GRANT} event. A live lease of the same holder is replaced by
+     * the new grant.
+     *
+     * @param ttlMillis lease length in milliseconds, positive
+     * @param grantSha the remote tip recorded at grant for force-with-lease, or null
+     * @param candidate identity to create if the store has none
+     */
+    AcquireResult acquire(
+            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate);
+
+    /**
+     * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter
+     * equals {@code token}, the latest lease has that holder and token and is not released (an expired
+     * lease that no one has superseded may be renewed). Otherwise {@link LeaseCheck.Refused}, nothing
+     * written. Does not change the version or the ledger.
+     */
+    LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now);
+
+    /**
+     * Releases the lease under the same condition as {@link #renew}: marks it released with expiresAt =
+     * now and appends a {@link EventType#RELEASE} event. Does not change the version.
+     */
+    LeaseCheck release(String resource, String holder, long token, Instant now);
+
+    /**
+     * Moves the recorded grant SHA (the lease's expected remote tip) from {@code expectedSha} to {@code
+     * newSha}, only if {@code (holder, token)} is the current grant and the recorded value is still
+     * {@code expectedSha}. Does not change the version.
+     *
+     * @return {@link LeaseCheck.Ok} with the updated lease, or {@link LeaseCheck.Refused}
+     */
+    LeaseCheck moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha);
+
+    /** Reads the state of each resource in one consistent snapshot; unknown ones come back {@link ResourceState#empty}. */
+    Map<String, ResourceState> snapshot(Collection<String> resources);
+
+    /**
+     * Applies every write and appends every event in one atomic step, if every write's {@code
+     * expectedVersion} still matches; each applied write increments its resource's version. If any does
+     * not match, writes nothing and returns {@link CommitResult.Conflict}. A write never lowers a counter
+     * or a highest-accepted token: such a write is a bug and fails with {@link InternalException} before
+     * anything is written.
+     */
+    CommitResult commit(List<ResourceWrite> writes, List<LedgerEvent> events);
+
+    /** Appends events (rejections, landings) atomically. */
+    void append(List<LedgerEvent> events);
+
+    /** Events matching {@code query}, oldest first (the newest {@code limit} when a limit is set). */
+    List<LedgerEvent> query(LedgerQuery query);
+
+    /** A short description for messages: scheme and location, never a password. */
+    String describe();
+
+    /** Releases connections; never throws. */
+    @Override
+    void close();
+}

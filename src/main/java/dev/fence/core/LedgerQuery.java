@@ -1,0 +1,39 @@
+package dev.fence.core;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * A filter over the ledger. Null fields match everything. Results come oldest first.
+ *
+ * @param resource exact resource name
+ * @param repo exact repo id
+ * @param ref exact full ref name
+ * @param holder exact holder
+ * @param since events at or after this instant
+ * @param types only these event types; null or empty for all
+ * @param limit at most this many events (the newest ones when more match); 0 for no limit
+ */
+public record LedgerQuery(
+        String resource, String repo, String ref, String holder, Instant since, Set<EventType> types, int limit) {
+
+    /** Matches every event. */
+    public static LedgerQuery all() {
+        return new LedgerQuery(null, null, null, null, null, null, 0);
+    }
+
+    /** Matches every event of one resource. */
+    public static LedgerQuery forResource(String resource) {
+        return new LedgerQuery(resource, null, null, null, null, null, 0);
+    }
+
+    /** True when {@code e} passes this filter (ignoring {@code limit}). */
+    public boolean matches(LedgerEvent e) {
+        return (resource == null || resource.equals(e.resource()))
+                && (repo == null || repo.equals(e.repo()))
+                && (ref == null || ref.equals(e.ref()))
+                && (holder == null || holder.equals(e.holder()))
+                && (since == null || !e.at().isBefore(since))
+                && (types == null || types.isEmpty() || types.contains(e.type()));
+    }
+}

@@ -1,0 +1,78 @@
+package dev.fence.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Proofs that a token was granted. A token number alone is no credential: FENCED messages and the
+ * ledger show token numbers, so a push must also carry the grant's proof.
+ *
+ * <p>A proof is {@code fp1.<generation>.<mac>} where {@code mac} is the unpadded base64url HMAC-SHA256,
+ * under the store's proof key, of {@code generation, resource, token}. Anyone holding the store's key
+ * (the store, a hook or server with store credentials) can verify it; an agent that only read a token
+ * number cannot make one. Proofs are never printed in human output, logs, FENCED messages or the
+ * ledger.
+ *
+ * <p>Thread-safe.
+ */
+public final class Proofs {
+    private static final String PREFIX = "fp1.";
+    private static final Pattern FORM = Pattern.compile("fp1\\.([A-Za-z0-9_-]{1,64})\\.([A-Za-z0-9_-]{43})");
+
+    private Proofs() {}
+
+    /** Outcome of {@link #verify}. */
+    public enum Check {
+        VALID,
+        /** Well-formed, made under another (older) generation of the store. */
+        OLD_GENERATION,
+        /** Well-formed, but not a proof of this resource and token. */
+        BAD
+    }
+
+    /** Issues the proof of {@code token} on {@code resource} under {@code identity}. */
+    public static String issue(StoreIdentity identity, String resource, long token) {
+        return PREFIX + identity.generation() + "." + mac(identity, identity.generation(), resource, token);
+    }
+
+    /** True when {@code proof} has the form of a proof (says nothing about validity). */
+    public static boolean isWellFormed(String proof) {
+        return proof != null && FORM.matcher(proof).matches();
+    }
+
+    /**
+     * Checks {@code proof} for {@code (resource, token)} under {@code identity}, in constant time.
+     *
+     * @throws InvalidInputException when the proof is not well-formed
+     */
+    public static Check verify(StoreIdentity identity, String resource, long token, String proof) {
+        var m = proof == null ? null : FORM.matcher(proof);
+        if (m == null || !m.matches()) {
+            throw new InvalidInputException("fence-proof is not a well-formed proof (expected fp1.<generation>.<mac>)");
+        }
+        String generation = m.group(1);
+        if (!generation.equals(identity.generation())) {
+            return Check.OLD_GENERATION;
+        }
+        byte[] expected = mac(identity, generation, resource, token).getBytes(StandardCharsets.US_ASCII);
+        byte[] given = m.group(2).getBytes(StandardCharsets.US_ASCII);
+        return MessageDigest.isEqual(expected, given) ? Check.VALID : Check.BAD;
+    }
+
+    private static String mac(StoreIdentity identity, String generation, String resource, long token) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(identity.proofKey(), "HmacSHA256"));
+            String message = generation + '\n' + resource + '\n' + token;
+            byte[] out = mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
+        } catch (GeneralSecurityException e) {
+            throw new InternalException("HmacSHA256 is not available in this JVM", e);
+        }
+    }
+}

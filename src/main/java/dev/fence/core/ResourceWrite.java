@@ -1,0 +1,26 @@
+package dev.fence.core;
+
+/**
+ * A compare-and-set of one resource's admission state, computed by the core and applied verbatim by the
+ * store inside {@link LeaseStore#commit}. The store holds no admission logic of its own.
+ *
+ * @param resource the resource
+ * @param expectedVersion applied only if the stored version still equals this
+ * @param latestGranted new counter value; never lower than the stored one
+ * @param highestAccepted new highest accepted token; never lower than the stored one
+ * @param clearLease true to drop the current lease (a bump supersedes it)
+ * @param baseToken new base token
+ * @param baseSha new base sha
+ * @param lastTokenWriteSha new last token-written tip (null clears it)
+ * @param tip new last write
+ */
+public record ResourceWrite(
+        String resource,
+        long expectedVersion,
+        long latestGranted,
+        long highestAccepted,
+        boolean clearLease,
+        long baseToken,
+        String baseSha,
+        String lastTokenWriteSha,
+        Tip tip) {}

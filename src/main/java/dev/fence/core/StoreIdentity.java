@@ -1,0 +1,49 @@
+package dev.fence.core;
+
+import java.time.Instant;
+import java.util.Arrays;
+
+/**
+ * Who a store is: its generation and the secret it signs proofs with.
+ *
+ * <p>A generation is created when a store is initialised and is replaced whenever the store finds its
+ * own data gone (a Redis restarted without persistence, a deleted SQLite file). Tokens and proofs are
+ * bound to the generation, so nothing issued before a loss is honoured after it. Every generation
+ * starts its counters at {@code floor}, the creation time in epoch milliseconds, so tokens issued after
+ * a loss are larger than any token the lost generation issued (unless it issued more than one grant per
+ * millisecond of its life on a single resource).
+ *
+ * @param generation opaque, URL-safe id of this generation
+ * @param floor tokens of this generation are strictly greater than this
+ * @param proofKey the HMAC key; never printed, logged or returned by any API
+ * @param createdAt when the generation was created
+ */
+public record StoreIdentity(String generation, long floor, byte[] proofKey, Instant createdAt) {
+    public StoreIdentity {
+        proofKey = proofKey.clone();
+    }
+
+    @Override
+    public byte[] proofKey() {
+        return proofKey.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StoreIdentity other
+                && generation.equals(other.generation)
+                && floor == other.floor
+                && Arrays.equals(proofKey, other.proofKey)
+                && createdAt.equals(other.createdAt);
+    }
+
+    @Override
+    public int hashCode() {
+        return generation.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "StoreIdentity[generation=" + generation + ", floor=" + floor + ", createdAt=" + createdAt + "]";
+    }
+}
