@@ -1,0 +1,34 @@
+package dev.fence.cli;
+
+/**
+ * Every exit code fence returns, in one place. Scripts depend on these numbers: never renumber.
+ *
+ * <p>For the pre-receive hook, git treats any non-zero code as "reject every ref"; whether the hook
+ * fails open or closed when the store is down is a configuration choice, never a side effect of these.
+ */
+public enum ExitCode {
+    OK(0, "Success (for the hook: the push is accepted)."),
+    REJECTED(1, "The hook rejected the push (FENCED or another reason on stderr)."),
+    USAGE(2, "Usage error: a bad option, argument or input."),
+    FENCED(3, "FENCED: the lease or token is superseded; re-read the resource and re-plan, do not retry."),
+    BUSY(4, "Busy: another holder's lease is live (see holder and expiresAt)."),
+    STORE_UNAVAILABLE(5, "The store (or fence server) could not be reached or timed out."),
+    CONFIG(6, "Bad configuration (store URL, configuration file, credentials, environment)."),
+    INTERNAL(70, "Internal error: a bug in fence; rerun with --verbose and report it.");
+
+    private final int code;
+    private final String description;
+
+    ExitCode(int code, String description) {
+        this.code = code;
+        this.description = description;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String description() {
+        return description;
+    }
+}

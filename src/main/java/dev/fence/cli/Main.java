@@ -1,7 +1,0 @@
-package dev.fence.cli;
-
-public final class Main {
-    public static void main(String[] args) {
-        System.out.println("hi");
-    }
-}
