@@ -1,0 +1,84 @@
+package dev.fence.core;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Judges pushes against a store: snapshot, {@link Admission#decide}, then an atomic compare-and-set
+ * commit of the admitted writes with their ledger events; rejections are appended to the ledger.
+ *
+ * <p>If a resource changes between snapshot and commit (a grant, another push), the commit writes
+ * nothing and the push is judged again from a fresh snapshot, so a successor's grant that lands in
+ * between fences the push exactly as if it had come first.
+ *
+ * <p>Thread-safe if the store is.
+ */
+public final class AdmissionService {
+    private static final int MAX_ATTEMPTS = 8;
+
+    private final LeaseStore store;
+    private final FencePolicy policy;
+    private final Clock clock;
+
+    public AdmissionService(LeaseStore store, FencePolicy policy, Clock clock) {
+        this.store = store;
+        this.policy = policy;
+        this.clock = clock;
+    }
+
+    /**
+     * Judges {@code push}. A push that touches no fenced ref is accepted without contacting the store.
+     *
+     * @throws StoreUnavailableException when the store cannot be reached; the caller then applies
+     *     {@link Admission#storeDown}
+     */
+    public Verdict admit(PushAttempt push, Ancestry ancestry) {
+        Set<String> resources = new LinkedHashSet<>();
+        for (RefUpdate u : push.updates()) {
+            if (policy.isFenced(u.ref())) {
+                resources.add(Resources.forRef(push.repoId(), u.ref()));
+            }
+        }
+        if (resources.isEmpty()) {
+            List<RefDecision> untouched = new ArrayList<>();
+            push.updates().forEach(u -> untouched.add(new RefDecision.Untouched(u)));
+            return new Verdict(untouched, List.of());
+        }
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            StoreIdentity identity = store.identity(Identities.candidate(clock.instant()));
+            var states = store.snapshot(resources);
+            Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant());
+            if (!plan.verdict().accepted()) {
+                store.append(plan.events());
+                return plan.verdict();
+            }
+            if (store.commit(plan.writes(), plan.events()) instanceof CommitResult.Committed) {
+                return plan.verdict();
+            }
+        }
+        return contended(push);
+    }
+
+    private Verdict contended(PushAttempt push) {
+        List<RefDecision> decisions = new ArrayList<>();
+        List<LedgerEvent> events = new ArrayList<>();
+        for (RefUpdate u : push.updates()) {
+            if (!policy.isFenced(u.ref())) {
+                decisions.add(new RefDecision.Untouched(u));
+                continue;
+            }
+            String resource = Resources.forRef(push.repoId(), u.ref());
+            long token = push.options().token().orElse(Tokens.NONE);
+            String detail = "other pushes and grants kept changing " + u.ref() + "; try the push again";
+            decisions.add(new RefDecision.Refused(
+                    u, new Fenced(resource, u.ref(), token, 0, Reason.CONTENDED, null, null, detail)));
+            events.add(Admission.pushEvent(
+                    push, u, resource, null, EventType.REJECT, token, Reason.CONTENDED, detail, clock.instant()));
+        }
+        store.append(events);
+        return new Verdict(decisions, List.of());
+    }
+}

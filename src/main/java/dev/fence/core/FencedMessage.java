@@ -1,0 +1,148 @@
+package dev.fence.core;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one format every client and the hook use to report a refusal (design §5).
+ *
+ * <p>The first line is for machines: {@code FENCED resource=<r> ref=<ref> token=<n> current=<m>
+ * reason=<code>} ({@code ref=-} for resources that are not git refs). The lines after it are written
+ * for a language model: the lease is gone, this is not transient, do not work around it, re-read and
+ * re-plan, stop if the goal is already met. Refusals that are not about ownership (store down, malformed
+ * input, contention) start with {@code REJECTED} instead and say what to do.
+ *
+ * <p>Never contains a proof.
+ */
+public final class FencedMessage {
+    private static final Set<Reason> FENCING = EnumSet.of(
+            Reason.STALE_TOKEN,
+            Reason.SUPERSEDED,
+            Reason.FOREIGN_OVERWRITE,
+            Reason.BAD_PROOF,
+            Reason.OLD_GENERATION,
+            Reason.TOKEN_REQUIRED,
+            Reason.TOKENLESS_OVERWRITE,
+            Reason.RELEASED,
+            Reason.NOT_HOLDER,
+            Reason.REMOTE_CHANGED);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
+
+    private FencedMessage() {}
+
+    /** True when {@code reason} means the writer lost (or never had) the right to write: a FENCED outcome. */
+    public static boolean isFencing(Reason reason) {
+        return FENCING.contains(reason);
+    }
+
+    /** The machine line alone. */
+    public static String machineLine(Fenced f) {
+        return (isFencing(f.reason()) ? "FENCED" : "REJECTED") + " resource=" + f.resource() + " ref="
+                + (f.ref() == null ? "-" : f.ref()) + " token=" + f.token() + " current=" + f.current() + " reason="
+                + f.reason().code();
+    }
+
+    /** Every line of the message, machine line first. */
+    public static List<String> lines(Fenced f) {
+        List<String> out = new ArrayList<>();
+        out.add(machineLine(f));
+        String what = f.ref() != null ? f.ref() : f.resource();
+        if (!isFencing(f.reason())) {
+            out.add(rejectedSentence(f, what));
+            if (f.detail() != null) {
+                out.add(f.detail() + ".");
+            }
+            return out;
+        }
+        out.add(headline(f, what));
+        if (f.detail() != null) {
+            out.add("Detail: " + f.detail() + ".");
+        }
+        StringBuilder state = new StringBuilder();
+        if (f.currentHolder() != null) {
+            state.append("Current lease holder: ").append(f.currentHolder());
+            if (f.current() > 0) {
+                state.append(" (token ").append(f.current()).append(")");
+            }
+            state.append(". ");
+        }
+        if (f.tip() != null) {
+            Tip t = f.tip();
+            state.append("Current tip of ").append(what).append(": ").append(ObjectIds.abbreviate(t.sha()));
+            state.append(", written ");
+            if (t.token() > 0) {
+                state.append("under token ").append(t.token());
+                if (t.holder() != null) {
+                    state.append(" by ").append(t.holder());
+                }
+            } else {
+                state.append("without a token by ").append(t.pusher());
+            }
+            state.append(" at ")
+                    .append(TIME.format(t.at().truncatedTo(ChronoUnit.SECONDS)))
+                    .append('.');
+        }
+        if (state.length() > 0) {
+            out.add(state.toString().trim());
+        }
+        out.add("This is NOT a transient error. Do not retry, rebase, renumber, force-push, drop the token"
+                + " or switch branches to get around it.");
+        out.add("Anything your plan, memory or context summary says you \"hold\" on this resource is stale.");
+        out.add("Next step: re-read the resource (" + rereadHint(f) + ") and re-plan from what is actually there.");
+        out.add("If your goal is already met by the current state, report that and stop."
+                + " To write again you must acquire a new lease.");
+        return out;
+    }
+
+    private static String headline(Fenced f, String what) {
+        return switch (f.reason()) {
+            case STALE_TOKEN -> "You no longer own " + what + ": your token " + f.token()
+                    + " is older than a token that has already written here.";
+            case SUPERSEDED -> "You no longer own " + what + ": your lease (token " + f.token()
+                    + ") was superseded by token " + f.current() + ".";
+            case FOREIGN_OVERWRITE -> "You may not overwrite " + what
+                    + ": the push would discard commits that were not written under your token " + f.token() + ".";
+            case BAD_PROOF -> "The push to " + what + " did not prove token " + f.token()
+                    + ": a token number alone is not a lease.";
+            case OLD_GENERATION -> "Your token " + f.token() + " on " + what
+                    + " is void: the fence store lost its data after it was granted.";
+            case TOKEN_REQUIRED -> "Pushes to " + what + " must carry a lease token: you have no lease here.";
+            case TOKENLESS_OVERWRITE -> "A push without a token may not rewrite or delete " + what
+                    + ": it would discard commits written under a lease.";
+            case RELEASED -> "You no longer own " + what + ": your lease (token " + f.token() + ") was released.";
+            case NOT_HOLDER -> "You do not hold the lease on " + what + ".";
+            case REMOTE_CHANGED -> "You no longer own " + what
+                    + ": the remote branch moved since your lease recorded it.";
+            default -> "Refused: " + f.reason().code() + ".";
+        };
+    }
+
+    private static String rejectedSentence(Fenced f, String what) {
+        return switch (f.reason()) {
+            case STORE_DOWN -> "The push to " + what + " was refused because the fence store is unavailable."
+                    + " This is an infrastructure problem, not a conflict: report it to the operator.";
+            case CONTENDED -> "The push to " + what + " was refused: concurrent pushes kept changing it.";
+            case OTHER_REF_REJECTED -> "The push to " + what
+                    + " was not applied: another ref of the same push was refused.";
+            case MALFORMED -> "The push was refused: its fence options or input are malformed.";
+            default -> "The push to " + what + " was refused (" + f.reason().code() + ").";
+        };
+    }
+
+    private static String rereadHint(Fenced f) {
+        return Resources.parse(f.resource())
+                .map(g -> "git fetch origin && git log -5 origin/" + shortBranch(g.ref())
+                        + "; fence lease status --repo " + g.repoId() + " --ref " + g.ref())
+                .orElse("fence lease status --resource " + f.resource());
+    }
+
+    private static String shortBranch(String ref) {
+        return ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length()) : ref;
+    }
+}

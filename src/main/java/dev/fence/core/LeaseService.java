@@ -1,0 +1,225 @@
+package dev.fence.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Leases on named resources: acquire, renew, release, status. Validates input, issues and checks
+ * proofs, and turns the store's answers into outcomes; the store does each step atomically.
+ *
+ * <p>Leases are liveness, not safety: they keep two healthy agents off the same resource. Safety comes
+ * from the tokens, which the git host's hook checks on every push.
+ *
+ * <p>Thread-safe if the store is.
+ */
+public final class LeaseService {
+    /** Longest lease accepted: a longer one is a reservation, not a lease. */
+    public static final Duration MAX_TTL = Duration.ofDays(1);
+
+    private final LeaseStore store;
+    private final Clock clock;
+
+    public LeaseService(LeaseStore store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /** What acquire did. */
+    public sealed interface AcquireOutcome {
+        /** A new lease. */
+        record Acquired(Grant grant) implements AcquireOutcome {}
+
+        /** Another holder's lease is live; nothing was written. */
+        record Busy(String resource, String holder, Instant expiresAt) implements AcquireOutcome {}
+    }
+
+    /** What renew or release did. */
+    public sealed interface CheckOutcome {
+        /** The lease is current; its state after the operation. */
+        record Current(String resource, Lease lease) implements CheckOutcome {}
+
+        /** The presented lease is not current: FENCED. */
+        record Lost(Fenced fenced) implements CheckOutcome {}
+    }
+
+    /**
+     * A resource's status.
+     *
+     * @param state the stored state
+     * @param generation the store's current generation
+     * @param at when it was read
+     */
+    public record Status(ResourceState state, String generation, Instant at) {
+        /** The lease held at {@link #at}, or null. */
+        public Lease liveLease() {
+            return state.lease() != null && state.lease().isLive(at) ? state.lease() : null;
+        }
+    }
+
+    /**
+     * Grants {@code resource} to {@code holder} for {@code ttl}, unless another holder's lease is live.
+     *
+     * @param grantSha the remote tip to record as the lease's expected SHA, or null
+     * @throws InvalidInputException for a bad name or TTL; nothing is written
+     */
+    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
+        Names.require("resource", resource);
+        Names.require("holder", holder);
+        long ttlMillis = ttlMillis(ttl);
+        if (grantSha != null && !ObjectIds.isValid(grantSha)) {
+            throw new InvalidInputException("recorded SHA is not a full object id: " + grantSha);
+        }
+        Instant now = clock.instant();
+        AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, Identities.candidate(now));
+        if (r instanceof AcquireResult.Busy b) {
+            return new AcquireOutcome.Busy(resource, b.holder(), b.expiresAt());
+        }
+        AcquireResult.Granted g = (AcquireResult.Granted) r;
+        StoreIdentity identity = store.identity(Identities.candidate(now));
+        if (!identity.generation().equals(g.generation())) {
+            throw new StoreUnavailableException(
+                    "the store changed generation while granting " + resource + " (data loss?); acquire again");
+        }
+        return new AcquireOutcome.Acquired(new Grant(
+                resource,
+                holder,
+                g.token(),
+                Proofs.issue(identity, resource, g.token()),
+                g.generation(),
+                g.grantedAt(),
+                g.expiresAt(),
+                grantSha,
+                g.previous(),
+                g.tip()));
+    }
+
+    /**
+     * Extends the lease of {@code (holder, token)} to now + {@code ttl}. With a proof, the proof must be
+     * the grant's.
+     */
+    public CheckOutcome renew(String resource, String holder, long token, String proof, Duration ttl) {
+        Names.require("resource", resource);
+        Names.require("holder", holder);
+        long ttlMillis = ttlMillis(ttl);
+        requireToken(token);
+        Fenced badProof = checkProof(resource, token, proof);
+        if (badProof != null) {
+            return new CheckOutcome.Lost(badProof);
+        }
+        LeaseCheck c = store.renew(resource, holder, token, ttlMillis, clock.instant());
+        return outcome(resource, holder, token, c);
+    }
+
+    /** Releases the lease of {@code (holder, token)}. */
+    public CheckOutcome release(String resource, String holder, long token, String proof) {
+        Names.require("resource", resource);
+        Names.require("holder", holder);
+        requireToken(token);
+        Fenced badProof = checkProof(resource, token, proof);
+        if (badProof != null) {
+            return new CheckOutcome.Lost(badProof);
+        }
+        return outcome(resource, holder, token, store.release(resource, holder, token, clock.instant()));
+    }
+
+    /**
+     * Moves the lease's recorded SHA from {@code expectedSha} to {@code newSha} after the holder's own
+     * successful push; refused unless the holder and token are still current and the recorded SHA is
+     * still {@code expectedSha}.
+     */
+    public CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+        Names.require("resource", resource);
+        Names.require("holder", holder);
+        requireToken(token);
+        return outcome(resource, holder, token, store.moveGrantSha(resource, holder, token, expectedSha, newSha));
+    }
+
+    /** The resource's state now. */
+    public Status status(String resource) {
+        Names.require("resource", resource);
+        Instant now = clock.instant();
+        StoreIdentity identity = store.identity(Identities.candidate(now));
+        ResourceState s = store.snapshot(List.of(resource)).get(resource);
+        return new Status(s == null ? ResourceState.empty(resource) : s, identity.generation(), now);
+    }
+
+    /** The store's identity (generation), creating it on first use. */
+    public StoreIdentity identity() {
+        return store.identity(Identities.candidate(clock.instant()));
+    }
+
+    private Fenced checkProof(String resource, long token, String proof) {
+        if (proof == null) {
+            return null;
+        }
+        StoreIdentity identity = identity();
+        return switch (Proofs.verify(identity, resource, token, proof)) {
+            case VALID -> null;
+            case OLD_GENERATION -> lost(resource, token, 0, Reason.OLD_GENERATION, null, null);
+            case BAD -> lost(resource, token, 0, Reason.BAD_PROOF, null, "the proof is not the proof of this grant");
+        };
+    }
+
+    private CheckOutcome outcome(String resource, String holder, long token, LeaseCheck c) {
+        if (c instanceof LeaseCheck.Ok ok) {
+            return new CheckOutcome.Current(resource, ok.lease());
+        }
+        LeaseCheck.Refused r = (LeaseCheck.Refused) c;
+        Lease cur = r.current();
+        Reason reason;
+        String detail = null;
+        if (r.latestGranted() > token) {
+            reason = token <= identity().floor() ? Reason.OLD_GENERATION : Reason.SUPERSEDED;
+        } else if (r.latestGranted() < token) {
+            reason = Reason.BAD_PROOF;
+            detail = "token " + token + " was never granted on " + resource;
+        } else if (cur != null && !cur.holder().equals(holder)) {
+            reason = Reason.NOT_HOLDER;
+            detail = "token " + token + " belongs to " + cur.holder() + ", not " + holder;
+        } else if (cur != null && cur.released()) {
+            reason = Reason.RELEASED;
+        } else {
+            reason = Reason.SUPERSEDED;
+        }
+        Fenced f = new Fenced(
+                resource,
+                Resources.parse(resource).map(Resources.GitRef::ref).orElse(null),
+                token,
+                r.latestGranted(),
+                reason,
+                cur == null ? null : cur.holder(),
+                null,
+                detail);
+        return new CheckOutcome.Lost(f);
+    }
+
+    private static Fenced lost(String resource, long token, long current, Reason reason, String holder, String detail) {
+        return new Fenced(
+                resource,
+                Resources.parse(resource).map(Resources.GitRef::ref).orElse(null),
+                token,
+                current,
+                reason,
+                holder,
+                null,
+                detail);
+    }
+
+    private static void requireToken(long token) {
+        if (token <= 0) {
+            throw new InvalidInputException("token must be a positive whole number; got " + token);
+        }
+    }
+
+    private static long ttlMillis(Duration ttl) {
+        if (ttl == null || ttl.isZero() || ttl.isNegative()) {
+            throw new InvalidInputException("ttl must be positive");
+        }
+        if (ttl.compareTo(MAX_TTL) > 0) {
+            throw new InvalidInputException("ttl must be at most 1d; renew a short lease instead of taking a long one");
+        }
+        return ttl.toMillis();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.fence.core;
+
+/**
+ * Machine reason codes, printed as {@code reason=<code>} on FENCED lines and stored in the ledger.
+ * Never renamed: agents and scripts match on them.
+ */
+public enum Reason {
+    /** The token is lower than one a push was already admitted with. */
+    STALE_TOKEN("stale-token"),
+    /** A newer token was granted (or bumped) since this one. */
+    SUPERSEDED("superseded"),
+    /** The push would discard commits written under another token (or by another writer). */
+    FOREIGN_OVERWRITE("foreign-overwrite"),
+    /** The proof is missing, malformed or not a proof of this resource and token. */
+    BAD_PROOF("bad-proof"),
+    /** The proof belongs to an older generation of the store (its data was lost since). */
+    OLD_GENERATION("old-generation"),
+    /** The pusher must present a token here (agent pusher or reject policy). */
+    TOKEN_REQUIRED("token-required"),
+    /** A tokenless rewrite or delete would discard commits written under a token. */
+    TOKENLESS_OVERWRITE("tokenless-overwrite"),
+    /** The lease was released by its holder; a new acquire is needed. */
+    RELEASED("released"),
+    /** The holder named is not the holder of the current lease. */
+    NOT_HOLDER("not-holder"),
+    /** The push options or input were malformed. */
+    MALFORMED("malformed"),
+    /** The store could not be reached in time. */
+    STORE_DOWN("store-down"),
+    /** Another ref of the same push was refused; the push is all-or-nothing. */
+    OTHER_REF_REJECTED("other-ref-rejected"),
+    /** The recorded expected SHA no longer matches the remote (force-with-lease refused the push). */
+    REMOTE_CHANGED("remote-changed"),
+    /** The resource kept changing under concurrent pushes; nothing was recorded. */
+    CONTENDED("contended"),
+    /** Admitted with a current token. */
+    ACCEPTED("accepted"),
+    /** Admitted tokenless; the counter was bumped. */
+    BUMPED("bumped"),
+    /** Admitted tokenless under the allow policy. */
+    ALLOWED("allowed");
+
+    private final String code;
+
+    Reason(String code) {
+        this.code = code;
+    }
+
+    /** The code as printed. */
+    public String code() {
+        return code;
+    }
+
+    /** Parses {@link #code()}; null when unknown. */
+    public static Reason fromCode(String code) {
+        for (Reason r : values()) {
+            if (r.code.equals(code)) {
+                return r;
+            }
+        }
+        return null;
+    }
+}
