@@ -1,0 +1,104 @@
+package dev.fence.cli;
+
+import dev.fence.core.FencedMessage;
+import dev.fence.core.Grant;
+import dev.fence.core.Lease;
+import dev.fence.core.LeaseService.AcquireOutcome;
+import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.Tip;
+import dev.fence.json.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/** How lease outcomes are printed, human and JSON, and which exit code each gets. */
+final class LeaseOutput {
+    private LeaseOutput() {}
+
+    static int acquired(Context ctx, AcquireOutcome outcome, boolean json) {
+        if (outcome instanceof AcquireOutcome.Busy b) {
+            if (json) {
+                Map<String, Object> m = Json.object();
+                m.put("status", "busy");
+                m.put("resource", b.resource());
+                m.put("holder", b.holder());
+                m.put("expiresAt", Json.instant(b.expiresAt()));
+                ctx.out().println(Json.write(m));
+            } else {
+                ctx.err()
+                        .println("busy: " + b.resource() + " is held by " + b.holder() + " until " + b.expiresAt()
+                                + " (" + until(ctx, b.expiresAt()) + ")");
+            }
+            return ExitCode.BUSY.code();
+        }
+        Grant g = ((AcquireOutcome.Acquired) outcome).grant();
+        if (json) {
+            ctx.out().println(Json.write(Json.grant(g)));
+            return ExitCode.OK.code();
+        }
+        ctx.out()
+                .println("granted " + g.resource() + " to " + g.holder() + ": token " + g.token() + ", expires "
+                        + g.expiresAt() + " (" + until(ctx, g.expiresAt()) + ")");
+        if (g.previous() != null) {
+            Lease p = g.previous();
+            ctx.out()
+                    .println("  previous lease: " + p.holder() + " token " + p.token()
+                            + (p.released() ? " (released)" : " (lapsed " + p.expiresAt() + ")"));
+        }
+        if (g.tip() != null) {
+            ctx.out().println("  current tip: " + describe(g.tip()));
+        }
+        ctx.out().println("  the proof is not shown here; use --json to read it for -o fence-proof=...");
+        return ExitCode.OK.code();
+    }
+
+    static int checked(Context ctx, CheckOutcome outcome, boolean json, String verb) {
+        if (outcome instanceof CheckOutcome.Lost lost) {
+            if (json) {
+                ctx.out().println(Json.write(Json.fenced(lost.fenced())));
+            }
+            FencedMessage.lines(lost.fenced()).forEach(ctx.err()::println);
+            return ExitCode.FENCED.code();
+        }
+        CheckOutcome.Current c = (CheckOutcome.Current) outcome;
+        if (json) {
+            Map<String, Object> m = Json.object();
+            m.put("status", verb);
+            m.put("resource", c.resource());
+            m.putAll(Json.lease(c.lease(), ctx.clock().instant()));
+            ctx.out().println(Json.write(m));
+        } else {
+            Lease l = c.lease();
+            ctx.out()
+                    .println(verb + " " + c.resource() + " for " + l.holder() + ": token " + l.token()
+                            + (l.released()
+                                    ? ""
+                                    : ", expires " + l.expiresAt() + " (" + until(ctx, l.expiresAt()) + ")"));
+        }
+        return ExitCode.OK.code();
+    }
+
+    static String describe(Tip t) {
+        return ObjectIds.abbreviate(t.sha()) + (t.token() > 0 ? " under token " + t.token() : " without a token")
+                + (t.holder() != null ? " by " + t.holder() : "") + " (pushed by " + t.pusher() + " at " + t.at() + ")";
+    }
+
+    static String until(Context ctx, Instant t) {
+        Duration d = Duration.between(ctx.clock().instant(), t);
+        if (d.isNegative() || d.isZero()) {
+            return "expired " + human(d.negated()) + " ago";
+        }
+        return "in " + human(d);
+    }
+
+    private static String human(Duration d) {
+        long s = d.toSeconds();
+        if (s < 120) {
+            return s + "s";
+        } else if (s < 7200) {
+            return (s / 60) + "m";
+        }
+        return (s / 3600) + "h";
+    }
+}

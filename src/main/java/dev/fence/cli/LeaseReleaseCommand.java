@@ -1,0 +1,46 @@
+package dev.fence.cli;
+
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence lease release}. */
+@Command(
+        name = "release",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Release a lease so others may acquire it at once.",
+            "Only the current holder with the current token may release; anyone else gets FENCED (exit 3)."
+        })
+final class LeaseReleaseCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    ResourceOptions target;
+
+    @Mixin
+    StoreOption store;
+
+    @Mixin
+    TokenOptions token;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    LeaseReleaseCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        String resource = target.resource();
+        try (LeaseStore s = store.open(ctx)) {
+            var outcome =
+                    new LeaseService(s, ctx.clock()).release(resource, token.holder, token.token, token.proof(ctx));
+            return LeaseOutput.checked(ctx, outcome, json, "released");
+        }
+    }
+}

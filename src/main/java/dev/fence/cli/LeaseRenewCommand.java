@@ -1,0 +1,55 @@
+package dev.fence.cli;
+
+import dev.fence.core.Durations;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence lease renew}. */
+@Command(
+        name = "renew",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Extend a lease. Only the current holder with the current token may renew;",
+            "anyone else gets FENCED (exit 3): the lease is gone, re-read and re-plan."
+        })
+final class LeaseRenewCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    ResourceOptions target;
+
+    @Mixin
+    StoreOption store;
+
+    @Mixin
+    TokenOptions token;
+
+    @Option(
+            names = "--ttl",
+            paramLabel = "DURATION",
+            defaultValue = "30s",
+            description = "New lease length from now (default: ${DEFAULT-VALUE}).")
+    String ttl;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    LeaseRenewCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        String resource = target.resource();
+        var duration = Durations.parsePositive("--ttl", ttl);
+        try (LeaseStore s = store.open(ctx)) {
+            var outcome = new LeaseService(s, ctx.clock())
+                    .renew(resource, token.holder, token.token, token.proof(ctx), duration);
+            return LeaseOutput.checked(ctx, outcome, json, "renewed");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.fence.json;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.fence.core.Fenced;
+import dev.fence.core.FencedMessage;
+import dev.fence.core.Grant;
+import dev.fence.core.Lease;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.Tip;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * fence's JSON: one configured mapper and the documented shape of every value fence prints or serves.
+ * Field names are a contract with scripts; add fields, never rename them. Instants are ISO-8601 UTC
+ * strings. Proofs appear only in a grant ({@link #grant}), which only its holder receives.
+ *
+ * <p>Thread-safe.
+ */
+public final class Json {
+    private static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+    private Json() {}
+
+    /** The shared mapper (thread-safe once configured). */
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    /** One line of JSON. */
+    public static String write(Object value) {
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(
+                    "cannot serialise " + value.getClass().getSimpleName(), e);
+        }
+    }
+
+    /** Parses a JSON document. */
+    public static JsonNode read(String text) throws JsonProcessingException {
+        return MAPPER.readTree(text);
+    }
+
+    /** An ordered map, for building objects. */
+    public static Map<String, Object> object() {
+        return new LinkedHashMap<>();
+    }
+
+    public static String instant(Instant t) {
+        return t == null ? null : t.toString();
+    }
+
+    /** A grant, proof included: what {@code lease acquire --json} prints. */
+    public static Map<String, Object> grant(Grant g) {
+        Map<String, Object> m = object();
+        m.put("status", "granted");
+        m.put("resource", g.resource());
+        m.put("holder", g.holder());
+        m.put("token", g.token());
+        m.put("proof", g.proof());
+        m.put("generation", g.generation());
+        m.put("grantedAt", instant(g.grantedAt()));
+        m.put("expiresAt", instant(g.expiresAt()));
+        m.put("grantSha", g.grantSha());
+        m.put("previous", lease(g.previous(), null));
+        m.put("tip", tip(g.tip()));
+        return m;
+    }
+
+    /** A lease (never with a proof); {@code live} is computed against {@code now} when given. */
+    public static Map<String, Object> lease(Lease l, Instant now) {
+        if (l == null) {
+            return null;
+        }
+        Map<String, Object> m = object();
+        m.put("holder", l.holder());
+        m.put("token", l.token());
+        m.put("grantedAt", instant(l.grantedAt()));
+        m.put("expiresAt", instant(l.expiresAt()));
+        m.put("released", l.released());
+        if (now != null) {
+            m.put("live", l.isLive(now));
+        }
+        m.put("grantSha", l.grantSha());
+        return m;
+    }
+
+    /** A recorded write. */
+    public static Map<String, Object> tip(Tip t) {
+        if (t == null) {
+            return null;
+        }
+        Map<String, Object> m = object();
+        m.put("sha", t.sha());
+        m.put("token", t.token());
+        m.put("holder", t.holder());
+        m.put("pusher", t.pusher());
+        m.put("at", instant(t.at()));
+        return m;
+    }
+
+    /** A FENCED (or REJECTED) outcome with its message lines. */
+    public static Map<String, Object> fenced(Fenced f) {
+        Map<String, Object> m = object();
+        m.put("status", FencedMessage.isFencing(f.reason()) ? "fenced" : "rejected");
+        m.put("resource", f.resource());
+        m.put("ref", f.ref());
+        m.put("token", f.token());
+        m.put("current", f.current());
+        m.put("reason", f.reason().code());
+        m.put("holder", f.currentHolder());
+        m.put("tip", tip(f.tip()));
+        m.put("message", FencedMessage.lines(f));
+        return m;
+    }
+
+    /** A ledger event (JSON lines of {@code fence audit --json}). */
+    public static Map<String, Object> event(LedgerEvent e) {
+        Map<String, Object> m = object();
+        m.put("seq", e.seq());
+        m.put("at", instant(e.at()));
+        m.put("type", e.type().label());
+        m.put("resource", e.resource());
+        m.put("repo", e.repo());
+        m.put("ref", e.ref());
+        m.put("holder", e.holder());
+        m.put("pusher", e.pusher());
+        m.put("token", e.token());
+        m.put("oldSha", ObjectIds.isZero(e.oldSha()) && e.oldSha() == null ? null : e.oldSha());
+        m.put("newSha", e.newSha());
+        m.put("reason", e.reason());
+        m.put("detail", e.detail());
+        return m;
+    }
+}

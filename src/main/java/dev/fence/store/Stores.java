@@ -1,0 +1,132 @@
+package dev.fence.store;
+
+import dev.fence.core.ConfigException;
+import dev.fence.core.Durations;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseStore;
+import dev.fence.store.redis.RedisLeaseStore;
+import dev.fence.store.sqlite.SqliteLeaseStore;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Opens a store from its URL. The one place that names the concrete stores.
+ *
+ * <ul>
+ *   <li>{@code sqlite:<path>} — a SQLite file (created with its directory on first use). The default,
+ *       at {@code $XDG_DATA_HOME/fence/fence.db} or {@code ~/.local/share/fence/fence.db}.
+ *   <li>{@code redis://[user:pass@]host:port[/db]} and {@code rediss://…} (TLS).
+ * </ul>
+ *
+ * Either may end in a query string: {@code timeout} (default 2s), {@code retention} (ledger, default
+ * 90d), and for Redis {@code wait} (replicas to WAIT for after writes) and {@code waitTimeout}.
+ */
+public final class Stores {
+    /** The environment variable that names the store when {@code --store} is not given. */
+    public static final String ENV = "FENCE_STORE";
+
+    private Stores() {}
+
+    /** The store URL in effect: the option, else {@code FENCE_STORE}, else the default SQLite file. */
+    public static String resolveUrl(String option, Map<String, String> env) {
+        if (option != null && !option.isBlank()) {
+            return option.trim();
+        }
+        String fromEnv = env.get(ENV);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return fromEnv.trim();
+        }
+        return "sqlite:" + defaultSqlitePath(env);
+    }
+
+    /** The per-user default SQLite file. */
+    public static Path defaultSqlitePath(Map<String, String> env) {
+        String xdg = env.get("XDG_DATA_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "fence", "fence.db");
+        }
+        String home = env.get("HOME");
+        if (home == null || home.isBlank()) {
+            throw new ConfigException("no store given and HOME is not set: pass --store or set " + ENV);
+        }
+        return Path.of(home, ".local", "share", "fence", "fence.db");
+    }
+
+    /**
+     * Opens the store at {@code url}.
+     *
+     * @param defaults options used where the URL's query string says nothing
+     * @throws ConfigException for an unknown scheme or a malformed URL or option
+     */
+    public static LeaseStore open(String url, StoreOptions defaults) {
+        int q = url.indexOf('?');
+        String base = q < 0 ? url : url.substring(0, q);
+        StoreOptions options = q < 0 ? defaults : parseQuery(url.substring(q + 1), defaults);
+        if (base.startsWith("sqlite:")) {
+            String path = base.substring("sqlite:".length());
+            if (path.startsWith("//")) {
+                path = path.substring(2);
+            }
+            if (path.isEmpty()) {
+                throw new ConfigException("store URL 'sqlite:' needs a file path, e.g. sqlite:/var/lib/fence/fence.db");
+            }
+            return SqliteLeaseStore.open(Path.of(path).toAbsolutePath(), options);
+        }
+        if (base.startsWith("redis://") || base.startsWith("rediss://")) {
+            return RedisLeaseStore.open(base, options);
+        }
+        String scheme = base.contains(":") ? base.substring(0, base.indexOf(':')) : base;
+        throw new ConfigException("unknown store scheme '" + scheme
+                + "': use sqlite:<path>, redis://host:port[/db] or rediss://host:port[/db]");
+    }
+
+    private static StoreOptions parseQuery(String query, StoreOptions o) {
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            try {
+                o = switch (key) {
+                    case "timeout" -> new StoreOptions(
+                            Durations.parsePositive("timeout", value),
+                            o.retention(),
+                            o.waitReplicas(),
+                            o.waitTimeout());
+                    case "retention" -> new StoreOptions(
+                            o.timeout(),
+                            Durations.parsePositive("retention", value),
+                            o.waitReplicas(),
+                            o.waitTimeout());
+                    case "wait" -> new StoreOptions(o.timeout(), o.retention(), parseCount(value), o.waitTimeout());
+                    case "waitTimeout" -> new StoreOptions(
+                            o.timeout(),
+                            o.retention(),
+                            o.waitReplicas(),
+                            Durations.parsePositive("waitTimeout", value));
+                    default -> throw new ConfigException(
+                            "store URL: unknown option '" + key + "' (known: timeout, retention, wait, waitTimeout)");
+                };
+            } catch (InvalidInputException e) {
+                throw new ConfigException("store URL: " + e.getMessage());
+            }
+        }
+        return o;
+    }
+
+    private static int parseCount(String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= 0 && n <= 16) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // fall through to the message below
+        }
+        throw new ConfigException("store URL: wait must be a number of replicas from 0 to 16; got '" + value + "'");
+    }
+}

@@ -1,0 +1,113 @@
+package dev.fence.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Dependencies point inward: the core knows no framework, and nothing below the CLI knows the CLI. */
+class ArchitectureTest {
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.fence");
+    }
+
+    @Test
+    void coreImportsOnlyTheJdk() {
+        classes()
+                .that()
+                .resideInAPackage("dev.fence.core..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("dev.fence.core..", "java..", "javax.crypto..")
+                .because("the domain must not import picocli, Jedis, JGit, Jackson, JDBC or HTTP")
+                .check(classes);
+    }
+
+    @Test
+    void coreDoesNotReachOutward() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.fence.core..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("java.sql..", "java.net.http..", "com.sun.net.httpserver..", "java.lang.ProcessBuilder")
+                .check(classes);
+    }
+
+    @Test
+    void onlyMainTouchesTheProcess() {
+        noClasses()
+                .that()
+                .doNotHaveFullyQualifiedName("dev.fence.cli.Main")
+                .should()
+                .callMethod(System.class, "exit", int.class)
+                .orShould()
+                .callMethod(System.class, "getenv")
+                .orShould()
+                .callMethod(System.class, "getenv", String.class)
+                .orShould()
+                .accessField(System.class, "in")
+                .because("streams, the environment and the clock are passed in (no ambient I/O below Main)")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheCliKnowsPicocli() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.fence.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("picocli..")
+                .check(classes);
+    }
+
+    @Test
+    void nothingBelowTheCliDependsOnIt() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.fence.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.fence.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void storesStayInTheirPackages() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.fence.store.redis..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("redis.clients..")
+                .check(classes);
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.fence.store.sqlite..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("java.sql..")
+                .check(classes);
+    }
+
+    @Test
+    void jacksonOnlyInJson() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.fence.json..", "dev.fence.server..", "dev.fence.audit..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("com.fasterxml.jackson..")
+                .check(classes);
+    }
+}

@@ -1,0 +1,234 @@
+package dev.fence.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The admission rule (design §4) decided on snapshots, without a store. */
+class AdmissionTest {
+    private static final Instant NOW = Instant.parse("2026-11-29T14:40:07Z");
+    private static final StoreIdentity ID = new StoreIdentity("gen1", 1000, new byte[32], NOW);
+    private static final String REPO = "project-7";
+    private static final String MAIN = "refs/heads/main";
+    private static final String RES = Resources.forRef(REPO, MAIN);
+    private static final String A = "a".repeat(40);
+    private static final String B = "b".repeat(40);
+    private static final String C = "c".repeat(40);
+    private static final String D = "d".repeat(40);
+    private static final String Z = ObjectIds.ZERO;
+
+    /** Commit graph: A <- B <- C ; A <- D (D is a rewrite that drops B and C). */
+    private static final Map<String, Set<String>> ANCESTORS =
+            Map.of(A, Set.of(A), B, Set.of(A, B), C, Set.of(A, B, C), D, Set.of(A, D));
+
+    private static final Ancestry HISTORY =
+            (ancestor, descendant) -> ANCESTORS.getOrDefault(descendant, Set.of()).contains(ancestor);
+
+    private static ResourceState state(long latest, long highest, String holder, long baseToken, String baseSha, String tokenTip) {
+        Lease lease = holder == null ? null : new Lease(holder, latest, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
+        return new ResourceState(RES, 5, latest, highest, lease, baseToken, baseSha, tokenTip, null);
+    }
+
+    private static PushAttempt push(String pusher, Long token, String proof, RefUpdate... updates) {
+        PushOptions opts = token == null
+                ? PushOptions.none()
+                : new PushOptions(OptionalLong.of(token), proof, List.of());
+        return new PushAttempt(REPO, new Actor(pusher, HostKind.PLAIN, null), opts, List.of(updates));
+    }
+
+    private static PushAttempt withToken(long token, RefUpdate... updates) {
+        return push("alice", token, Proofs.issue(ID, RES, token), updates);
+    }
+
+    private static Admission.Plan decide(PushAttempt p, ResourceState s) {
+        return decide(p, s, FencePolicy.defaults());
+    }
+
+    private static Admission.Plan decide(PushAttempt p, ResourceState s, FencePolicy policy) {
+        Map<String, ResourceState> states = new HashMap<>();
+        states.put(RES, s);
+        return Admission.decide(p, states, ID, policy, HISTORY, NOW);
+    }
+
+    private static Reason refusal(Admission.Plan plan) {
+        assertFalse(plan.verdict().accepted(), "expected a refusal");
+        assertTrue(plan.writes().isEmpty(), "a refused push writes nothing");
+        return plan.verdict().refusals().get(0).fenced().reason();
+    }
+
+    @Test
+    void currentTokenFastForwardIsAcceptedAndRaisesHighest() {
+        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "agent-a", 0, null, null));
+        assertTrue(plan.verdict().accepted());
+        ResourceWrite w = plan.writes().get(0);
+        assertEquals(1001, w.highestAccepted());
+        assertEquals(1001, w.baseToken());
+        assertEquals(A, w.baseSha(), "the base is the tip when the token first wrote");
+        assertEquals(B, w.tip().sha());
+        assertEquals("agent-a", w.tip().holder());
+        assertEquals(5, w.expectedVersion());
+        assertEquals(EventType.ACCEPT, plan.events().get(0).type());
+    }
+
+    @Test
+    void supersededTokenIsFencedBeforeTheSuccessorWrites() {
+        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1002, 0, "agent-b", 0, null, null));
+        assertEquals(Reason.SUPERSEDED, refusal(plan));
+        var f = plan.verdict().refusals().get(0).fenced();
+        assertEquals(1002, f.current());
+        assertEquals("agent-b", f.currentHolder());
+        assertEquals(EventType.REJECT, plan.events().get(0).type());
+    }
+
+    @Test
+    void tokenBelowHighestAcceptedIsStale() {
+        var plan = decide(withToken(1001, new RefUpdate(C, D, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
+        assertEquals(Reason.STALE_TOKEN, refusal(plan));
+    }
+
+    @Test
+    void tokenWithoutProofOrWithAnotherRefsProofIsFenced() {
+        var noProof = push("alice", 1001L, null, new RefUpdate(A, B, MAIN));
+        assertEquals(Reason.BAD_PROOF, refusal(decide(noProof, state(1001, 0, "a", 0, null, null))));
+        String otherRefProof = Proofs.issue(ID, Resources.forRef(REPO, "refs/heads/dev"), 1001);
+        var wrong = push("alice", 1001L, otherRefProof, new RefUpdate(A, B, MAIN));
+        assertEquals(Reason.BAD_PROOF, refusal(decide(wrong, state(1001, 0, "a", 0, null, null))));
+    }
+
+    @Test
+    void proofFromAnOlderGenerationIsFenced() {
+        StoreIdentity old = new StoreIdentity("gen0", 0, new byte[32], NOW);
+        var p = push("alice", 1001L, Proofs.issue(old, RES, 1001), new RefUpdate(A, B, MAIN));
+        assertEquals(Reason.OLD_GENERATION, refusal(decide(p, state(1001, 0, "a", 0, null, null))));
+    }
+
+    @Test
+    void firstWriteUnderATokenMustFastForward() {
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1001, "agent-b", 1001, A, C));
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(plan));
+    }
+
+    @Test
+    void rewritingOnlyYourOwnCommitsIsAccepted() {
+        // token 1002 first wrote at A (base A) and pushed B, C; rewriting to D keeps A.
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
+        assertTrue(plan.verdict().accepted());
+        assertEquals(A, plan.writes().get(0).baseSha(), "the base stays where the token first wrote");
+    }
+
+    @Test
+    void rewritingBelowYourBaseIsFenced() {
+        // token 1002 first wrote at B; D drops B, which another token wrote.
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "agent-b", 1002, B, C));
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(plan));
+    }
+
+    @Test
+    void deleteOnlyOfABranchCreatedUnderTheToken() {
+        var created = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "b", 1002, Z, C));
+        assertTrue(created.verdict().accepted());
+        var foreign = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "b", 1002, A, C));
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(foreign));
+    }
+
+    @Test
+    void tokenlessFastForwardBumpsAndSupersedesTheLease() {
+        var plan = decide(push("human", null, null, new RefUpdate(C, C, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
+        assertTrue(plan.verdict().accepted(), "a no-op line is accepted");
+        var ff = decide(push("human", null, null, new RefUpdate(B, C, MAIN)), state(1002, 1001, "agent-b", 1001, A, B));
+        assertTrue(ff.verdict().accepted());
+        ResourceWrite w = ff.writes().get(0);
+        assertEquals(1003, w.latestGranted(), "the counter is bumped past every outstanding token");
+        assertEquals(1003, w.highestAccepted());
+        assertTrue(w.clearLease());
+        assertEquals(EventType.BUMP, ff.events().get(0).type());
+        var admitted = (RefDecision.Admitted) ff.verdict().decisions().get(0);
+        assertTrue(admitted.warning().contains("agent-b"), "the pusher is told whose lease it superseded");
+    }
+
+    @Test
+    void bumpStartsAboveTheGenerationFloor() {
+        var plan = decide(push("human", null, null, new RefUpdate(Z, A, MAIN)), ResourceState.empty(RES));
+        assertEquals(1001, plan.writes().get(0).latestGranted());
+    }
+
+    @Test
+    void tokenlessRewriteOverTokenCommitsIsRefusedUnlessBumpForce() {
+        var s = state(1002, 1002, "agent-b", 1002, A, C);
+        assertEquals(Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, D, MAIN)), s)));
+        assertEquals(Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, Z, MAIN)), s)));
+        var force = new FencePolicy(List.of("refs/heads/**"), List.of(new FencePolicy.PusherRule("admin-*", PusherPolicy.BUMP_FORCE)),
+                PusherPolicy.BUMP, List.of(), true, Duration.ofSeconds(2));
+        var plan = decide(push("admin-jo", null, null, new RefUpdate(C, D, MAIN)), s, force);
+        assertTrue(plan.verdict().accepted());
+        assertEquals(null, plan.writes().get(0).lastTokenWriteSha(), "the token-written commits are gone");
+    }
+
+    @Test
+    void agentPushersAndRejectPolicyNeedAToken() {
+        var policy = new FencePolicy(List.of("refs/heads/**"), List.of(new FencePolicy.PusherRule("ci", PusherPolicy.REJECT)),
+                PusherPolicy.BUMP, List.of("bot-*"), true, Duration.ofSeconds(2));
+        var s = state(1001, 0, "a", 0, null, null);
+        assertEquals(Reason.TOKEN_REQUIRED, refusal(decide(push("bot-7", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
+        assertEquals(Reason.TOKEN_REQUIRED, refusal(decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
+    }
+
+    @Test
+    void allowPolicyRecordsWithoutBumping() {
+        var policy = new FencePolicy(List.of("refs/heads/**"), List.of(), PusherPolicy.ALLOW, List.of(), true, Duration.ofSeconds(2));
+        var plan = decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), state(1001, 0, "a", 0, null, null), policy);
+        assertTrue(plan.verdict().accepted());
+        assertEquals(1001, plan.writes().get(0).latestGranted());
+        assertFalse(plan.writes().get(0).clearLease());
+        assertEquals(EventType.ALLOW, plan.events().get(0).type());
+    }
+
+    @Test
+    void refsOutsideThePatternsAreUntouchedAndAPushIsAllOrNothing() {
+        var p = push("human-or-agent", 1001L, "fp1.gen1." + "x".repeat(43),
+                new RefUpdate(Z, A, "refs/tags/v1"), new RefUpdate(A, B, MAIN));
+        var plan = decide(p, state(1001, 0, "a", 0, null, null));
+        assertInstanceOf(RefDecision.Untouched.class, plan.verdict().decisions().get(0));
+        assertEquals(Reason.BAD_PROOF, refusal(plan));
+        assertEquals(1, plan.events().size(), "untouched refs are not recorded");
+    }
+
+    @Test
+    void storeDownFailsClosedForTokensAndFollowsPolicyForTokenless() {
+        var policy = FencePolicy.defaults();
+        var fenced = Admission.storeDown(withToken(1001, new RefUpdate(A, B, MAIN)), policy, "connection refused");
+        assertEquals(Reason.STORE_DOWN, fenced.refusals().get(0).fenced().reason());
+        var human = Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "connection refused");
+        assertTrue(human.accepted());
+        assertFalse(human.warnings().isEmpty(), "accepting without the store is said out loud");
+        var closed = new FencePolicy(List.of("refs/heads/**"), List.of(), PusherPolicy.BUMP, List.of(), false, Duration.ofSeconds(2));
+        assertFalse(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), closed, "down").accepted());
+        var tags = Admission.storeDown(withToken(1001, new RefUpdate(Z, A, "refs/tags/v1")), policy, "down");
+        assertTrue(tags.accepted(), "refs outside the patterns never need the store");
+    }
+
+    @Test
+    void fencedMessageNamesHolderTipAndNeverTheProof() {
+        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)),
+                new ResourceState(RES, 5, 1002, 1002, new Lease("agent-b", 1002, NOW, NOW.plusSeconds(30), false, null), 1002, A, C,
+                        new Tip(C, 1002, "agent-b", "bob", NOW)));
+        List<String> lines = FencedMessage.lines(plan.verdict().refusals().get(0).fenced());
+        assertEquals("FENCED resource=" + RES + " ref=" + MAIN + " token=1001 current=1002 reason=superseded", lines.get(0));
+        String all = String.join("\n", lines);
+        assertTrue(all.contains("agent-b"));
+        assertTrue(all.contains(C.substring(0, 12)));
+        assertTrue(all.contains("NOT a transient error"));
+        assertTrue(all.contains("goal is already met"));
+        assertFalse(all.contains("fp1."), "proofs are never printed");
+    }
+}

@@ -1,0 +1,43 @@
+package dev.fence.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class ProofsTest {
+    private final StoreIdentity id = Identities.candidate(Instant.parse("2026-11-29T00:00:00Z"));
+
+    @Test
+    void aProofIsBoundToResourceTokenAndGeneration() {
+        String proof = Proofs.issue(id, "db/migrations", 34);
+        assertTrue(Proofs.isWellFormed(proof));
+        assertEquals(Proofs.Check.VALID, Proofs.verify(id, "db/migrations", 34, proof));
+        assertEquals(Proofs.Check.BAD, Proofs.verify(id, "db/migrations", 33, proof), "not a proof of another token");
+        assertEquals(Proofs.Check.BAD, Proofs.verify(id, "db/other", 34, proof), "not a proof of another resource");
+        StoreIdentity next = Identities.candidate(Instant.parse("2026-11-29T01:00:00Z"));
+        assertEquals(Proofs.Check.OLD_GENERATION, Proofs.verify(next, "db/migrations", 34, proof));
+    }
+
+    @Test
+    void aForgedOrMalformedProofIsRefused() {
+        String forged = "fp1." + id.generation() + "." + "A".repeat(43);
+        assertEquals(Proofs.Check.BAD, Proofs.verify(id, "r", 1, forged));
+        assertFalse(Proofs.isWellFormed("34"));
+        var e = assertThrows(InvalidInputException.class, () -> Proofs.verify(id, "r", 1, "fp1.secret-looking"));
+        assertFalse(e.getMessage().contains("secret-looking"), "the message never echoes the proof");
+    }
+
+    @Test
+    void identitiesAreFreshAndStartAtTheirCreationTime() {
+        Instant t = Instant.parse("2026-11-29T00:00:00Z");
+        StoreIdentity a = Identities.candidate(t);
+        StoreIdentity b = Identities.candidate(t);
+        assertFalse(a.generation().equals(b.generation()));
+        assertEquals(t.toEpochMilli(), a.floor());
+        assertFalse(a.toString().contains("proofKey"), "the key is never printed");
+    }
+}
