@@ -9,7 +9,6 @@ import dev.fence.core.FencedMessage;
 import dev.fence.core.Grant;
 import dev.fence.core.Lease;
 import dev.fence.core.LedgerEvent;
-import dev.fence.core.ObjectIds;
 import dev.fence.core.Tip;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -132,7 +131,7 @@ public final class Json {
         m.put("holder", e.holder());
         m.put("pusher", e.pusher());
         m.put("token", e.token());
-        m.put("oldSha", ObjectIds.isZero(e.oldSha()) && e.oldSha() == null ? null : e.oldSha());
+        m.put("oldSha", e.oldSha());
         m.put("newSha", e.newSha());
         m.put("reason", e.reason());
         m.put("detail", e.detail());

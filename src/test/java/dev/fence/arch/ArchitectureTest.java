@@ -39,7 +39,8 @@ class ArchitectureTest {
                 .resideInAPackage("dev.fence.core..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage("java.sql..", "java.net.http..", "com.sun.net.httpserver..", "java.lang.ProcessBuilder")
+                .resideInAnyPackage(
+                        "java.sql..", "java.net.http..", "com.sun.net.httpserver..", "java.lang.ProcessBuilder")
                 .check(classes);
     }
 

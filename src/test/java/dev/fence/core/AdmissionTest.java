@@ -31,18 +31,20 @@ class AdmissionTest {
     private static final Map<String, Set<String>> ANCESTORS =
             Map.of(A, Set.of(A), B, Set.of(A, B), C, Set.of(A, B, C), D, Set.of(A, D));
 
-    private static final Ancestry HISTORY =
-            (ancestor, descendant) -> ANCESTORS.getOrDefault(descendant, Set.of()).contains(ancestor);
+    private static final Ancestry HISTORY = (ancestor, descendant) ->
+            ANCESTORS.getOrDefault(descendant, Set.of()).contains(ancestor);
 
-    private static ResourceState state(long latest, long highest, String holder, long baseToken, String baseSha, String tokenTip) {
-        Lease lease = holder == null ? null : new Lease(holder, latest, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
+    private static ResourceState state(
+            long latest, long highest, String holder, long baseToken, String baseSha, String tokenTip) {
+        Lease lease = holder == null
+                ? null
+                : new Lease(holder, latest, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
         return new ResourceState(RES, 5, latest, highest, lease, baseToken, baseSha, tokenTip, null);
     }
 
     private static PushAttempt push(String pusher, Long token, String proof, RefUpdate... updates) {
-        PushOptions opts = token == null
-                ? PushOptions.none()
-                : new PushOptions(OptionalLong.of(token), proof, List.of());
+        PushOptions opts =
+                token == null ? PushOptions.none() : new PushOptions(OptionalLong.of(token), proof, List.of());
         return new PushAttempt(REPO, new Actor(pusher, HostKind.PLAIN, null), opts, List.of(updates));
     }
 
@@ -143,7 +145,8 @@ class AdmissionTest {
 
     @Test
     void tokenlessFastForwardBumpsAndSupersedesTheLease() {
-        var plan = decide(push("human", null, null, new RefUpdate(C, C, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
+        var plan =
+                decide(push("human", null, null, new RefUpdate(C, C, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
         assertTrue(plan.verdict().accepted(), "a no-op line is accepted");
         var ff = decide(push("human", null, null, new RefUpdate(B, C, MAIN)), state(1002, 1001, "agent-b", 1001, A, B));
         assertTrue(ff.verdict().accepted());
@@ -165,10 +168,17 @@ class AdmissionTest {
     @Test
     void tokenlessRewriteOverTokenCommitsIsRefusedUnlessBumpForce() {
         var s = state(1002, 1002, "agent-b", 1002, A, C);
-        assertEquals(Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, D, MAIN)), s)));
-        assertEquals(Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, Z, MAIN)), s)));
-        var force = new FencePolicy(List.of("refs/heads/**"), List.of(new FencePolicy.PusherRule("admin-*", PusherPolicy.BUMP_FORCE)),
-                PusherPolicy.BUMP, List.of(), true, Duration.ofSeconds(2));
+        assertEquals(
+                Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, D, MAIN)), s)));
+        assertEquals(
+                Reason.TOKENLESS_OVERWRITE, refusal(decide(push("human", null, null, new RefUpdate(C, Z, MAIN)), s)));
+        var force = new FencePolicy(
+                List.of("refs/heads/**"),
+                List.of(new FencePolicy.PusherRule("admin-*", PusherPolicy.BUMP_FORCE)),
+                PusherPolicy.BUMP,
+                List.of(),
+                true,
+                Duration.ofSeconds(2));
         var plan = decide(push("admin-jo", null, null, new RefUpdate(C, D, MAIN)), s, force);
         assertTrue(plan.verdict().accepted());
         assertEquals(null, plan.writes().get(0).lastTokenWriteSha(), "the token-written commits are gone");
@@ -176,17 +186,27 @@ class AdmissionTest {
 
     @Test
     void agentPushersAndRejectPolicyNeedAToken() {
-        var policy = new FencePolicy(List.of("refs/heads/**"), List.of(new FencePolicy.PusherRule("ci", PusherPolicy.REJECT)),
-                PusherPolicy.BUMP, List.of("bot-*"), true, Duration.ofSeconds(2));
+        var policy = new FencePolicy(
+                List.of("refs/heads/**"),
+                List.of(new FencePolicy.PusherRule("ci", PusherPolicy.REJECT)),
+                PusherPolicy.BUMP,
+                List.of("bot-*"),
+                true,
+                Duration.ofSeconds(2));
         var s = state(1001, 0, "a", 0, null, null);
-        assertEquals(Reason.TOKEN_REQUIRED, refusal(decide(push("bot-7", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
-        assertEquals(Reason.TOKEN_REQUIRED, refusal(decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
+        assertEquals(
+                Reason.TOKEN_REQUIRED,
+                refusal(decide(push("bot-7", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
+        assertEquals(
+                Reason.TOKEN_REQUIRED, refusal(decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), s, policy)));
     }
 
     @Test
     void allowPolicyRecordsWithoutBumping() {
-        var policy = new FencePolicy(List.of("refs/heads/**"), List.of(), PusherPolicy.ALLOW, List.of(), true, Duration.ofSeconds(2));
-        var plan = decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), state(1001, 0, "a", 0, null, null), policy);
+        var policy = new FencePolicy(
+                List.of("refs/heads/**"), List.of(), PusherPolicy.ALLOW, List.of(), true, Duration.ofSeconds(2));
+        var plan =
+                decide(push("ci", null, null, new RefUpdate(A, B, MAIN)), state(1001, 0, "a", 0, null, null), policy);
         assertTrue(plan.verdict().accepted());
         assertEquals(1001, plan.writes().get(0).latestGranted());
         assertFalse(plan.writes().get(0).clearLease());
@@ -195,8 +215,12 @@ class AdmissionTest {
 
     @Test
     void refsOutsideThePatternsAreUntouchedAndAPushIsAllOrNothing() {
-        var p = push("human-or-agent", 1001L, "fp1.gen1." + "x".repeat(43),
-                new RefUpdate(Z, A, "refs/tags/v1"), new RefUpdate(A, B, MAIN));
+        var p = push(
+                "human-or-agent",
+                1001L,
+                "fp1.gen1." + "x".repeat(43),
+                new RefUpdate(Z, A, "refs/tags/v1"),
+                new RefUpdate(A, B, MAIN));
         var plan = decide(p, state(1001, 0, "a", 0, null, null));
         assertInstanceOf(RefDecision.Untouched.class, plan.verdict().decisions().get(0));
         assertEquals(Reason.BAD_PROOF, refusal(plan));
@@ -208,22 +232,36 @@ class AdmissionTest {
         var policy = FencePolicy.defaults();
         var fenced = Admission.storeDown(withToken(1001, new RefUpdate(A, B, MAIN)), policy, "connection refused");
         assertEquals(Reason.STORE_DOWN, fenced.refusals().get(0).fenced().reason());
-        var human = Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "connection refused");
+        var human =
+                Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "connection refused");
         assertTrue(human.accepted());
         assertFalse(human.warnings().isEmpty(), "accepting without the store is said out loud");
-        var closed = new FencePolicy(List.of("refs/heads/**"), List.of(), PusherPolicy.BUMP, List.of(), false, Duration.ofSeconds(2));
-        assertFalse(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), closed, "down").accepted());
+        var closed = new FencePolicy(
+                List.of("refs/heads/**"), List.of(), PusherPolicy.BUMP, List.of(), false, Duration.ofSeconds(2));
+        assertFalse(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), closed, "down")
+                .accepted());
         var tags = Admission.storeDown(withToken(1001, new RefUpdate(Z, A, "refs/tags/v1")), policy, "down");
         assertTrue(tags.accepted(), "refs outside the patterns never need the store");
     }
 
     @Test
     void fencedMessageNamesHolderTipAndNeverTheProof() {
-        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)),
-                new ResourceState(RES, 5, 1002, 1002, new Lease("agent-b", 1002, NOW, NOW.plusSeconds(30), false, null), 1002, A, C,
+        var plan = decide(
+                withToken(1001, new RefUpdate(A, B, MAIN)),
+                new ResourceState(
+                        RES,
+                        5,
+                        1002,
+                        1002,
+                        new Lease("agent-b", 1002, NOW, NOW.plusSeconds(30), false, null),
+                        1002,
+                        A,
+                        C,
                         new Tip(C, 1002, "agent-b", "bob", NOW)));
-        List<String> lines = FencedMessage.lines(plan.verdict().refusals().get(0).fenced());
-        assertEquals("FENCED resource=" + RES + " ref=" + MAIN + " token=1001 current=1002 reason=superseded", lines.get(0));
+        List<String> lines =
+                FencedMessage.lines(plan.verdict().refusals().get(0).fenced());
+        assertEquals(
+                "FENCED resource=" + RES + " ref=" + MAIN + " token=1001 current=1002 reason=superseded", lines.get(0));
         String all = String.join("\n", lines);
         assertTrue(all.contains("agent-b"));
         assertTrue(all.contains(C.substring(0, 12)));

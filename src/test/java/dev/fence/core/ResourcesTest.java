@@ -11,9 +11,15 @@ class ResourcesTest {
     void repoAndRefMapToOneNameAndBack() {
         String r = Resources.forRef("acme/widgets", "main");
         assertEquals("git:acme/widgets:refs/heads/main", r);
-        assertEquals(new Resources.GitRef("acme/widgets", "refs/heads/main"), Resources.parse(r).orElseThrow());
+        assertEquals(
+                new Resources.GitRef("acme/widgets", "refs/heads/main"),
+                Resources.parse(r).orElseThrow());
         assertEquals(r, Resources.forRef("acme/widgets", "refs/heads/main"), "short and full names agree");
-        assertEquals("a:b", Resources.parse(Resources.forRef("a:b", "refs/heads/x")).orElseThrow().repoId());
+        assertEquals(
+                "a:b",
+                Resources.parse(Resources.forRef("a:b", "refs/heads/x"))
+                        .orElseThrow()
+                        .repoId());
         assertTrue(Resources.parse("db/migrations").isEmpty());
     }
 

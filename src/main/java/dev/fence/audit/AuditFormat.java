@@ -1,0 +1,110 @@
+package dev.fence.audit;
+
+import dev.fence.core.EventType;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.ObjectIds;
+import java.io.PrintWriter;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Renders ledger events for people: a table for queries, and a timeline that lines up lease events and
+ * pushes the way an incident review does. Proofs never reach the ledger, so none can be printed here.
+ */
+public final class AuditFormat {
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
+    private AuditFormat() {}
+
+    /** A table with a header row, columns sized to their content. */
+    public static void table(List<LedgerEvent> events, PrintWriter out) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"TIME (UTC)", "EVENT", "RESOURCE", "HOLDER", "PUSHER", "TOKEN", "OLD..NEW", "REASON"});
+        for (LedgerEvent e : events) {
+            rows.add(new String[] {
+                STAMP.format(e.at()),
+                e.type().label(),
+                e.ref() != null ? e.repo() + " " + e.ref() : e.resource(),
+                dash(e.holder()),
+                dash(e.pusher()),
+                e.token() == 0 ? "-" : Long.toString(e.token()),
+                e.oldSha() == null && e.newSha() == null ? "-" : shortSha(e.oldSha()) + ".." + shortSha(e.newSha()),
+                dash(e.reason())
+            });
+        }
+        int[] width = new int[rows.get(0).length];
+        for (String[] r : rows) {
+            for (int i = 0; i < r.length; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < r.length; i++) {
+                line.append(i == r.length - 1 ? r[i] : pad(r[i], width[i] + 2));
+            }
+            out.println(line.toString().stripTrailing());
+        }
+        if (events.isEmpty()) {
+            out.println("(no events match)");
+        }
+    }
+
+    /** One line per event, in time order, readable as a story. */
+    public static void timeline(List<LedgerEvent> events, PrintWriter out) {
+        for (LedgerEvent e : events) {
+            out.println(CLOCK.format(e.at()) + "  " + pad(e.type().label().toUpperCase(java.util.Locale.ROOT), 8)
+                    + story(e));
+        }
+        if (events.isEmpty()) {
+            out.println("(no events for this resource)");
+        }
+    }
+
+    static String story(LedgerEvent e) {
+        String where = e.ref() != null ? e.ref() : e.resource();
+        String who = e.holder() != null ? e.holder() : e.pusher();
+        return switch (e.type()) {
+            case GRANT -> where + " -> " + e.holder() + " (token " + e.token() + ")";
+            case EXPIRE -> where + ": lease of " + e.holder() + " (token " + e.token() + ") lapsed";
+            case RELEASE -> where + ": released by " + e.holder() + " (token " + e.token() + ")";
+            case ACCEPT, ALLOW, LANDED -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by "
+                    + dash(who) + tokenText(e) + pusherText(e);
+            case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(e.pusher())
+                    + " without a token: counter bumped to " + e.token() + ", outstanding leases superseded";
+            case REJECT -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(who)
+                    + tokenText(e) + pusherText(e) + ": " + (e.type() == EventType.REJECT ? "FENCED/REJECTED " : "")
+                    + "reason=" + dash(e.reason()) + (e.detail() == null ? "" : " (" + e.detail() + ")");
+        };
+    }
+
+    private static String tokenText(LedgerEvent e) {
+        return e.token() == 0 ? " (no token)" : " (token " + e.token() + ")";
+    }
+
+    private static String pusherText(LedgerEvent e) {
+        return e.pusher() != null && e.holder() != null && !e.pusher().equals(e.holder())
+                ? ", pushed as " + e.pusher()
+                : "";
+    }
+
+    private static String shortSha(String sha) {
+        if (sha == null) {
+            return "?";
+        }
+        return ObjectIds.isZero(sha) ? "0000000" : sha.substring(0, Math.min(7, sha.length()));
+    }
+
+    private static String dash(String s) {
+        return s == null || s.isEmpty() ? "-" : s;
+    }
+
+    private static String pad(String s, int w) {
+        return s.length() >= w ? s + " " : s + " ".repeat(w - s.length());
+    }
+}

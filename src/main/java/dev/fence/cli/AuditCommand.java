@@ -1,0 +1,107 @@
+package dev.fence.cli;
+
+import dev.fence.audit.AuditFormat;
+import dev.fence.core.EventType;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.json.Json;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence audit}: query the ledger. */
+@Command(
+        name = "audit",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Query the audit ledger: every grant, release, observed expiry, and every accepted, bumped",
+            "or rejected push, with its reason. A table by default; --json prints JSON lines.",
+            "Answers 'who overwrote this branch, and why was it allowed?'."
+        },
+        subcommands = {AuditTimelineCommand.class})
+final class AuditCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    StoreOption store;
+
+    @Mixin
+    AuditFilter filter;
+
+    @Option(names = "--json", description = "Print one JSON object per line.")
+    boolean json;
+
+    AuditCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        LedgerQuery q = filter.query(ctx);
+        try (LeaseStore s = store.open(ctx)) {
+            List<LedgerEvent> events = s.query(q);
+            if (json) {
+                events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
+            } else {
+                AuditFormat.table(events, ctx.out());
+            }
+        }
+        return ExitCode.OK.code();
+    }
+
+    /** The filters {@code audit} understands. */
+    static final class AuditFilter {
+        @Option(names = "--repo", paramLabel = "ID", description = "Only this repository id.")
+        String repo;
+
+        @Option(names = "--ref", paramLabel = "REF", description = "Only this ref (full name or branch).")
+        String ref;
+
+        @Option(names = "--resource", paramLabel = "NAME", description = "Only this resource.")
+        String resource;
+
+        @Option(names = "--holder", paramLabel = "NAME", description = "Only events of this lease holder.")
+        String holder;
+
+        @Option(
+                names = "--since",
+                paramLabel = "WHEN",
+                description =
+                        "Only events since WHEN: an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d).")
+        String since;
+
+        @Option(names = "--rejected", description = "Only rejected pushes.")
+        boolean rejected;
+
+        @Option(
+                names = "--type",
+                paramLabel = "TYPE",
+                split = ",",
+                description = "Only these event types: ${COMPLETION-CANDIDATES}.")
+        Set<EventType> types;
+
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                defaultValue = "1000",
+                description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all).")
+        int limit;
+
+        LedgerQuery query(Context ctx) {
+            Set<EventType> t = types == null ? EnumSet.noneOf(EventType.class) : EnumSet.copyOf(types);
+            if (rejected) {
+                t.add(EventType.REJECT);
+            }
+            if (limit < 0) {
+                throw new dev.fence.core.InvalidInputException("--limit must be 0 or more");
+            }
+            String fullRef = ref == null ? null : dev.fence.core.RefNames.full(ref);
+            return new LedgerQuery(resource, repo, fullRef, holder, Since.parse(since, ctx.clock()), t, limit);
+        }
+    }
+}
