@@ -101,7 +101,10 @@ public final class RedisServer implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** Kills the process; its data is gone. The port stays reserved for {@link #restart()} only by luck. */
+    /**
+     * Kills the process; its data is gone. {@link #restart()} reuses the port, which another process could
+     * take meanwhile; tests accept that small risk.
+     */
     public void stop() {
         if (process != null) {
             thaw();

@@ -605,13 +605,24 @@ class RedisLeaseStoreTest {
     }
 
     @Test
-    void identityReportsTheNewGenerationAfterARestart() {
+    void afterARestartIdentityReportsANewGenerationThatTheNextGrantUses() throws Exception {
         StoreIdentity before = store.identity(candidate);
+        AcquireResult.Granted old = granted(store.acquire("r", "alice", TTL, now, null, candidate));
+
         server.restart();
-        StoreIdentity fresh = Identities.candidate(now.plusSeconds(1));
-        StoreIdentity after = store.identity(fresh);
-        assertNotEquals(before.generation(), after.generation());
-        assertEquals(fresh, after);
+        Thread.sleep(2);
+
+        Instant after = Instant.ofEpochMilli(System.currentTimeMillis());
+        StoreIdentity fresh = Identities.candidate(after);
+        StoreIdentity current = store.identity(fresh);
+        assertNotEquals(before.generation(), current.generation());
+        assertEquals(fresh, current);
+
+        AcquireResult.Granted next =
+                granted(store.acquire("r", "alice", TTL, after, null, Identities.candidate(after.plusMillis(1))));
+        assertEquals(current.generation(), next.generation());
+        assertEquals(current.floor() + 1, next.token());
+        assertTrue(next.token() > old.token(), next.token() + " > " + old.token());
     }
 
     @Test
