@@ -73,8 +73,15 @@ import redis.clients.jedis.resps.StreamEntry;
  * which could drop a counter and so repeat tokens), are {@link ConfigException}s.
  *
  * <p><b>Waits.</b> Connect and reply timeouts are {@link StoreOptions#timeout()}; a call that finds a
- * stale pooled connection (the server restarted) reconnects once. {@link #query} pages through the
- * ledger, so a large query may take several timeouts' worth of round trips.
+ * stale pooled connection (the server restarted) reconnects once. {@link #query} reads the ledger in
+ * pages: each page is bounded by the timeout, a very large query as a whole is not.
+ *
+ * <p><b>Durability.</b> Lost data is recognised only by a missing {@code fence:meta}: a Redis restarted
+ * without persistence gets a new generation whose tokens are larger than all earlier ones. A Redis that
+ * comes back with <em>older</em> data under the same identity (an RDB snapshot, a failover to a replica
+ * that lagged) would hand out some tokens again. Run it with {@code appendonly yes} and {@code
+ * appendfsync always}; {@link StoreOptions#waitReplicas()} narrows the failover window but, replication
+ * being asynchronous, does not close it.
  *
  * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
  *
