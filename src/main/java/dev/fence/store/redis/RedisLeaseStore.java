@@ -1,0 +1,625 @@
+package dev.fence.store.redis;
+
+import static dev.fence.store.redis.RedisCodec.hash;
+import static dev.fence.store.redis.RedisCodec.lease;
+import static dev.fence.store.redis.RedisCodec.list;
+import static dev.fence.store.redis.RedisCodec.number;
+import static dev.fence.store.redis.RedisCodec.string;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
+import dev.fence.core.ConfigException;
+import dev.fence.core.Durations;
+import dev.fence.core.InternalException;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.Resources;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.store.StoreOptions;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.SslVerifyMode;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.resps.StreamEntry;
+
+/**
+ * A {@link LeaseStore} in Redis (standalone, or the primary a Sentinel setup points at), for several
+ * hosts sharing one fence.
+ *
+ * <p>Every operation is one Lua script run with {@code EVALSHA}, so each is atomic on the server: state
+ * change and ledger append happen together or not at all. The data model is described in {@link
+ * dev.fence.store.redis}. {@link #commit} touches several resources' keys and the ledger in one script,
+ * which Redis Cluster would refuse across hash slots; a Cluster store would need per-slot commits and is
+ * not supported.
+ *
+ * <p><b>Failures.</b> A connection failure, timeout or a server that cannot serve (loading, out of
+ * memory, read-only replica) is a {@link StoreUnavailableException} naming {@code host:port}, never the
+ * password. When the reply to a write is lost, the script ran entirely or not at all and the caller
+ * cannot tell which. With {@link StoreOptions#waitReplicas()} set, a write that fewer replicas
+ * acknowledged than asked is also a {@link StoreUnavailableException}, though it was applied on the
+ * primary. Wrong credentials, and a server that may evict keys ({@code maxmemory-policy allkeys-*},
+ * which could drop a counter and so repeat tokens), are {@link ConfigException}s.
+ *
+ * <p><b>Waits.</b> Connect and reply timeouts are {@link StoreOptions#timeout()}; a call that finds a
+ * stale pooled connection (the server restarted) reconnects once. {@link #query} reads the ledger in
+ * pages: each page is bounded by the timeout, a very large query as a whole is not.
+ *
+ * <p><b>Durability.</b> Lost data is recognised only by a missing {@code fence:meta}: a Redis restarted
+ * without persistence gets a new generation whose tokens are larger than all earlier ones. A Redis that
+ * comes back with <em>older</em> data under the same identity (an RDB snapshot, a failover to a replica
+ * that lagged) would hand out some tokens again. Run it with {@code appendonly yes} and {@code
+ * appendfsync always}; {@link StoreOptions#waitReplicas()} narrows the failover window but, replication
+ * being asynchronous, does not close it.
+ *
+ * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
+ *
+ * <p>Thread-safe: connections come from a pool, and the cached identity is swapped atomically.
+ */
+public final class RedisLeaseStore implements LeaseStore {
+    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+    private static final LuaScript IDENTITY = LuaScript.load("identity");
+    private static final LuaScript ACQUIRE = LuaScript.load("acquire");
+    private static final LuaScript RENEW = LuaScript.load("renew");
+    private static final LuaScript RELEASE = LuaScript.load("release");
+    private static final LuaScript MOVE_GRANT_SHA = LuaScript.load("move_grant_sha");
+    private static final LuaScript SNAPSHOT = LuaScript.load("snapshot");
+    private static final LuaScript COMMIT = LuaScript.load("commit");
+    private static final LuaScript APPEND = LuaScript.load("append");
+
+    /**
+     * Stream ids carry the Redis server's clock, event times the recording process's; a {@code since}
+     * filter reads this much further back so events from a clock running ahead are not missed.
+     */
+    private static final Duration CLOCK_SKEW_ALLOWANCE = Duration.ofHours(1);
+
+    private static final int QUERY_PAGE = 1000;
+
+    private static final long MAX_EXACT_MILLIS = 1L << 53;
+
+    /** Server replies that mean "cannot serve now", not "fence sent something wrong". */
+    private static final List<String> TRANSIENT_ERRORS =
+            List.of("LOADING", "BUSY", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS", "TRYAGAIN", "CLUSTERDOWN");
+
+    private final RedisUrl url;
+    private final StoreOptions options;
+    private final ConnectionPool pool;
+    private final int timeoutMillis;
+    private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
+    private volatile boolean evictionPolicyChecked;
+
+    private RedisLeaseStore(RedisUrl url, StoreOptions options, ConnectionPool pool, int timeoutMillis) {
+        this.url = url;
+        this.options = options;
+        this.pool = pool;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * Opens a store at {@code url}: {@code redis://[user:password@]host[:port][/db]}, or {@code rediss://…}
+     * for TLS (verified against the JVM's trust store). Connects lazily: an unreachable server shows on
+     * the first operation, and a server that comes back later is used again.
+     *
+     * @throws ConfigException when the URL is malformed (the message masks any password)
+     */
+    public static RedisLeaseStore open(String url, StoreOptions options) {
+        RedisUrl parsed = RedisUrl.parse(url);
+        Objects.requireNonNull(options, "options");
+        int timeout =
+                (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(timeout)
+                .socketTimeoutMillis(timeout)
+                .database(parsed.database())
+                .clientName("fence");
+        if (parsed.tls()) {
+            // The JVM's trust store and a host name check, as a browser would do.
+            config.sslOptions(
+                    SslOptions.builder().sslVerifyMode(SslVerifyMode.FULL).build());
+        }
+        if (parsed.user() != null) {
+            config.user(parsed.user());
+        }
+        if (parsed.password() != null) {
+            config.password(parsed.password());
+        }
+        ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
+        poolConfig.setMaxTotal(32);
+        poolConfig.setMaxIdle(8);
+        poolConfig.setMinIdle(0);
+        poolConfig.setMaxWait(Duration.ofMillis(timeout));
+        poolConfig.setBlockWhenExhausted(true);
+        // borrow() checks connections itself, bounding a dead server's cost to one timeout.
+        poolConfig.setTestOnBorrow(false);
+        poolConfig.setJmxEnabled(false);
+        ConnectionPool pool =
+                new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
+        return new RedisLeaseStore(parsed, options, pool, timeout);
+    }
+
+    @Override
+    public StoreIdentity identity(StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        StoreIdentity known = identity.get();
+        List<String> args = new ArrayList<>(candidateArgs(candidate));
+        args.add(known == null ? "" : known.generation());
+        List<?> reply = list(call("identity", c -> {
+            List<?> r = list(IDENTITY.eval(c, List.of(RedisKeys.META), args));
+            if (number(r.get(r.size() - 1)) == 1) {
+                awaitReplicas(c);
+            }
+            return r;
+        }));
+        String generation = string(reply.get(1));
+        if ("same".equals(string(reply.get(0)))
+                && known != null
+                && known.generation().equals(generation)) {
+            return known;
+        }
+        StoreIdentity current = new StoreIdentity(
+                generation,
+                number(reply.get(2)),
+                Base64.getDecoder().decode(string(reply.get(3))),
+                Instant.ofEpochMilli(number(reply.get(4))));
+        identity.set(current);
+        return current;
+    }
+
+    @Override
+    public AcquireResult acquire(
+            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(candidate, "candidate");
+        requireValidLease(ttlMillis, now);
+        long nowMs = now.toEpochMilli();
+        Resources.GitRef git = Resources.parse(resource).orElse(null);
+        List<String> args =
+                new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
+        args.addAll(candidateArgs(candidate));
+        args.add(retentionMillis());
+        args.add(resource);
+        args.add(git == null ? "" : git.repoId());
+        args.add(git == null ? "" : git.ref());
+        List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+        List<?> reply = list(call("acquire", c -> {
+            List<?> r = list(ACQUIRE.eval(c, keys, args));
+            if ("granted".equals(string(r.get(0)))) {
+                awaitReplicas(c);
+            }
+            return r;
+        }));
+        if ("busy".equals(string(reply.get(0)))) {
+            return new AcquireResult.Busy(
+                    resource, string(reply.get(1)), number(reply.get(2)), Instant.ofEpochMilli(number(reply.get(3))));
+        }
+        String generation = string(reply.get(1));
+        noteGeneration(generation);
+        Map<String, String> previous = hash(reply.get(3));
+        return new AcquireResult.Granted(
+                resource,
+                holder,
+                number(reply.get(2)),
+                generation,
+                Instant.ofEpochMilli(nowMs),
+                Instant.ofEpochMilli(nowMs + ttlMillis),
+                lease(previous),
+                RedisCodec.tip(previous));
+    }
+
+    @Override
+    public LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        requireValidLease(ttlMillis, now);
+        List<String> args =
+                List.of(holder, Long.toString(token), Long.toString(ttlMillis), Long.toString(now.toEpochMilli()));
+        return leaseCheck("renew", RENEW, List.of(RedisKeys.state(resource)), args);
+    }
+
+    @Override
+    public LeaseCheck release(String resource, String holder, long token, Instant now) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        Resources.GitRef git = Resources.parse(resource).orElse(null);
+        List<String> args = List.of(
+                holder,
+                Long.toString(token),
+                Long.toString(now.toEpochMilli()),
+                retentionMillis(),
+                resource,
+                git == null ? "" : git.repoId(),
+                git == null ? "" : git.ref());
+        List<String> keys = List.of(RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+        return leaseCheck("release", RELEASE, keys, args);
+    }
+
+    @Override
+    public LeaseCheck moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        List<String> args = List.of(holder, Long.toString(token), orEmpty(expectedSha), orEmpty(newSha));
+        return leaseCheck("move grant sha", MOVE_GRANT_SHA, List.of(RedisKeys.state(resource)), args);
+    }
+
+    @Override
+    public Map<String, ResourceState> snapshot(Collection<String> resources) {
+        List<String> names = new ArrayList<>(new LinkedHashSet<>(resources));
+        if (names.isEmpty()) {
+            return Map.of();
+        }
+        List<String> keys = names.stream().map(RedisKeys::state).toList();
+        List<?> reply = list(call("snapshot", c -> SNAPSHOT.eval(c, keys, List.of())));
+        Map<String, ResourceState> states = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(i))));
+        }
+        return Collections.unmodifiableMap(states);
+    }
+
+    @Override
+    public CommitResult commit(List<ResourceWrite> writes, List<LedgerEvent> events) {
+        if (writes.isEmpty() && events.isEmpty()) {
+            return new CommitResult.Committed();
+        }
+        Set<String> seen = new HashSet<>();
+        List<String> keys = new ArrayList<>(List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
+        List<String> args = new ArrayList<>(List.of(retentionMillis(), Integer.toString(writes.size())));
+        for (ResourceWrite w : writes) {
+            if (!seen.add(w.resource())) {
+                throw new InternalException("commit lists resource " + w.resource() + " twice");
+            }
+            if (w.latestGranted() < 0 || w.highestAccepted() < 0 || w.baseToken() < 0) {
+                throw new InternalException("commit of " + w.resource() + " carries a negative token");
+            }
+            keys.add(RedisKeys.state(w.resource()));
+            args.add(Long.toString(w.expectedVersion()));
+            args.add(Long.toString(w.latestGranted()));
+            args.add(Long.toString(w.highestAccepted()));
+            List<String> set = RedisCodec.fieldsToSet(w);
+            args.add(Integer.toString(set.size() / 2));
+            args.addAll(set);
+            List<String> del = RedisCodec.fieldsToDelete(w);
+            args.add(Integer.toString(del.size()));
+            args.addAll(del);
+        }
+        args.add(Integer.toString(events.size()));
+        for (LedgerEvent e : events) {
+            RedisCodec.encodeEvent(e, args);
+        }
+        List<?> reply = list(call("commit", c -> {
+            List<?> r = list(COMMIT.eval(c, keys, args));
+            if ("committed".equals(string(r.get(0)))) {
+                awaitReplicas(c);
+            }
+            return r;
+        }));
+        return switch (string(reply.get(0))) {
+            case "committed" -> new CommitResult.Committed();
+            case "conflict" -> new CommitResult.Conflict(
+                    writes.get((int) number(reply.get(1)) - 1).resource());
+            case "lower" -> {
+                ResourceWrite w = writes.get((int) number(reply.get(1)) - 1);
+                boolean counter = "counter".equals(string(reply.get(2)));
+                throw new InternalException("commit would lower the " + (counter ? "counter" : "highest accepted token")
+                        + " of " + w.resource() + " from " + string(reply.get(3)) + " to "
+                        + (counter ? w.latestGranted() : w.highestAccepted()) + "; nothing was written");
+            }
+            default -> throw new InternalException("unexpected reply from commit script: " + reply);
+        };
+    }
+
+    @Override
+    public void append(List<LedgerEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        List<String> args = new ArrayList<>(List.of(retentionMillis(), Integer.toString(events.size())));
+        for (LedgerEvent e : events) {
+            RedisCodec.encodeEvent(e, args);
+        }
+        call("append", c -> {
+            Object r = APPEND.eval(c, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+            awaitReplicas(c);
+            return r;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the ledger in pages, newest first when a limit is set; events appended meanwhile may or
+     * may not be included. Events of a type this version does not know are skipped.
+     */
+    @Override
+    public List<LedgerEvent> query(LedgerQuery query) {
+        String lowest = query.since() == null
+                ? "-"
+                : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
+        int limit = Math.max(0, query.limit());
+        return call("query", c -> limit > 0 ? newest(c, query, lowest, limit) : oldestFirst(c, query, lowest));
+    }
+
+    private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
+        List<LedgerEvent> out = new ArrayList<>();
+        String start = lowest;
+        while (true) {
+            List<StreamEntry> page = c.executeCommand(COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
+            for (StreamEntry entry : page) {
+                LedgerEvent e = RedisCodec.event(entry.getFields());
+                if (e != null && query.matches(e)) {
+                    out.add(e);
+                }
+            }
+            if (page.size() < QUERY_PAGE) {
+                return out;
+            }
+            start = "(" + page.get(page.size() - 1).getID();
+        }
+    }
+
+    private static List<LedgerEvent> newest(Connection c, LedgerQuery query, String lowest, int limit) {
+        List<LedgerEvent> out = new ArrayList<>();
+        String end = "+";
+        while (true) {
+            List<StreamEntry> page = c.executeCommand(COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
+            for (StreamEntry entry : page) {
+                LedgerEvent e = RedisCodec.event(entry.getFields());
+                if (e != null && query.matches(e)) {
+                    out.add(e);
+                    if (out.size() == limit) {
+                        Collections.reverse(out);
+                        return out;
+                    }
+                }
+            }
+            if (page.size() < QUERY_PAGE) {
+                Collections.reverse(out);
+                return out;
+            }
+            end = "(" + page.get(page.size() - 1).getID();
+        }
+    }
+
+    @Override
+    public String describe() {
+        return url.describe();
+    }
+
+    @Override
+    public void close() {
+        try {
+            pool.close();
+        } catch (RuntimeException e) {
+            // Closing is best effort: the server may already be gone.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLeaseStore[" + describe() + "]";
+    }
+
+    private LeaseCheck leaseCheck(String operation, LuaScript script, List<String> keys, List<String> args) {
+        List<?> reply = list(call(operation, c -> {
+            List<?> r = list(script.eval(c, keys, args));
+            if ("ok".equals(string(r.get(0)))) {
+                awaitReplicas(c);
+            }
+            return r;
+        }));
+        Map<String, String> state = hash(reply.get(1));
+        if ("ok".equals(string(reply.get(0)))) {
+            return new LeaseCheck.Ok(lease(state));
+        }
+        return new LeaseCheck.Refused(number(state.get(RedisCodec.COUNTER)), lease(state));
+    }
+
+    /** Forgets the cached identity when a script reports another generation, so identity() reloads it. */
+    private void noteGeneration(String generation) {
+        StoreIdentity known = identity.get();
+        if (known != null && !known.generation().equals(generation)) {
+            identity.compareAndSet(known, null);
+        }
+    }
+
+    /** Runs {@code body} on a live pooled connection, translating Jedis failures into fence's. */
+    private <T> T call(String operation, Function<Connection, T> body) {
+        try (Connection c = borrow()) {
+            checkEvictionPolicy(c);
+            return body.apply(c);
+        } catch (JedisException e) {
+            throw translate(operation, e);
+        }
+    }
+
+    /**
+     * A pooled connection that answered PING. A pooled connection may predate a server restart; one that
+     * fails fast means the server went away, so all idle ones are dropped and a fresh one is tried once. A
+     * timeout is not retried, which keeps a hung server's cost to about one timeout.
+     */
+    private Connection borrow() {
+        for (int attempt = 0; ; attempt++) {
+            Connection c = pool.getResource();
+            try {
+                c.executeCommand(COMMANDS.ping());
+                return c;
+            } catch (JedisConnectionException e) {
+                c.close();
+                if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                    throw e;
+                }
+                pool.clear();
+            } catch (RuntimeException e) {
+                c.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Refuses a server that may evict any key under memory pressure: an evicted resource hash would
+     * restart its counter at the floor and repeat tokens. Checked until it passes once; a server whose
+     * ACL denies INFO is given the benefit of the doubt.
+     */
+    private void checkEvictionPolicy(Connection c) {
+        if (evictionPolicyChecked) {
+            return;
+        }
+        String info;
+        try {
+            info = c.executeCommand(COMMANDS.info("memory"));
+        } catch (JedisDataException e) {
+            evictionPolicyChecked = true;
+            return;
+        }
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("maxmemory_policy:")) {
+                String policy = line.substring("maxmemory_policy:".length()).trim();
+                if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys-")) {
+                    throw new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
+                            + ", which may evict fence's counters and so repeat tokens;"
+                            + " set maxmemory-policy to noeviction (or a volatile-* policy)");
+                }
+            }
+        }
+        evictionPolicyChecked = true;
+    }
+
+    /** WAITs for the configured replicas on the connection that made the write, as WAIT requires. */
+    private void awaitReplicas(Connection c) {
+        int wanted = options.waitReplicas();
+        if (wanted <= 0) {
+            return;
+        }
+        long waitMillis = Math.max(1, options.waitTimeout().toMillis());
+        long acked;
+        c.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + waitMillis));
+        try {
+            acked = c.executeCommand(COMMANDS.waitReplicas(wanted, waitMillis));
+        } finally {
+            if (!c.isBroken()) {
+                c.rollbackTimeout();
+            }
+        }
+        if (acked < wanted) {
+            throw new StoreUnavailableException("Redis at " + url.address() + " applied the write, but only " + acked
+                    + " of " + wanted + " replicas acknowledged it within "
+                    + Durations.format(Duration.ofMillis(waitMillis))
+                    + "; it may be lost if the primary fails now");
+        }
+    }
+
+    private RuntimeException translate(String operation, JedisException e) {
+        String where = "Redis at " + url.address();
+        JedisAccessControlException denied = causedBy(e, JedisAccessControlException.class);
+        if (denied != null) {
+            return new ConfigException(
+                    where + " refused fence's credentials (" + scrub(denied.getMessage())
+                            + "); check the user and password in the store URL",
+                    e);
+        }
+        JedisDataException data = causedBy(e, JedisDataException.class);
+        if (data != null) {
+            String message = scrub(data.getMessage());
+            String code = message.split(" ", 2)[0];
+            if (TRANSIENT_ERRORS.contains(code)) {
+                return new StoreUnavailableException(where + " cannot serve " + operation + " now: " + message, e);
+            }
+            return new InternalException(where + " failed " + operation + ": " + message, e);
+        }
+        return new StoreUnavailableException(
+                where + " is unavailable (" + operation + "): " + scrub(rootMessage(e)), e);
+    }
+
+    private static <X extends Throwable> X causedBy(Throwable t, Class<X> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        return null;
+    }
+
+    private static String rootMessage(Throwable t) {
+        List<String> parts = new ArrayList<>();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && !m.isBlank() && parts.stream().noneMatch(p -> p.contains(m))) {
+                parts.add(m);
+            }
+        }
+        return parts.isEmpty() ? t.getClass().getSimpleName() : String.join(": ", parts);
+    }
+
+    /** Messages come from Jedis and the server; none should hold the password, but none ever may. */
+    private String scrub(String message) {
+        if (message == null) {
+            return "";
+        }
+        String password = url.password();
+        return password == null || password.isEmpty() ? message : message.replace(password, "***");
+    }
+
+    private String retentionMillis() {
+        return Long.toString(Math.max(0, options.retention().toMillis()));
+    }
+
+    private static List<String> candidateArgs(StoreIdentity candidate) {
+        return List.of(
+                candidate.generation(),
+                Long.toString(candidate.floor()),
+                Base64.getEncoder().encodeToString(candidate.proofKey()),
+                Long.toString(candidate.createdAt().toEpochMilli()));
+    }
+
+    /** Lua numbers are doubles: instants and lease ends must stay below 2^53 ms to be exact. */
+    private static void requireValidLease(long ttlMillis, Instant now) {
+        if (ttlMillis <= 0) {
+            throw new InvalidInputException("lease ttl must be positive, got " + ttlMillis + " ms");
+        }
+        long nowMillis = now.toEpochMilli();
+        if (nowMillis < 0 || ttlMillis >= MAX_EXACT_MILLIS - nowMillis) {
+            throw new InvalidInputException("lease ttl of " + ttlMillis + " ms from " + now + " is out of range");
+        }
+    }
+
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
+    }
+}

@@ -1,0 +1,26 @@
+/**
+ * The Redis {@link dev.fence.core.LeaseStore}: {@link dev.fence.store.redis.RedisLeaseStore}.
+ *
+ * <h2>Data model</h2>
+ *
+ * <ul>
+ *   <li>{@code fence:meta} (hash): the store identity: {@code generation}, {@code floor} (epoch ms),
+ *       {@code key} (base64 proof key), {@code createdAt} (epoch ms). Created from the caller's
+ *       candidate by any script that needs it and finds it absent. Its absence means the data was lost
+ *       (a restart without persistence), so the new generation's floor, its creation time, puts new
+ *       tokens above every earlier one, even where resource keys survived a partial loss.
+ *   <li>{@code fence:{<resource>}:state} (hash, the resource as hash tag): {@code counter}, {@code
+ *       highest}, {@code version}; the latest lease as {@code holder}, {@code token}, {@code grantedAt},
+ *       {@code expiresAt}, {@code released}, {@code grantSha}; {@code baseToken}, {@code baseSha}, {@code
+ *       lastTokenWriteSha}; the tip as {@code tipSha}, {@code tipToken}, {@code tipHolder}, {@code
+ *       tipPusher}, {@code tipAt}. Absent fields are null, or 0 for numbers.
+ *   <li>{@code fence:ledger} (stream): one entry per event, fields as in {@link
+ *       dev.fence.core.LedgerEvent} with {@code at} in epoch ms and {@code type} the enum name; trimmed by
+ *       age ({@code XADD … MINID ~}) as events are appended.
+ *   <li>{@code fence:ledger:seq} (string): the counter behind each event's {@code seq}.
+ * </ul>
+ *
+ * <p>No key has a TTL; leases expire by comparing {@code expiresAt} with the caller's clock. Scripts live
+ * beside this package as {@code .lua} resources and receive every key through {@code KEYS}.
+ */
+package dev.fence.store.redis;

@@ -1,0 +1,66 @@
+-- Applies compare-and-set writes to several resources and appends events, all or nothing
+-- (see LeaseStore#commit).
+-- KEYS: 1 ledger, 2 ledger seq, 3.. one state per write
+-- ARGV: 1 retention ms, 2 number of writes, then per write:
+--         expected version, counter, highest, nSet, nSet field/value pairs, nDel, nDel fields
+--       then the number of events and the events (see read_events).
+-- Returns {'committed'}, {'conflict', write index} (1-based, nothing written), or
+--         {'lower', write index, field, stored value} (nothing written; a caller bug).
+local ledger_key, seq_key = KEYS[1], KEYS[2]
+local write_count = tonumber(ARGV[2])
+local writes = {}
+local i = 3
+for w = 1, write_count do
+  local wr = {key = KEYS[2 + w], version = ARGV[i], counter = ARGV[i + 1], highest = ARGV[i + 2], set = {}, del = {}}
+  i = i + 3
+  local n = tonumber(ARGV[i])
+  for j = 1, 2 * n do
+    wr.set[j] = ARGV[i + j]
+  end
+  i = i + 2 * n + 1
+  n = tonumber(ARGV[i])
+  for j = 1, n do
+    wr.del[j] = ARGV[i + j]
+  end
+  i = i + n + 1
+  writes[w] = wr
+end
+local event_count = tonumber(ARGV[i])
+local events = read_events(i + 1, event_count)
+
+-- Check everything before writing anything.
+for w = 1, write_count do
+  local stored = redis.call('HMGET', writes[w].key, 'version', 'counter', 'highest')
+  writes[w].stored = stored
+  if (stored[1] or '0') ~= writes[w].version then
+    return {'conflict', w}
+  end
+end
+for w = 1, write_count do
+  local stored = writes[w].stored
+  if dec_lt(writes[w].counter, stored[2] or '0') then
+    return {'lower', w, 'counter', stored[2]}
+  end
+  if dec_lt(writes[w].highest, stored[3] or '0') then
+    return {'lower', w, 'highest', stored[3]}
+  end
+end
+
+for w = 1, write_count do
+  local wr = writes[w]
+  redis.call('HSET', wr.key, 'counter', wr.counter, 'highest', wr.highest)
+  if #wr.set > 0 then
+    redis.call('HSET', wr.key, unpack(wr.set))
+  end
+  if #wr.del > 0 then
+    redis.call('HDEL', wr.key, unpack(wr.del))
+  end
+  redis.call('HINCRBY', wr.key, 'version', 1)
+end
+if event_count > 0 then
+  local min_id = retention_min_id(ARGV[1])
+  for e = 1, event_count do
+    ledger_append(ledger_key, seq_key, min_id, events[e])
+  end
+end
+return {'committed'}
