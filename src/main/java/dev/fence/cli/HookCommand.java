@@ -1,0 +1,104 @@
+package dev.fence.cli;
+
+import dev.fence.core.LeaseStore;
+import dev.fence.hook.PostReceiveHook;
+import dev.fence.hook.PreReceiveHook;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code fence hook}: the git server hooks. */
+@Command(
+        name = "hook",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Git server hooks. Installed by 'fence install'; git runs them with the push on stdin.",
+            "Configuration: --config FILE, else FENCE_CONFIG, else <GIT_DIR>/fence.conf, else /etc/fence/fence.conf."
+        },
+        subcommands = {HookCommand.PreReceive.class, HookCommand.PostReceive.class})
+final class HookCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "a hook name is required (pre-receive, post-receive)");
+    }
+
+    /** Opens stores by URL for the hooks: the configured URL, else FENCE_STORE, else the default file. */
+    static Function<String, LeaseStore> storeOpener(Context ctx, java.time.Duration timeout) {
+        StoreOptions options = new StoreOptions(
+                timeout,
+                StoreOptions.defaults().retention(),
+                0,
+                StoreOptions.defaults().waitTimeout());
+        return url -> Stores.open(Stores.resolveUrl(url, ctx.env()), options);
+    }
+
+    static Path gitDir(Context ctx) {
+        String dir = ctx.env().get("GIT_DIR");
+        return dir == null || dir.isBlank() ? ctx.cwd() : ctx.cwd().resolve(dir).normalize();
+    }
+
+    @Command(
+            name = "pre-receive",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Judge a push: reads '<old> <new> <ref>' lines on stdin and GIT_PUSH_OPTION_*;",
+                "refuses stale or superseded tokens with a FENCED message. Exit 0 accepts the push,",
+                "1 rejects it (every ref: a push is all-or-nothing)."
+            })
+    static final class PreReceive implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
+        Path config;
+
+        @Option(names = "--store", paramLabel = "URL", description = "Store URL (overrides the configuration).")
+        String store;
+
+        PreReceive(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            PreReceiveHook hook = new PreReceiveHook(storeOpener(ctx, java.time.Duration.ofSeconds(2)), ctx.clock());
+            PreReceiveHook.Result r = hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
+            r.lines().forEach(ctx.err()::println);
+            return r.exitCode();
+        }
+    }
+
+    @Command(
+            name = "post-receive",
+            mixinStandardHelpOptions = true,
+            description = "Record the refs a push updated as landed in the ledger. Never fails the push.")
+    static final class PostReceive implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
+        Path config;
+
+        @Option(names = "--store", paramLabel = "URL", description = "Store URL (overrides the configuration).")
+        String store;
+
+        PostReceive(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            PostReceiveHook hook = new PostReceiveHook(storeOpener(ctx, java.time.Duration.ofSeconds(2)), ctx.clock());
+            hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store).forEach(ctx.err()::println);
+            return ExitCode.OK.code();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.fence.hook;
+
+import dev.fence.core.Admission;
+import dev.fence.core.EventType;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.PushAttempt;
+import dev.fence.core.PushOptions;
+import dev.fence.core.Reason;
+import dev.fence.core.RefUpdate;
+import dev.fence.core.Resources;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The post-receive hook: records a {@link EventType#LANDED} event for every fenced ref the push actually
+ * updated, so the ledger agrees with the refs even when two admitted pushes raced and git's own
+ * compare-and-swap let only one land. Never fails the push (the refs are already updated): problems
+ * become a warning line.
+ */
+public final class PostReceiveHook {
+    private final Function<String, LeaseStore> openStore;
+    private final Clock clock;
+
+    public PostReceiveHook(Function<String, LeaseStore> openStore, Clock clock) {
+        this.openStore = openStore;
+        this.clock = clock;
+    }
+
+    /** Records the landed updates; returns the lines to show (warnings only). */
+    public List<String> run(
+            Map<String, String> env, Path gitDir, InputStream stdin, Path configFile, String storeOverride) {
+        try {
+            HookConfig config = HookConfig.load(env, gitDir, configFile);
+            HookEnvironment where =
+                    HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            List<RefUpdate> updates = new HookInputParser().parse(stdin);
+            PushOptions options;
+            try {
+                options = PushOptionsReader.read(env);
+            } catch (RuntimeException e) {
+                options = PushOptions.none();
+            }
+            PushAttempt push = where.attempt(options, updates);
+            List<LedgerEvent> events = new ArrayList<>();
+            long token = options.token().orElse(0);
+            for (RefUpdate u : updates) {
+                if (config.policy().isFenced(u.ref())) {
+                    events.add(Admission.pushEvent(
+                            push,
+                            u,
+                            Resources.forRef(where.repoId(), u.ref()),
+                            null,
+                            EventType.LANDED,
+                            token,
+                            token > 0 ? Reason.ACCEPTED : Reason.ALLOWED,
+                            null,
+                            clock.instant()));
+                }
+            }
+            if (!events.isEmpty()) {
+                try (LeaseStore s = openStore.apply(
+                        storeOverride != null ? storeOverride : config.store().orElse(null))) {
+                    s.append(events);
+                }
+            }
+            return List.of();
+        } catch (RuntimeException e) {
+            return List.of("warning: fence could not record the landed push: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package dev.fence.hook;
+
+import dev.fence.core.Admission;
+import dev.fence.core.AdmissionService;
+import dev.fence.core.Ancestry;
+import dev.fence.core.ConfigException;
+import dev.fence.core.EventType;
+import dev.fence.core.FencePolicy;
+import dev.fence.core.Fenced;
+import dev.fence.core.FencedMessage;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.PushAttempt;
+import dev.fence.core.PushOptions;
+import dev.fence.core.Reason;
+import dev.fence.core.RefDecision;
+import dev.fence.core.RefUpdate;
+import dev.fence.core.Resources;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.core.Verdict;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * The pre-receive hook: reads the push (stdin, push options, host environment), judges it, and returns
+ * the lines to show the pusher and the exit code git acts on (0 accepts every ref, 1 rejects the whole
+ * push).
+ *
+ * <p>Never hangs: the store gets {@code store-timeout} (default 2 s) for the whole judgement; past it,
+ * or when the store cannot be reached, pushes with a token fail closed and tokenless pushes follow
+ * {@code on-store-down}. A broken configuration fails closed for every ref the default patterns fence.
+ */
+public final class PreReceiveHook {
+    /** What to show and how to exit. */
+    public record Result(int exitCode, List<String> lines) {}
+
+    private final Function<String, LeaseStore> openStore;
+    private final Clock clock;
+
+    /**
+     * @param openStore opens the store at a URL (the composition root decides the implementations)
+     * @param clock the clock
+     */
+    public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock) {
+        this.openStore = openStore;
+        this.clock = clock;
+    }
+
+    /**
+     * Judges one push.
+     *
+     * @param env the hook's environment (push options, host identity, quarantine variables)
+     * @param gitDir the repository
+     * @param stdin the ref update lines
+     * @param configFile {@code --config}, or null
+     * @param storeOverride {@code --store}, or null
+     */
+    public Result run(Map<String, String> env, Path gitDir, InputStream stdin, Path configFile, String storeOverride) {
+        HookConfig config;
+        try {
+            config = HookConfig.load(env, gitDir, configFile);
+        } catch (ConfigException e) {
+            return brokenConfig(env, gitDir, stdin, e);
+        }
+        HookEnvironment where;
+        List<RefUpdate> updates;
+        try {
+            where = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            updates = new HookInputParser().parse(stdin);
+        } catch (InvalidInputException e) {
+            return new Result(
+                    1, List.of("REJECTED ref=- reason=" + Reason.MALFORMED.code(), "fence: " + e.getMessage()));
+        }
+        String prefix = where.linePrefix();
+        if (updates.isEmpty()) {
+            return new Result(0, List.of());
+        }
+        FencePolicy policy = config.policy();
+        PushOptions options;
+        try {
+            options = PushOptionsReader.read(env);
+        } catch (InvalidInputException e) {
+            return malformedOptions(where, updates, policy, config, storeOverride, e);
+        }
+        PushAttempt push = where.attempt(options, updates);
+        if (updates.stream().noneMatch(u -> policy.isFenced(u.ref()))) {
+            return new Result(0, List.of());
+        }
+        String url = storeOverride != null ? storeOverride : config.store().orElse(null);
+        Verdict verdict = judge(push, policy, url, new GitAncestry(env, gitDir));
+        return render(verdict, prefix);
+    }
+
+    private Verdict judge(PushAttempt push, FencePolicy policy, String url, Ancestry ancestry) {
+        ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "fence-admission");
+            t.setDaemon(true);
+            return t;
+        });
+        LeaseStore[] opened = new LeaseStore[1];
+        try {
+            Future<Verdict> f = worker.submit(() -> {
+                opened[0] = openStore.apply(url);
+                return new AdmissionService(opened[0], policy, clock).admit(push, ancestry);
+            });
+            try {
+                return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                f.cancel(true);
+                return Admission.storeDown(
+                        push,
+                        policy,
+                        "no answer within " + policy.storeTimeout().toMillis() + " ms");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
+                    return Admission.storeDown(push, policy, cause.getMessage());
+                }
+                if (cause instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IllegalStateException(cause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Admission.storeDown(push, policy, "interrupted");
+            }
+        } finally {
+            worker.shutdownNow();
+            if (opened[0] != null) {
+                opened[0].close();
+            }
+        }
+    }
+
+    /** Renders a verdict: every refusal in the FENCED format, then warnings. */
+    static Result render(Verdict verdict, String prefix) {
+        List<String> lines = new ArrayList<>();
+        for (RefDecision.Refused r : verdict.refusals()) {
+            for (String line : FencedMessage.lines(r.fenced())) {
+                lines.add(prefix + line);
+            }
+        }
+        for (String w : verdict.warnings()) {
+            lines.add(prefix + w);
+        }
+        return new Result(verdict.accepted() ? 0 : 1, lines);
+    }
+
+    private Result malformedOptions(
+            HookEnvironment where,
+            List<RefUpdate> updates,
+            FencePolicy policy,
+            HookConfig config,
+            String storeOverride,
+            InvalidInputException problem) {
+        String prefix = where.linePrefix();
+        List<String> lines = new ArrayList<>();
+        lines.add(prefix + "REJECTED ref=- reason=" + Reason.MALFORMED.code());
+        lines.add(prefix + "fence: " + problem.getMessage());
+        lines.add(prefix + "fence: the push was refused as a whole; nothing was recorded as accepted.");
+        PushAttempt push = where.attempt(PushOptions.none(), updates);
+        List<LedgerEvent> events = new ArrayList<>();
+        for (RefUpdate u : updates) {
+            if (policy.isFenced(u.ref())) {
+                events.add(Admission.pushEvent(
+                        push,
+                        u,
+                        Resources.forRef(where.repoId(), u.ref()),
+                        null,
+                        EventType.REJECT,
+                        0,
+                        Reason.MALFORMED,
+                        problem.getMessage(),
+                        clock.instant()));
+            }
+        }
+        recordQuietly(storeOverride != null ? storeOverride : config.store().orElse(null), policy, events);
+        return new Result(1, lines);
+    }
+
+    private void recordQuietly(String url, FencePolicy policy, List<LedgerEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            try (LeaseStore s = openStore.apply(url)) {
+                s.append(events);
+            } catch (RuntimeException e) {
+                // Best effort: the push is refused either way, and a store that is down cannot record it.
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join(policy.storeTimeout().toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Result brokenConfig(Map<String, String> env, Path gitDir, InputStream stdin, ConfigException problem) {
+        String prefix = "";
+        List<RefUpdate> updates;
+        try {
+            prefix = HookEnvironments.detect(env, gitDir, null).linePrefix();
+            updates = new HookInputParser().parse(stdin);
+        } catch (RuntimeException e) {
+            updates = null;
+        }
+        FencePolicy defaults = FencePolicy.defaults();
+        if (updates != null && updates.stream().noneMatch(u -> defaults.isFenced(u.ref()))) {
+            return new Result(
+                    0,
+                    List.of(prefix + "warning: fence configuration is broken (" + problem.getMessage()
+                            + "); this push touches no fenced ref and was accepted"));
+        }
+        Fenced f = new Fenced("-", null, 0, 0, Reason.STORE_DOWN, null, null, null);
+        return new Result(
+                1,
+                List.of(
+                        prefix + FencedMessage.machineLine(f).replace("reason=store-down", "reason=bad-config"),
+                        prefix + "fence: the hook's configuration is broken, so fenced refs are closed: "
+                                + problem.getMessage()));
+    }
+}
