@@ -1,0 +1,897 @@
+package dev.fence.store.sqlite;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
+import dev.fence.core.Durations;
+import dev.fence.core.EventType;
+import dev.fence.core.InternalException;
+import dev.fence.core.Lease;
+import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.core.Tip;
+import dev.fence.store.StoreOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteConnection;
+import org.sqlite.SQLiteException;
+
+/**
+ * The embedded {@link LeaseStore}: one SQLite file in WAL mode, shared by every fence process on the
+ * machine (or on a file system with working POSIX locks; not NFS).
+ *
+ * <p>Every operation is one SQLite transaction: writes run under {@code BEGIN IMMEDIATE}, so the write
+ * lock is taken before anything is read and two processes can never decide on the same counter value;
+ * reads run in a deferred transaction, which WAL makes a consistent snapshot that never blocks or is
+ * blocked by a writer. Commits use {@code synchronous=FULL}: a granted token that a power cut could
+ * roll back would be handed out again.
+ *
+ * <p><b>Thread-safety:</b> an instance is thread-safe. It keeps one connection and serialises its own
+ * threads with a fair lock (SQLite serialises writers anyway, and a Java queue is fairer and quicker
+ * than SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks.
+ *
+ * <p><b>Bounded waits:</b> the time spent queueing behind this instance's other threads and waiting for
+ * other processes' locks together stays within {@link StoreOptions#timeout()}; past it, and on a
+ * missing, unwritable or damaged file, calls throw {@link StoreUnavailableException} naming the file. A
+ * failed call has rolled back everything it did.
+ *
+ * <p><b>Data loss:</b> before each call the store checks that the file it has open is still the one at
+ * its path; if the file was deleted or replaced it opens the new one (creating it), so a lost store is
+ * noticed and gets a new identity on its next use instead of living on in an unlinked inode.
+ *
+ * <p><b>Units:</b> instants are stored as epoch milliseconds, so every instant read back, including
+ * those in results such as {@link AcquireResult.Granted#expiresAt()}, is truncated to the millisecond.
+ * Leases are judged with the caller's {@code now}.
+ *
+ * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value #PRUNE_BATCH}
+ * events older than {@link StoreOptions#retention()} before the newest event it appends (for {@link
+ * #acquire}, before {@code now}), so the ledger stays bounded without a separate job and a backlog
+ * drains over several writes instead of stalling one.
+ */
+public final class SqliteLeaseStore implements LeaseStore {
+    /** Must match the {@code PRAGMA user_version} stamped at the end of {@code schema.sql}. */
+    private static final int SCHEMA_VERSION = 1;
+
+    /** "fnce"; stamped by {@code schema.sql} so that fence never adopts another program's database. */
+    private static final int APPLICATION_ID = 0x666e6365;
+
+    private static final int PRUNE_BATCH = 256;
+
+    private static final SqlResources SQL = SqlResources.load();
+
+    // Primary SQLite result codes (the low byte of extended ones).
+    private static final int SQLITE_PERM = 3;
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
+    private static final int SQLITE_READONLY = 8;
+    private static final int SQLITE_IOERR = 10;
+    private static final int SQLITE_CORRUPT = 11;
+    private static final int SQLITE_FULL = 13;
+    private static final int SQLITE_CANTOPEN = 14;
+    private static final int SQLITE_AUTH = 23;
+    private static final int SQLITE_NOTADB = 26;
+
+    private final Path file;
+    private final Duration timeout;
+    private final long timeoutNanos;
+    private final long retentionMillis;
+    private final ReentrantLock lock = new ReentrantLock(true);
+
+    private volatile boolean closed;
+
+    /** Guarded by {@link #lock}; null until opened and after a failure that may have broken it. */
+    private Connection connection;
+
+    /** Guarded by {@link #lock}; the opened file's inode (or platform equivalent), null if unknown. */
+    private Object openedFileKey;
+
+    private SqliteLeaseStore(Path file, StoreOptions options) {
+        this.file = file;
+        this.timeout = options.timeout();
+        this.timeoutNanos = Math.max(1, saturatedNanos(options.timeout()));
+        this.retentionMillis = Math.max(0, saturatedMillis(options.retention()));
+    }
+
+    /**
+     * Opens (and if absent creates, with its parent directories and schema) the store in {@code file}.
+     * Safe to call from many processes on the same new file at once.
+     *
+     * @throws StoreUnavailableException when the file cannot be created, opened or written, is locked
+     *     past the timeout, is damaged, or belongs to another program or a newer fence
+     */
+    public static SqliteLeaseStore open(Path file, StoreOptions options) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
+        SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
+        store.run("open", false, c -> null);
+        return store;
+    }
+
+    @Override
+    public StoreIdentity identity(StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        // Read first without the write lock: the identity almost always exists, and callers such as a
+        // hook verifying proofs should not queue behind writers for it.
+        StoreIdentity existing = run("read identity", false, SqliteLeaseStore::readIdentity);
+        if (existing != null) {
+            return existing;
+        }
+        return run("create identity", true, c -> ensureIdentity(c, candidate));
+    }
+
+    @Override
+    public AcquireResult acquire(
+            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(candidate, "candidate");
+        requirePositiveTtl(ttlMillis);
+        return run("acquire", true, c -> {
+            StoreIdentity identity = ensureIdentity(c, candidate);
+            ResourceState state = readState(c, resource);
+            Lease previous = state.lease();
+            if (previous != null && previous.isLive(now) && !previous.holder().equals(holder)) {
+                return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());
+            }
+            List<LedgerEvent> events = new ArrayList<>(2);
+            if (previous != null && !previous.released() && !now.isBefore(previous.expiresAt())) {
+                events.add(LedgerEvent.lease(
+                        previous.expiresAt(), EventType.EXPIRE, resource, previous.holder(), previous.token()));
+            }
+            long token = Math.addExact(Math.max(state.latestGranted(), identity.floor()), 1);
+            Instant grantedAt = millis(now);
+            Instant expiresAt = grantedAt.plusMillis(ttlMillis);
+            Lease lease = new Lease(holder, token, grantedAt, expiresAt, false, grantSha);
+            writeState(
+                    c,
+                    new ResourceState(
+                            resource,
+                            state.version() + 1,
+                            token,
+                            state.highestAccepted(),
+                            lease,
+                            state.baseToken(),
+                            state.baseSha(),
+                            state.lastTokenWriteSha(),
+                            state.tip()));
+            events.add(LedgerEvent.lease(grantedAt, EventType.GRANT, resource, holder, token));
+            insertEvents(c, events);
+            prune(c, grantedAt.toEpochMilli());
+            return new AcquireResult.Granted(
+                    resource, holder, token, identity.generation(), grantedAt, expiresAt, previous, state.tip());
+        });
+    }
+
+    @Override
+    public LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now) {
+        Objects.requireNonNull(now, "now");
+        requirePositiveTtl(ttlMillis);
+        return run("renew", true, c -> {
+            ResourceState state = readState(c, resource);
+            if (!isCurrentGrant(state, holder, token)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Lease renewed = new Lease(
+                    old.holder(),
+                    old.token(),
+                    old.grantedAt(),
+                    millis(now).plusMillis(ttlMillis),
+                    false,
+                    old.grantSha());
+            writeState(c, withLease(state, renewed));
+            return new LeaseCheck.Ok(renewed);
+        });
+    }
+
+    @Override
+    public LeaseCheck release(String resource, String holder, long token, Instant now) {
+        Objects.requireNonNull(now, "now");
+        return run("release", true, c -> {
+            ResourceState state = readState(c, resource);
+            if (!isCurrentGrant(state, holder, token)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Instant at = millis(now);
+            Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
+            writeState(c, withLease(state, released));
+            insertEvents(c, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
+            prune(c, at.toEpochMilli());
+            return new LeaseCheck.Ok(released);
+        });
+    }
+
+    @Override
+    public LeaseCheck moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+        return run("move grant sha", true, c -> {
+            ResourceState state = readState(c, resource);
+            if (!isCurrentGrant(state, holder, token)
+                    || !Objects.equals(state.lease().grantSha(), expectedSha)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Lease moved = new Lease(old.holder(), old.token(), old.grantedAt(), old.expiresAt(), false, newSha);
+            writeState(c, withLease(state, moved));
+            return new LeaseCheck.Ok(moved);
+        });
+    }
+
+    @Override
+    public Map<String, ResourceState> snapshot(Collection<String> resources) {
+        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
+        return run("snapshot", false, c -> {
+            Map<String, ResourceState> out = new LinkedHashMap<>();
+            for (String resource : names) {
+                out.put(resource, readState(c, resource));
+            }
+            return Collections.unmodifiableMap(out);
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Versions are checked before counters: a write computed from an older snapshot legitimately
+     * carries a lower counter than the stored one, and that is a {@link CommitResult.Conflict}, not a
+     * bug. Naming one resource in two writes is a bug ({@link InternalException}): which of them would
+     * the version check apply to?
+     */
+    @Override
+    public CommitResult commit(List<ResourceWrite> writes, List<LedgerEvent> events) {
+        Set<String> seen = new HashSet<>();
+        for (ResourceWrite w : writes) {
+            if (!seen.add(w.resource())) {
+                throw new InternalException("commit names resource '" + w.resource() + "' in more than one write");
+            }
+        }
+        if (writes.isEmpty() && events.isEmpty()) {
+            return new CommitResult.Committed();
+        }
+        return run("commit", true, c -> {
+            Map<String, ResourceState> current = new LinkedHashMap<>();
+            for (ResourceWrite w : writes) {
+                current.put(w.resource(), readState(c, w.resource()));
+            }
+            for (ResourceWrite w : writes) {
+                if (current.get(w.resource()).version() != w.expectedVersion()) {
+                    return new CommitResult.Conflict(w.resource());
+                }
+            }
+            for (ResourceWrite w : writes) {
+                ResourceState s = current.get(w.resource());
+                if (w.latestGranted() < s.latestGranted() || w.highestAccepted() < s.highestAccepted()) {
+                    throw new InternalException("a commit would lower the tokens of " + w.resource()
+                            + " (counter " + s.latestGranted() + " -> " + w.latestGranted()
+                            + ", highest accepted " + s.highestAccepted() + " -> " + w.highestAccepted()
+                            + "); nothing was written");
+                }
+            }
+            for (ResourceWrite w : writes) {
+                ResourceState s = current.get(w.resource());
+                writeState(
+                        c,
+                        new ResourceState(
+                                w.resource(),
+                                s.version() + 1,
+                                w.latestGranted(),
+                                w.highestAccepted(),
+                                w.clearLease() ? null : s.lease(),
+                                w.baseToken(),
+                                w.baseSha(),
+                                w.lastTokenWriteSha(),
+                                w.tip()));
+            }
+            insertEvents(c, events);
+            pruneBefore(c, events);
+            return new CommitResult.Committed();
+        });
+    }
+
+    @Override
+    public void append(List<LedgerEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        run("append", true, c -> {
+            insertEvents(c, events);
+            pruneBefore(c, events);
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>"Oldest" is append order ({@link LedgerEvent#seq()}), not {@link LedgerEvent#at()}: events carry
+     * the clocks of different processes, and an {@link EventType#EXPIRE} is dated at the lapse it
+     * records, which may be before events appended earlier.
+     */
+    @Override
+    public List<LedgerEvent> query(LedgerQuery query) {
+        List<String> where = new ArrayList<>();
+        List<Object> args = new ArrayList<>();
+        filter(where, args, "resource", query.resource());
+        filter(where, args, "repo", query.repo());
+        filter(where, args, "ref", query.ref());
+        filter(where, args, "holder", query.holder());
+        if (query.since() != null) {
+            where.add("at >= ?");
+            args.add(query.since().toEpochMilli());
+        }
+        if (query.types() != null && !query.types().isEmpty()) {
+            where.add("type IN ("
+                    + String.join(", ", Collections.nCopies(query.types().size(), "?")) + ")");
+            query.types().stream().map(EventType::label).sorted().forEach(args::add);
+        }
+        // SQLite reads a negative LIMIT as "no limit".
+        args.add(query.limit() > 0 ? query.limit() : -1);
+        String sql = SQL.get("event.select")
+                + (where.isEmpty() ? "" : "\n WHERE " + String.join(" AND ", where))
+                + "\n"
+                + SQL.get("event.select.order");
+        return run("query ledger", false, c -> {
+            List<LedgerEvent> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < args.size(); i++) {
+                    ps.setObject(i + 1, args.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(readEvent(rs));
+                    }
+                }
+            }
+            Collections.reverse(out);
+            return out;
+        });
+    }
+
+    /** {@code "sqlite:"} followed by the absolute path of the file. */
+    @Override
+    public String describe() {
+        return "sqlite:" + file;
+    }
+
+    /** Closes the connection, waiting up to the timeout for a call in progress; never throws. */
+    @Override
+    public void close() {
+        closed = true;
+        boolean locked = false;
+        try {
+            locked = lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            dropConnection();
+        } finally {
+            if (locked) {
+                lock.unlock();
+            }
+        }
+    }
+
+    // --- transactions and connection --------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one transaction ({@code BEGIN IMMEDIATE} when {@code write}) and commits it;
+     * rolls back on any failure, so no call leaves part of its writes behind.
+     */
+    private <T> T run(String what, boolean write, Work<T> work) {
+        if (closed) {
+            throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            if (!lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) {
+                throw new StoreUnavailableException("SQLite store " + file + " is busy: other threads of this process"
+                        + " held it for longer than the timeout of " + Durations.format(timeout) + " (" + what
+                        + "); retry, or raise ?timeout= in the store URL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file, e);
+        }
+        try {
+            Connection c = connection(deadline);
+            c.unwrap(SQLiteConnection.class).setBusyTimeout(remainingMillis(deadline));
+            execute(c, write ? "BEGIN IMMEDIATE" : "BEGIN");
+            boolean committed = false;
+            try {
+                T result = work.run(c);
+                execute(c, "COMMIT");
+                committed = true;
+                return result;
+            } finally {
+                if (!committed) {
+                    rollback(c);
+                }
+            }
+        } catch (SQLException e) {
+            if (!isBusy(e)) {
+                // The connection may be broken (I/O error, file replaced); the next call opens a new one.
+                dropConnection();
+            }
+            throw unavailable(e, what);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Connection connection(long deadline) throws SQLException {
+        if (connection != null && !fileReplaced()) {
+            return connection;
+        }
+        dropConnection();
+        connection = openConnection(deadline);
+        return connection;
+    }
+
+    /** True when the path no longer leads to the file this store opened (deleted, or replaced). */
+    private boolean fileReplaced() {
+        try {
+            Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+            return key != null && openedFileKey != null && !key.equals(openedFileKey);
+        } catch (NoSuchFileException e) {
+            return true;
+        } catch (IOException e) {
+            // Not decidable from here; SQLite reports the real problem when the call goes ahead.
+            return false;
+        }
+    }
+
+    private Connection openConnection(long deadline) throws SQLException {
+        Path parent = file.getParent();
+        try {
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new StoreUnavailableException(
+                    "cannot create the directory of SQLite store " + file + ": " + describe(e), e);
+        }
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout(remainingMillis(deadline));
+        Connection c = config.createConnection("jdbc:sqlite:" + file);
+        try {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
+                String mode = rs.next() ? rs.getString(1) : null;
+                if (!"wal".equalsIgnoreCase(mode)) {
+                    throw new StoreUnavailableException("SQLite store " + file
+                            + " could not be switched to WAL mode (journal mode is " + mode
+                            + "); fence needs a local file system that supports shared memory and locks");
+                }
+            }
+            execute(c, "PRAGMA synchronous = FULL");
+            initialiseSchema(c);
+            openedFileKey = fileKey();
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(c);
+            throw e;
+        }
+    }
+
+    /** Creates the schema in a new file, or checks that an existing file is a fence store it can use. */
+    private void initialiseSchema(Connection c) throws SQLException {
+        if (pragmaInt(c, "PRAGMA user_version") == SCHEMA_VERSION) {
+            checkApplicationId(c);
+            return;
+        }
+        execute(c, "BEGIN IMMEDIATE");
+        boolean committed = false;
+        try {
+            int version = pragmaInt(c, "PRAGMA user_version");
+            if (version == 0) {
+                int applicationId = pragmaInt(c, "PRAGMA application_id");
+                if (applicationId != 0 || countTables(c) > 0) {
+                    throw new StoreUnavailableException("SQLite store " + file
+                            + " is a database of another program, not a fence store; point fence at a new file");
+                }
+                for (String statement : SQL.schema()) {
+                    execute(c, statement);
+                }
+            } else if (version > SCHEMA_VERSION) {
+                throw new StoreUnavailableException("SQLite store " + file + " was written by a newer fence (schema "
+                        + version + ", this fence knows " + SCHEMA_VERSION + "); upgrade fence");
+            }
+            checkApplicationId(c);
+            execute(c, "COMMIT");
+            committed = true;
+        } finally {
+            if (!committed) {
+                rollback(c);
+            }
+        }
+    }
+
+    private void checkApplicationId(Connection c) throws SQLException {
+        int applicationId = pragmaInt(c, "PRAGMA application_id");
+        if (applicationId != APPLICATION_ID) {
+            throw new StoreUnavailableException("SQLite store " + file
+                    + " is a database of another program, not a fence store; point fence at a new file");
+        }
+    }
+
+    private Object fileKey() {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void rollback(Connection c) {
+        try {
+            execute(c, "ROLLBACK");
+        } catch (SQLException e) {
+            // SQLite may already have rolled back (I/O errors do); a connection in an unknown state is
+            // not reused.
+            dropConnection();
+        }
+    }
+
+    private void dropConnection() {
+        Connection c = connection;
+        connection = null;
+        openedFileKey = null;
+        if (c != null) {
+            closeQuietly(c);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            // Closing is best effort: SQLite has already made every committed transaction durable.
+        }
+    }
+
+    // --- rows ---------------------------------------------------------------------------------------
+
+    private static StoreIdentity readIdentity(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.select"));
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return null;
+            }
+            return new StoreIdentity(
+                    rs.getString("generation"),
+                    rs.getLong("floor"),
+                    rs.getBytes("proof_key"),
+                    Instant.ofEpochMilli(rs.getLong("created_at")));
+        }
+    }
+
+    private static StoreIdentity ensureIdentity(Connection c, StoreIdentity candidate) throws SQLException {
+        StoreIdentity existing = readIdentity(c);
+        if (existing != null) {
+            return existing;
+        }
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.insert"))) {
+            ps.setString(1, candidate.generation());
+            ps.setLong(2, candidate.floor());
+            ps.setBytes(3, candidate.proofKey());
+            ps.setLong(4, candidate.createdAt().toEpochMilli());
+            ps.executeUpdate();
+        }
+        return readIdentity(c);
+    }
+
+    private static ResourceState readState(Connection c, String resource) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.select"))) {
+            ps.setString(1, resource);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return ResourceState.empty(resource);
+                }
+                Lease lease = null;
+                long leaseToken = rs.getLong("lease_token");
+                if (!rs.wasNull()) {
+                    lease = new Lease(
+                            rs.getString("lease_holder"),
+                            leaseToken,
+                            instant(rs, "lease_granted_at"),
+                            instant(rs, "lease_expires_at"),
+                            rs.getInt("lease_released") != 0,
+                            rs.getString("lease_grant_sha"));
+                }
+                Tip tip = null;
+                long tipToken = rs.getLong("tip_token");
+                if (!rs.wasNull()) {
+                    tip = new Tip(
+                            rs.getString("tip_sha"),
+                            tipToken,
+                            rs.getString("tip_holder"),
+                            rs.getString("tip_pusher"),
+                            instant(rs, "tip_at"));
+                }
+                return new ResourceState(
+                        resource,
+                        rs.getLong("version"),
+                        rs.getLong("latest_granted"),
+                        rs.getLong("highest_accepted"),
+                        lease,
+                        rs.getLong("base_token"),
+                        rs.getString("base_sha"),
+                        rs.getString("last_token_write_sha"),
+                        tip);
+            }
+        }
+    }
+
+    private static void writeState(Connection c, ResourceState s) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.upsert"))) {
+            Lease lease = s.lease();
+            Tip tip = s.tip();
+            int i = 0;
+            ps.setString(++i, s.resource());
+            ps.setLong(++i, s.version());
+            ps.setLong(++i, s.latestGranted());
+            ps.setLong(++i, s.highestAccepted());
+            ps.setString(++i, lease == null ? null : lease.holder());
+            setLong(ps, ++i, lease == null ? null : lease.token());
+            setInstant(ps, ++i, lease == null ? null : lease.grantedAt());
+            setInstant(ps, ++i, lease == null ? null : lease.expiresAt());
+            setLong(ps, ++i, lease == null ? null : (lease.released() ? 1L : 0L));
+            ps.setString(++i, lease == null ? null : lease.grantSha());
+            ps.setLong(++i, s.baseToken());
+            ps.setString(++i, s.baseSha());
+            ps.setString(++i, s.lastTokenWriteSha());
+            ps.setString(++i, tip == null ? null : tip.sha());
+            setLong(ps, ++i, tip == null ? null : tip.token());
+            ps.setString(++i, tip == null ? null : tip.holder());
+            ps.setString(++i, tip == null ? null : tip.pusher());
+            setInstant(ps, ++i, tip == null ? null : tip.at());
+            ps.executeUpdate();
+        }
+    }
+
+    private static void insertEvents(Connection c, List<LedgerEvent> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.insert"))) {
+            for (LedgerEvent e : events) {
+                int i = 0;
+                ps.setLong(++i, e.at().toEpochMilli());
+                ps.setString(++i, e.type().label());
+                ps.setString(++i, e.resource());
+                ps.setString(++i, e.repo());
+                ps.setString(++i, e.ref());
+                ps.setString(++i, e.holder());
+                ps.setString(++i, e.pusher());
+                ps.setLong(++i, e.token());
+                ps.setString(++i, e.oldSha());
+                ps.setString(++i, e.newSha());
+                ps.setString(++i, e.reason());
+                ps.setString(++i, e.detail());
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    private LedgerEvent readEvent(ResultSet rs) throws SQLException {
+        String type = rs.getString("type");
+        EventType eventType;
+        try {
+            eventType = EventType.valueOf(type.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new StoreUnavailableException("SQLite store " + file + " holds a ledger event of unknown type '"
+                    + type + "' (seq " + rs.getLong("seq") + "); was it written by a newer fence?");
+        }
+        return new LedgerEvent(
+                rs.getLong("seq"),
+                instant(rs, "at"),
+                eventType,
+                rs.getString("resource"),
+                rs.getString("repo"),
+                rs.getString("ref"),
+                rs.getString("holder"),
+                rs.getString("pusher"),
+                rs.getLong("token"),
+                rs.getString("old_sha"),
+                rs.getString("new_sha"),
+                rs.getString("reason"),
+                rs.getString("detail"));
+    }
+
+    private void pruneBefore(Connection c, List<LedgerEvent> appended) throws SQLException {
+        if (!appended.isEmpty()) {
+            long newest = appended.stream()
+                    .mapToLong(e -> e.at().toEpochMilli())
+                    .max()
+                    .getAsLong();
+            prune(c, newest);
+        }
+    }
+
+    private void prune(Connection c, long nowMillis) throws SQLException {
+        long cutoff = nowMillis - retentionMillis;
+        if (cutoff > nowMillis) {
+            return; // underflow: nothing can be that old
+        }
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.prune"))) {
+            ps.setLong(1, cutoff);
+            ps.setInt(2, PRUNE_BATCH);
+            ps.executeUpdate();
+        }
+    }
+
+    // --- helpers ------------------------------------------------------------------------------------
+
+    /** The SPI's "current grant": the counter is this token and the latest lease is it, unreleased. */
+    private static boolean isCurrentGrant(ResourceState state, String holder, long token) {
+        Lease lease = state.lease();
+        return lease != null
+                && state.latestGranted() == token
+                && lease.token() == token
+                && lease.holder().equals(holder)
+                && !lease.released();
+    }
+
+    private static ResourceState withLease(ResourceState s, Lease lease) {
+        return new ResourceState(
+                s.resource(),
+                s.version(),
+                s.latestGranted(),
+                s.highestAccepted(),
+                lease,
+                s.baseToken(),
+                s.baseSha(),
+                s.lastTokenWriteSha(),
+                s.tip());
+    }
+
+    private static void filter(List<String> where, List<Object> args, String column, String value) {
+        if (value != null) {
+            where.add(column + " = ?");
+            args.add(value);
+        }
+    }
+
+    private static void requirePositiveTtl(long ttlMillis) {
+        if (ttlMillis <= 0) {
+            throw new InternalException("lease length must be positive, got " + ttlMillis + " ms");
+        }
+    }
+
+    private static Instant millis(Instant t) {
+        return Instant.ofEpochMilli(t.toEpochMilli());
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        long ms = rs.getLong(column);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+    }
+
+    private static void setInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
+        setLong(ps, index, value == null ? null : value.toEpochMilli());
+    }
+
+    private static void setLong(PreparedStatement ps, int index, Long value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.INTEGER);
+        } else {
+            ps.setLong(index, value);
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static int pragmaInt(Connection c, String pragma) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(pragma)) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+
+    private static int countTables(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SQL.get("schema.check"));
+                ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+
+    private static int remainingMillis(long deadline) {
+        long ms = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, ms));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static boolean isBusy(SQLException e) {
+        int code = primaryCode(e);
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    }
+
+    private static int primaryCode(SQLException e) {
+        if (e instanceof SQLiteException se) {
+            return se.getResultCode().code & 0xff;
+        }
+        return e.getErrorCode() & 0xff;
+    }
+
+    private StoreUnavailableException unavailable(SQLException e, String what) {
+        String sqlite = e.getMessage();
+        String message =
+                switch (primaryCode(e)) {
+                    case SQLITE_BUSY, SQLITE_LOCKED -> "SQLite store " + file
+                            + " stayed locked by another process for longer than the timeout of "
+                            + Durations.format(timeout) + " (" + what + "); retry, or raise ?timeout= in the store URL";
+                    case SQLITE_CORRUPT, SQLITE_NOTADB -> "SQLite store " + file
+                            + " is damaged or is not a SQLite database (" + sqlite + "); restore it from a backup, or"
+                            + " move it aside to start a new store generation (tokens and proofs issued before are"
+                            + " then no longer honoured)";
+                    case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH -> "cannot open SQLite store "
+                            + file + " for writing (" + sqlite + "); check that the file and its directory are"
+                            + " writable by this user";
+                    case SQLITE_IOERR, SQLITE_FULL -> "I/O error on SQLite store " + file + " during " + what + " ("
+                            + sqlite + "); check the disk and file system";
+                    default -> "SQLite store " + file + " failed during " + what + " (" + sqlite + ")";
+                };
+        return new StoreUnavailableException(message, e);
+    }
+
+    private static String describe(IOException e) {
+        String reason = e.getMessage();
+        return e.getClass().getSimpleName() + (reason == null ? "" : ": " + reason);
+    }
+}

@@ -1,0 +1,924 @@
+package dev.fence.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
+import dev.fence.core.EventType;
+import dev.fence.core.Identities;
+import dev.fence.core.InternalException;
+import dev.fence.core.Lease;
+import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.Tip;
+import dev.fence.testing.FakeClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@link LeaseStore} contract, run against every implementation by subclassing. A subclass opens
+ * stores on fresh, private backing data for each test (a new file, a flushed Redis database) and may
+ * support the optional hooks; tests that need an unsupported hook are skipped, not failed.
+ *
+ * <p>Time is explicit: every call gets its {@code now} from {@link #clock}, which only moves when a test
+ * moves it.
+ */
+public abstract class LeaseStoreContractTest {
+    protected static final long TTL = 30_000;
+    protected static final String MAIN = "git:project-42:refs/heads/main";
+    protected static final String DEV = "git:project-42:refs/heads/dev";
+    protected static final String OTHER_REPO = "git:owner/repo:refs/heads/main";
+    protected static final String PLAIN = "db/migrations";
+    protected static final String SHA_A = "a".repeat(40);
+    protected static final String SHA_B = "b".repeat(40);
+    protected static final String SHA_C = "c".repeat(40);
+
+    protected final FakeClock clock = new FakeClock(Instant.parse("2030-01-01T00:00:00Z"));
+    private final List<LeaseStore> opened = new ArrayList<>();
+
+    /** Opened with {@link StoreOptions#defaults()} before each test. */
+    protected LeaseStore store;
+
+    /** The candidate every call of a test passes, unless the test is about identities. */
+    protected StoreIdentity candidate;
+
+    /**
+     * Opens a store on this test's backing data. Called once before each test and again whenever a test
+     * wants a second instance (another "process") or a reopened one; every instance of one test must see
+     * the same data. The base class closes every store it opened.
+     */
+    protected abstract LeaseStore openStore(StoreOptions options);
+
+    /**
+     * Destroys all data under the open stores, as a Redis restart without persistence or a deleted SQLite
+     * file would, leaving them usable. Unsupported unless overridden: tests using it are skipped.
+     */
+    protected void loseAllData() throws Exception {
+        Assumptions.abort("this store cannot simulate losing its data");
+    }
+
+    @BeforeEach
+    void openDefaultStore() {
+        candidate = Identities.candidate(clock.instant());
+        store = open(StoreOptions.defaults());
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.forEach(LeaseStore::close);
+    }
+
+    /** Opens another store on this test's data; closed after the test. */
+    protected final LeaseStore open(StoreOptions options) {
+        LeaseStore s = openStore(options);
+        opened.add(s);
+        return s;
+    }
+
+    protected final AcquireResult acquire(String resource, String holder) {
+        return store.acquire(resource, holder, TTL, clock.instant(), null, candidate);
+    }
+
+    protected final AcquireResult.Granted grant(String resource, String holder) {
+        return assertInstanceOf(AcquireResult.Granted.class, acquire(resource, holder));
+    }
+
+    protected final ResourceState state(String resource) {
+        return store.snapshot(List.of(resource)).get(resource);
+    }
+
+    protected final List<LedgerEvent> ledger(String resource) {
+        return store.query(LedgerQuery.forResource(resource));
+    }
+
+    protected static LedgerEvent event(
+            Instant at, EventType type, String resource, String holder, long token, String reason) {
+        LedgerEvent e = LedgerEvent.lease(at, type, resource, holder, token);
+        return new LedgerEvent(
+                0,
+                e.at(),
+                e.type(),
+                e.resource(),
+                e.repo(),
+                e.ref(),
+                e.holder(),
+                "pusher-" + holder,
+                token,
+                SHA_A,
+                SHA_B,
+                reason,
+                "note about " + resource);
+    }
+
+    private static ResourceWrite write(ResourceState s, long latestGranted, long highestAccepted, Tip tip) {
+        return new ResourceWrite(
+                s.resource(),
+                s.version(),
+                latestGranted,
+                highestAccepted,
+                false,
+                s.baseToken(),
+                s.baseSha(),
+                s.lastTokenWriteSha(),
+                tip);
+    }
+
+    private static void assertEvent(LedgerEvent e, EventType type, String holder, long token) {
+        assertEquals(type, e.type(), () -> "event " + e);
+        assertEquals(holder, e.holder(), () -> "event " + e);
+        assertEquals(token, e.token(), () -> "event " + e);
+    }
+
+    private static List<EventType> types(List<LedgerEvent> events) {
+        return events.stream().map(LedgerEvent::type).toList();
+    }
+
+    @Nested
+    class Tokens {
+        @Test
+        void firstGrantIsFloorPlusOneUnderTheCandidateGeneration() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+
+            assertEquals(candidate.floor() + 1, g.token());
+            assertEquals(candidate.generation(), g.generation());
+            assertEquals(MAIN, g.resource());
+            assertEquals("alice", g.holder());
+            assertEquals(clock.instant(), g.grantedAt());
+            assertEquals(clock.instant().plusMillis(TTL), g.expiresAt());
+            assertNull(g.previous());
+            assertNull(g.tip());
+        }
+
+        @Test
+        void strictlyIncreaseOverAThousandGrantsWithExpiriesReleasesAndRegrants() {
+            long last = candidate.floor();
+            Set<Long> seen = new HashSet<>();
+            String holder = "agent-0";
+            long grantToken = 0;
+            int expiries = 0;
+            for (int i = 0; i < 1000; i++) {
+                switch (i % 4) {
+                    case 0 -> { // the lease lapses; another holder takes over
+                        clock.advance(Duration.ofMillis(TTL + 1));
+                        holder = "agent-" + (i % 7);
+                        expiries += i == 0 ? 0 : 1;
+                    }
+                    case 1 -> { // released, then someone else
+                        assertInstanceOf(LeaseCheck.Ok.class, store.release(MAIN, holder, grantToken, clock.instant()));
+                        holder = "agent-" + (i % 5);
+                    }
+                    case 2 -> clock.advance(Duration.ofSeconds(1)); // same holder, lease still live
+                    default -> { // lapses exactly at expiresAt; the same holder comes back
+                        clock.advance(Duration.ofMillis(TTL));
+                        expiries++;
+                    }
+                }
+                AcquireResult.Granted g = grant(MAIN, holder);
+                assertTrue(g.token() > last, () -> "token " + g.token() + " after " + seen.size() + " grants");
+                assertTrue(seen.add(g.token()));
+                last = g.token();
+                grantToken = g.token();
+            }
+
+            assertEquals(last, state(MAIN).latestGranted());
+            assertEquals(1000, state(MAIN).version());
+            List<LedgerEvent> events = ledger(MAIN);
+            List<Long> granted = events.stream()
+                    .filter(e -> e.type() == EventType.GRANT)
+                    .map(LedgerEvent::token)
+                    .toList();
+            assertEquals(1000, granted.size());
+            for (int i = 1; i < granted.size(); i++) {
+                assertTrue(granted.get(i) > granted.get(i - 1));
+            }
+            assertEquals(
+                    expiries,
+                    events.stream().filter(e -> e.type() == EventType.EXPIRE).count());
+        }
+
+        @Test
+        void countersArePerResource() {
+            long main1 = grant(MAIN, "alice").token();
+            long dev1 = grant(DEV, "alice").token();
+            clock.advance(Duration.ofMillis(TTL));
+            long main2 = grant(MAIN, "bob").token();
+
+            assertEquals(candidate.floor() + 1, main1);
+            assertEquals(candidate.floor() + 1, dev1);
+            assertEquals(main1 + 1, main2);
+        }
+    }
+
+    @Nested
+    class Acquire {
+        @Test
+        void busyWhileAnotherHoldersLeaseIsLiveAndWritesNothing() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+            List<LedgerEvent> ledgerBefore = store.query(LedgerQuery.all());
+            clock.advance(Duration.ofMillis(TTL - 1));
+
+            AcquireResult r = acquire(MAIN, "bob");
+
+            assertEquals(new AcquireResult.Busy(MAIN, "alice", g.token(), g.expiresAt()), r);
+            assertEquals(before, state(MAIN));
+            assertEquals(ledgerBefore, store.query(LedgerQuery.all()));
+        }
+
+        @Test
+        void sameHolderReacquiringGetsAHigherTokenAndReplacesItsLease() {
+            AcquireResult.Granted first = grant(MAIN, "alice");
+            clock.advance(Duration.ofSeconds(5));
+
+            AcquireResult.Granted second = grant(MAIN, "alice");
+
+            assertTrue(second.token() > first.token());
+            assertEquals(
+                    new Lease("alice", first.token(), first.grantedAt(), first.expiresAt(), false, null),
+                    second.previous());
+            assertEquals(second.token(), state(MAIN).lease().token());
+            assertEquals(List.of(EventType.GRANT, EventType.GRANT), types(ledger(MAIN)));
+            // The replaced token is no longer current.
+            assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "alice", first.token(), TTL, clock.instant()));
+        }
+
+        @Test
+        void afterExpiryAnotherHolderGetsItAndTheExpiryPrecedesTheGrant() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            clock.set(alice.expiresAt()); // expiresAt <= now: lapsed
+
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+
+            assertTrue(bob.token() > alice.token());
+            assertEquals("alice", bob.previous().holder());
+            List<LedgerEvent> events = ledger(MAIN);
+            assertEquals(3, events.size(), events::toString);
+            assertEvent(events.get(0), EventType.GRANT, "alice", alice.token());
+            assertEvent(events.get(1), EventType.EXPIRE, "alice", alice.token());
+            assertEquals(alice.expiresAt(), events.get(1).at());
+            assertEvent(events.get(2), EventType.GRANT, "bob", bob.token());
+            assertEquals("project-42", events.get(2).repo());
+            assertEquals("refs/heads/main", events.get(2).ref());
+            assertTrue(events.get(0).seq() < events.get(1).seq()
+                    && events.get(1).seq() < events.get(2).seq());
+        }
+
+        @Test
+        void afterAReleaseAnotherHolderGetsItWithoutAnExpiry() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            store.release(MAIN, "alice", alice.token(), clock.instant());
+
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+
+            assertTrue(bob.previous().released());
+            assertEquals(List.of(EventType.GRANT, EventType.RELEASE, EventType.GRANT), types(ledger(MAIN)));
+        }
+
+        @Test
+        void recordsTheGrantShaAndReturnsTheLastTip() {
+            ResourceState empty = state(MAIN);
+            Tip tip = new Tip(SHA_A, 0, null, "ci-bot", clock.instant());
+            store.commit(List.of(write(empty, 0, 0, tip)), List.of());
+
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), SHA_A, candidate));
+
+            assertEquals(tip, g.tip());
+            assertEquals(SHA_A, state(MAIN).lease().grantSha());
+            assertEquals(2, state(MAIN).version());
+        }
+    }
+
+    @Nested
+    class RenewAndRelease {
+        @Test
+        void renewExtendsOnlyTheCurrentHoldersCurrentToken() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            clock.advance(Duration.ofSeconds(10));
+
+            LeaseCheck ok = store.renew(MAIN, "alice", g.token(), 60_000, clock.instant());
+            LeaseCheck wrongHolder = store.renew(MAIN, "bob", g.token(), TTL, clock.instant());
+            LeaseCheck wrongToken = store.renew(MAIN, "alice", g.token() - 1, TTL, clock.instant());
+            LeaseCheck unknown = store.renew(PLAIN, "alice", g.token(), TTL, clock.instant());
+
+            Lease renewed =
+                    new Lease("alice", g.token(), g.grantedAt(), clock.instant().plusMillis(60_000), false, null);
+            assertEquals(new LeaseCheck.Ok(renewed), ok);
+            assertEquals(new LeaseCheck.Refused(g.token(), renewed), wrongHolder);
+            assertEquals(new LeaseCheck.Refused(g.token(), renewed), wrongToken);
+            assertEquals(new LeaseCheck.Refused(0, null), unknown);
+            assertEquals(renewed, state(MAIN).lease());
+            assertEquals(1, state(MAIN).version());
+            assertEquals(List.of(EventType.GRANT), types(ledger(MAIN)));
+        }
+
+        @Test
+        void renewOfAnExpiredLeaseNoOneSupersededWorks() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            clock.advance(Duration.ofMillis(3 * TTL));
+
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+
+            assertInstanceOf(AcquireResult.Busy.class, acquire(MAIN, "bob"));
+        }
+
+        @Test
+        void aSuccessorsGrantRefusesTheOldHoldersRenewAndRelease() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            clock.advance(Duration.ofMillis(TTL + 1));
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+            Lease bobs = state(MAIN).lease();
+
+            LeaseCheck renew = store.renew(MAIN, "alice", alice.token(), TTL, clock.instant());
+            LeaseCheck release = store.release(MAIN, "alice", alice.token(), clock.instant());
+
+            assertEquals(new LeaseCheck.Refused(bob.token(), bobs), renew);
+            assertEquals(new LeaseCheck.Refused(bob.token(), bobs), release);
+            assertEquals(bobs, state(MAIN).lease());
+        }
+
+        @Test
+        void releaseMarksTheLeaseReleasedAppendsAReleaseAndKeepsTheVersion() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            clock.advance(Duration.ofSeconds(5));
+
+            LeaseCheck r = store.release(MAIN, "alice", g.token(), clock.instant());
+
+            Lease released = new Lease("alice", g.token(), g.grantedAt(), clock.instant(), true, null);
+            assertEquals(new LeaseCheck.Ok(released), r);
+            assertEquals(released, state(MAIN).lease());
+            assertEquals(1, state(MAIN).version());
+            List<LedgerEvent> events = ledger(MAIN);
+            assertEquals(List.of(EventType.GRANT, EventType.RELEASE), types(events));
+            assertEvent(events.get(1), EventType.RELEASE, "alice", g.token());
+            assertEquals(clock.instant(), events.get(1).at());
+        }
+
+        @Test
+        void aReleasedLeaseCanBeNeitherRenewedNorReleasedAgain() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            store.release(MAIN, "alice", g.token(), clock.instant());
+
+            assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            assertInstanceOf(LeaseCheck.Refused.class, store.release(MAIN, "alice", g.token(), clock.instant()));
+            assertEquals(2, ledger(MAIN).size());
+        }
+
+        @Test
+        void aBumpSupersedesTheLease() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState s = state(MAIN);
+            ResourceWrite bump =
+                    new ResourceWrite(MAIN, s.version(), g.token() + 1, 0, true, g.token() + 1, SHA_A, null, null);
+            assertEquals(new CommitResult.Committed(), store.commit(List.of(bump), List.of()));
+
+            assertNull(state(MAIN).lease());
+            assertEquals(
+                    new LeaseCheck.Refused(g.token() + 1, null),
+                    store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            assertEquals(g.token() + 2, grant(MAIN, "bob").token());
+        }
+    }
+
+    @Nested
+    class MoveGrantSha {
+        @Test
+        void movesOnlyForTheCurrentGrantAndTheExpectedValue() {
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), SHA_A, candidate));
+
+            LeaseCheck moved = store.moveGrantSha(MAIN, "alice", g.token(), SHA_A, SHA_B);
+            LeaseCheck stale = store.moveGrantSha(MAIN, "alice", g.token(), SHA_A, SHA_C);
+            LeaseCheck wrongHolder = store.moveGrantSha(MAIN, "bob", g.token(), SHA_B, SHA_C);
+            LeaseCheck wrongToken = store.moveGrantSha(MAIN, "alice", g.token() + 1, SHA_B, SHA_C);
+
+            Lease expected = new Lease("alice", g.token(), g.grantedAt(), g.expiresAt(), false, SHA_B);
+            assertEquals(new LeaseCheck.Ok(expected), moved);
+            assertEquals(new LeaseCheck.Refused(g.token(), expected), stale);
+            assertInstanceOf(LeaseCheck.Refused.class, wrongHolder);
+            assertInstanceOf(LeaseCheck.Refused.class, wrongToken);
+            assertEquals(expected, state(MAIN).lease());
+            assertEquals(1, state(MAIN).version());
+            assertEquals(1, ledger(MAIN).size());
+        }
+
+        @Test
+        void movesFromAndToNull() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+
+            assertInstanceOf(LeaseCheck.Ok.class, store.moveGrantSha(MAIN, "alice", g.token(), null, SHA_A));
+            assertInstanceOf(LeaseCheck.Refused.class, store.moveGrantSha(MAIN, "alice", g.token(), null, SHA_B));
+            assertInstanceOf(LeaseCheck.Ok.class, store.moveGrantSha(MAIN, "alice", g.token(), SHA_A, null));
+
+            assertNull(state(MAIN).lease().grantSha());
+        }
+
+        @Test
+        void refusedAfterRelease() {
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), SHA_A, candidate));
+            store.release(MAIN, "alice", g.token(), clock.instant());
+
+            assertInstanceOf(LeaseCheck.Refused.class, store.moveGrantSha(MAIN, "alice", g.token(), SHA_A, SHA_B));
+            assertEquals(SHA_A, state(MAIN).lease().grantSha());
+        }
+    }
+
+    @Nested
+    class Commit {
+        @Test
+        void appliesEveryWriteAndEventAndIncrementsVersions() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState main = state(MAIN);
+            ResourceState plain = state(PLAIN);
+            Tip tip = new Tip(SHA_B, g.token(), "alice", "alice@host", clock.instant());
+            ResourceWrite toMain =
+                    new ResourceWrite(MAIN, main.version(), g.token(), g.token(), false, g.token(), SHA_A, SHA_B, tip);
+            ResourceWrite toPlain = new ResourceWrite(PLAIN, 0, 7, 0, false, 0, null, null, null);
+            LedgerEvent accept = event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null);
+
+            assertEquals(new CommitResult.Committed(), store.commit(List.of(toMain, toPlain), List.of(accept)));
+
+            Lease lease = new Lease("alice", g.token(), g.grantedAt(), g.expiresAt(), false, null);
+            assertEquals(
+                    new ResourceState(MAIN, 2, g.token(), g.token(), lease, g.token(), SHA_A, SHA_B, tip), state(MAIN));
+            assertEquals(new ResourceState(PLAIN, 1, 7, 0, null, 0, null, null, null), state(PLAIN));
+            List<LedgerEvent> events = ledger(MAIN);
+            assertEquals(accept.withSeq(events.get(1).seq()), events.get(1));
+        }
+
+        @Test
+        void aStaleVersionConflictsAndWritesNothing() {
+            grant(MAIN, "alice");
+            ResourceState main = state(MAIN);
+            ResourceState plain = state(PLAIN);
+            ResourceWrite fresh = write(plain, 3, 0, null);
+            ResourceWrite stale =
+                    new ResourceWrite(MAIN, main.version() - 1, main.latestGranted(), 0, true, 0, null, null, null);
+            LedgerEvent bump = event(clock.instant(), EventType.BUMP, PLAIN, null, 3, "tokenless");
+            List<LedgerEvent> before = store.query(LedgerQuery.all());
+
+            CommitResult r = store.commit(List.of(fresh, stale), List.of(bump));
+
+            assertEquals(new CommitResult.Conflict(MAIN), r);
+            assertEquals(main, state(MAIN));
+            assertEquals(plain, state(PLAIN));
+            assertEquals(before, store.query(LedgerQuery.all()));
+        }
+
+        @Test
+        void writesBasedOnTheSameVersionRaceAndOnlyOneWins() {
+            ResourceState s = state(PLAIN);
+
+            CommitResult first = store.commit(List.of(write(s, 1, 0, null)), List.of());
+            CommitResult second = store.commit(List.of(write(s, 2, 0, null)), List.of());
+
+            assertEquals(new CommitResult.Committed(), first);
+            assertEquals(new CommitResult.Conflict(PLAIN), second);
+            assertEquals(1, state(PLAIN).latestGranted());
+        }
+
+        @Test
+        void loweringTheCounterIsAnInternalErrorAndWritesNothing() {
+            grant(MAIN, "alice");
+            ResourceState main = state(MAIN);
+            ResourceState plain = state(PLAIN);
+            List<LedgerEvent> before = store.query(LedgerQuery.all());
+
+            assertThrows(
+                    InternalException.class,
+                    () -> store.commit(
+                            List.of(write(plain, 1, 0, null), write(main, main.latestGranted() - 1, 0, null)),
+                            List.of(event(clock.instant(), EventType.BUMP, PLAIN, null, 1, null))));
+
+            assertEquals(main, state(MAIN));
+            assertEquals(plain, state(PLAIN));
+            assertEquals(before, store.query(LedgerQuery.all()));
+        }
+
+        @Test
+        void loweringTheHighestAcceptedTokenIsAnInternalErrorAndWritesNothing() {
+            ResourceState s = state(PLAIN);
+            store.commit(List.of(write(s, 10, 10, null)), List.of());
+            ResourceState raised = state(PLAIN);
+
+            assertThrows(InternalException.class, () -> store.commit(List.of(write(raised, 10, 9, null)), List.of()));
+
+            assertEquals(raised, state(PLAIN));
+        }
+
+        @Test
+        void aStaleWriteWithALowerCounterIsAConflictNotABug() {
+            ResourceState s = state(PLAIN);
+            store.commit(List.of(write(s, 5, 0, null)), List.of());
+
+            assertEquals(new CommitResult.Conflict(PLAIN), store.commit(List.of(write(s, 1, 0, null)), List.of()));
+        }
+
+        @Test
+        void keepsTheLeaseUnlessToldToClearIt() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState s = state(MAIN);
+
+            store.commit(List.of(write(s, s.latestGranted(), g.token(), null)), List.of());
+
+            assertEquals(s.lease(), state(MAIN).lease());
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+        }
+
+        @Test
+        void eventsAloneAreAppended() {
+            LedgerEvent reject = event(clock.instant(), EventType.REJECT, MAIN, "mallory", 3, "stale-token");
+
+            assertEquals(new CommitResult.Committed(), store.commit(List.of(), List.of(reject)));
+
+            assertEquals(List.of(reject.withSeq(ledger(MAIN).get(0).seq())), ledger(MAIN));
+            assertEquals(0, state(MAIN).version());
+        }
+
+        @Test
+        void aSnapshotOfUnknownResourcesIsEmpty() {
+            grant(MAIN, "alice");
+
+            Map<String, ResourceState> snap = store.snapshot(List.of(PLAIN, MAIN, DEV));
+
+            assertEquals(Set.of(PLAIN, MAIN, DEV), snap.keySet());
+            assertEquals(ResourceState.empty(PLAIN), snap.get(PLAIN));
+            assertEquals(ResourceState.empty(DEV), snap.get(DEV));
+            assertEquals(1, snap.get(MAIN).version());
+            assertEquals(Map.of(), store.snapshot(List.of()));
+        }
+    }
+
+    @Nested
+    class Identity {
+        @Test
+        void isCreatedFromTheFirstCandidateAndThenIgnoresCandidates() {
+            StoreIdentity first = store.identity(candidate);
+            clock.advance(Duration.ofMinutes(1));
+            StoreIdentity later = store.identity(Identities.candidate(clock.instant()));
+
+            assertEquals(candidate, first);
+            assertEquals(candidate, later);
+        }
+
+        @Test
+        void acquireOnAnEmptyStoreCreatesItFromItsCandidate() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+
+            assertEquals(candidate.generation(), g.generation());
+            assertEquals(candidate, store.identity(Identities.candidate(clock.instant())));
+        }
+
+        @Test
+        void acquireUsesTheExistingIdentityNotItsCandidate() {
+            store.identity(candidate);
+            StoreIdentity other = Identities.candidate(clock.instant().plusSeconds(3600));
+
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), null, other));
+
+            assertEquals(candidate.generation(), g.generation());
+            assertEquals(candidate.floor() + 1, g.token());
+        }
+
+        @Test
+        void survivesReopeningAndCountersContinue() {
+            long token = grant(MAIN, "alice").token();
+            store.close();
+
+            store = open(StoreOptions.defaults());
+            clock.advance(Duration.ofMillis(TTL));
+
+            assertEquals(candidate, store.identity(Identities.candidate(clock.instant())));
+            assertEquals(token + 1, grant(MAIN, "bob").token());
+        }
+
+        @Test
+        void isSharedByEveryInstanceOnTheSameData() {
+            LeaseStore second = open(StoreOptions.defaults());
+
+            StoreIdentity a = store.identity(candidate);
+            StoreIdentity b = second.identity(Identities.candidate(clock.instant()));
+
+            assertEquals(a, b);
+        }
+
+        @Test
+        void lostDataMeansANewGenerationWhoseTokensExceedTheOldOnes() throws Exception {
+            long oldToken = grant(MAIN, "alice").token();
+            loseAllData();
+            clock.advance(Duration.ofMinutes(1));
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), null, next));
+
+            assertEquals(next.generation(), g.generation());
+            assertNotEquals(candidate.generation(), g.generation());
+            assertEquals(next.floor() + 1, g.token());
+            assertTrue(g.token() > oldToken);
+            assertEquals(next, store.identity(Identities.candidate(clock.instant())));
+            assertEquals(List.of(EventType.GRANT), types(ledger(MAIN)));
+        }
+
+        @Test
+        void lostDataIsNoticedByIdentity() throws Exception {
+            store.identity(candidate);
+            loseAllData();
+            StoreIdentity next = Identities.candidate(clock.advance(Duration.ofSeconds(1)));
+
+            assertEquals(next, store.identity(next));
+        }
+    }
+
+    @Nested
+    class Concurrency {
+        @Test
+        void eightThreadsOnTwoInstancesGetExactlyOneWinnerPerRound() throws Exception {
+            int threads = 8;
+            int rounds = 50;
+            StoreOptions patient = new StoreOptions(Duration.ofSeconds(20), Duration.ofDays(90), 0, Duration.ZERO);
+            List<LeaseStore> stores = List.of(open(patient), open(patient));
+            Instant start = clock.instant();
+            CyclicBarrier barrier = new CyclicBarrier(threads);
+            AcquireResult[][] results = new AcquireResult[rounds][threads];
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<?>> futures = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int me = t;
+                    LeaseStore mine = stores.get(t % 2);
+                    futures.add(pool.submit(() -> {
+                        for (int r = 0; r < rounds; r++) {
+                            Instant now = start.plusSeconds(r);
+                            barrier.await(30, TimeUnit.SECONDS);
+                            AcquireResult result = mine.acquire(MAIN, "agent-" + me, 60_000, now, null, candidate);
+                            results[r][me] = result;
+                            barrier.await(30, TimeUnit.SECONDS);
+                            if (result instanceof AcquireResult.Granted g) {
+                                assertInstanceOf(LeaseCheck.Ok.class, mine.release(MAIN, g.holder(), g.token(), now));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : futures) {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+
+            long last = candidate.floor();
+            for (int r = 0; r < rounds; r++) {
+                List<AcquireResult.Granted> winners = new ArrayList<>();
+                List<AcquireResult.Busy> busy = new ArrayList<>();
+                for (AcquireResult result : results[r]) {
+                    if (result instanceof AcquireResult.Granted g) {
+                        winners.add(g);
+                    } else {
+                        busy.add((AcquireResult.Busy) result);
+                    }
+                }
+                assertEquals(1, winners.size(), "winners of round " + r);
+                AcquireResult.Granted winner = winners.get(0);
+                for (AcquireResult.Busy b : busy) {
+                    assertEquals(winner.holder(), b.holder());
+                    assertEquals(winner.token(), b.token());
+                }
+                assertTrue(winner.token() > last, "round " + r);
+                last = winner.token();
+            }
+            assertEquals(candidate.floor() + rounds, last);
+            assertEquals(2L * rounds, ledger(MAIN).size());
+        }
+    }
+
+    @Nested
+    class Ledger {
+        private List<LedgerEvent> all;
+
+        @BeforeEach
+        void fillLedger() {
+            Instant t = clock.instant();
+            store.append(List.of(
+                    event(t, EventType.ACCEPT, MAIN, "alice", 1, null),
+                    event(t.plusSeconds(1), EventType.REJECT, DEV, "bob", 2, "stale-token"),
+                    event(t.plusSeconds(2), EventType.BUMP, OTHER_REPO, null, 3, "tokenless"),
+                    event(t.plusSeconds(3), EventType.ALLOW, PLAIN, "alice", 0, null)));
+            store.append(List.of(event(t.plusSeconds(4), EventType.LANDED, MAIN, "bob", 4, null)));
+            clock.advance(Duration.ofSeconds(5));
+            AcquireResult.Granted g = grant(MAIN, "carol");
+            clock.advance(Duration.ofSeconds(1));
+            store.release(MAIN, "carol", g.token(), clock.instant());
+            all = store.query(LedgerQuery.all());
+        }
+
+        @Test
+        void keepsEveryFieldAndNumbersEventsInAppendOrder() {
+            assertEquals(7, all.size());
+            for (int i = 1; i < all.size(); i++) {
+                assertTrue(all.get(i).seq() > all.get(i - 1).seq());
+            }
+            LedgerEvent reject = all.get(1);
+            assertEquals(
+                    event(clock.instant().minusSeconds(5), EventType.REJECT, DEV, "bob", 2, "stale-token")
+                            .withSeq(reject.seq()),
+                    reject);
+            LedgerEvent bump = all.get(2);
+            assertNull(bump.holder());
+            assertEquals("owner/repo", bump.repo());
+            LedgerEvent allow = all.get(3);
+            assertNull(allow.repo());
+            assertNull(allow.ref());
+        }
+
+        @Test
+        void filtersMatchLedgerQueryMatches() {
+            Instant t0 = all.get(0).at();
+            List<LedgerQuery> queries = List.of(
+                    LedgerQuery.forResource(MAIN),
+                    LedgerQuery.forResource("nothing"),
+                    new LedgerQuery(null, "project-42", null, null, null, null, 0),
+                    new LedgerQuery(null, null, "refs/heads/main", null, null, null, 0),
+                    new LedgerQuery(null, "owner/repo", "refs/heads/main", null, null, null, 0),
+                    new LedgerQuery(null, null, null, "alice", null, null, 0),
+                    new LedgerQuery(null, null, null, "carol", null, null, 0),
+                    new LedgerQuery(null, null, null, null, t0.plusSeconds(2), null, 0),
+                    new LedgerQuery(null, null, null, null, t0.plusMillis(2001), null, 0),
+                    new LedgerQuery(null, null, null, null, null, EnumSet.of(EventType.GRANT), 0),
+                    new LedgerQuery(null, null, null, null, null, EnumSet.of(EventType.REJECT, EventType.BUMP), 0),
+                    new LedgerQuery(null, null, null, null, null, EnumSet.noneOf(EventType.class), 0),
+                    new LedgerQuery(
+                            MAIN, "project-42", "refs/heads/main", "carol", t0, EnumSet.of(EventType.RELEASE), 0),
+                    new LedgerQuery(null, "project-42", null, "bob", t0.plusSeconds(1), null, 0));
+            for (LedgerQuery q : queries) {
+                List<LedgerEvent> expected = all.stream().filter(q::matches).toList();
+                assertEquals(expected, store.query(q), q::toString);
+            }
+        }
+
+        @Test
+        void aLimitKeepsTheNewestMatchesOldestFirst() {
+            assertEquals(all.subList(4, 7), store.query(new LedgerQuery(null, null, null, null, null, null, 3)));
+            assertEquals(all, store.query(new LedgerQuery(null, null, null, null, null, null, 100)));
+            List<LedgerEvent> main =
+                    all.stream().filter(e -> MAIN.equals(e.resource())).toList();
+            assertEquals(
+                    main.subList(main.size() - 2, main.size()),
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, null, 2)));
+        }
+
+        @Test
+        void appendingNothingIsANoOp() {
+            store.append(List.of());
+
+            assertEquals(all, store.query(LedgerQuery.all()));
+        }
+    }
+
+    @Nested
+    class Retention {
+        @Test
+        void eventsOlderThanRetentionAreDroppedByLaterWritesButCountersStay() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(1), 0, Duration.ZERO));
+            Instant t = clock.instant();
+            AcquireResult.Granted old =
+                    assertInstanceOf(AcquireResult.Granted.class, s.acquire(MAIN, "alice", TTL, t, null, candidate));
+            s.append(List.of(
+                    event(t.plusSeconds(1), EventType.ACCEPT, MAIN, "alice", old.token(), null),
+                    event(t.plus(Duration.ofHours(12)), EventType.REJECT, DEV, "bob", 1, "stale-token")));
+
+            Instant later = t.plus(Duration.ofHours(25));
+            s.append(List.of(event(later, EventType.ALLOW, PLAIN, "carol", 0, null)));
+
+            assertEquals(
+                    List.of(EventType.REJECT, EventType.ALLOW),
+                    types(s.query(LedgerQuery.all())),
+                    "events before " + later.minus(Duration.ofDays(1)) + " are gone, later ones kept");
+            assertEquals(old.token(), s.snapshot(List.of(MAIN)).get(MAIN).latestGranted());
+            AcquireResult.Granted next =
+                    assertInstanceOf(AcquireResult.Granted.class, s.acquire(MAIN, "bob", TTL, later, null, candidate));
+            assertEquals(old.token() + 1, next.token());
+        }
+
+        @Test
+        void acquireDropsOldEventsAndSequenceNumbersKeepGrowing() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofHours(1), 0, Duration.ZERO));
+            Instant t = clock.instant();
+            s.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
+            long oldSeq = s.query(LedgerQuery.all()).get(0).seq();
+
+            Instant later = t.plus(Duration.ofHours(2));
+            s.acquire(MAIN, "alice", TTL, later, null, candidate);
+
+            List<LedgerEvent> events = s.query(LedgerQuery.all());
+            assertEquals(List.of(EventType.GRANT), types(events));
+            assertTrue(events.get(0).seq() > oldSeq);
+        }
+    }
+
+    @Nested
+    class OddNames {
+        @Test
+        void unicodeLongAndSqlLookingNamesRoundTripAndStayDistinct() {
+            List<String> names = List.of(
+                    "git:プロジェクト:refs/heads/機能/ü",
+                    "🦀/crab \"quoted\" 'single'",
+                    "x'); DROP TABLE resources; --",
+                    "100% _under_ \\back\\slash",
+                    "r".repeat(512),
+                    "é".repeat(512),
+                    "\uD83E\uDD80".repeat(256),
+                    "caf\u00e9",
+                    "cafe\u0301",
+                    "Case",
+                    "case");
+            List<Long> tokens = new ArrayList<>();
+            for (String name : names) {
+                AcquireResult.Granted g = assertInstanceOf(
+                        AcquireResult.Granted.class, store.acquire(name, name, TTL, clock.instant(), name, candidate));
+                tokens.add(g.token());
+            }
+
+            Map<String, ResourceState> snap = store.snapshot(names);
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                ResourceState s = snap.get(name);
+                assertEquals(name, s.resource());
+                assertEquals(
+                        new Lease(
+                                name,
+                                tokens.get(i),
+                                clock.instant(),
+                                clock.instant().plusMillis(TTL),
+                                false,
+                                name),
+                        s.lease());
+                assertEquals(1, s.version(), name);
+                List<LedgerEvent> events = ledger(name);
+                assertEquals(1, events.size(), name);
+                assertEquals(name, events.get(0).holder());
+                assertEquals(
+                        events, store.query(new LedgerQuery(null, null, null, name, null, null, 0)), "holder " + name);
+                assertInstanceOf(LeaseCheck.Ok.class, store.release(name, name, tokens.get(i), clock.instant()));
+            }
+            assertEquals(2 * names.size(), store.query(LedgerQuery.all()).size());
+        }
+
+        @Test
+        void oddDetailsAndShasRoundTrip() {
+            String detail = "line one\nline two\ttab\u0000nul 🦀 " + "d".repeat(2000);
+            LedgerEvent e = new LedgerEvent(
+                    0, clock.instant(), EventType.REJECT, PLAIN, null, null, null, null, 0, null, null, "r", detail);
+
+            store.append(List.of(e));
+
+            assertEquals(List.of(e.withSeq(ledger(PLAIN).get(0).seq())), ledger(PLAIN));
+        }
+    }
+
+    @Nested
+    class Lifecycle {
+        @Test
+        void describeIsShortAndNonBlank() {
+            assertFalse(store.describe().isBlank());
+            assertFalse(store.describe().toLowerCase(Locale.ROOT).contains("password"));
+        }
+
+        @Test
+        void closeTwiceNeverThrows() {
+            store.close();
+            store.close();
+        }
+    }
+}

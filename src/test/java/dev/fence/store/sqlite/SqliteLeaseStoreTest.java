@@ -1,0 +1,407 @@
+package dev.fence.store.sqlite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.EventType;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.store.LeaseStoreContractTest;
+import dev.fence.store.StoreOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqliteLeaseStoreTest extends LeaseStoreContractTest {
+    @TempDir
+    Path dir;
+
+    private Path file() {
+        return dir.resolve("state/fence.db");
+    }
+
+    @Override
+    protected LeaseStore openStore(StoreOptions options) {
+        return SqliteLeaseStore.open(file(), options);
+    }
+
+    /** Deletes the file under the open stores, as an operator cleaning up (or a lost disk) would. */
+    @Override
+    protected void loseAllData() throws IOException {
+        for (String suffix : List.of("", "-wal", "-shm")) {
+            Files.deleteIfExists(Path.of(file() + suffix));
+        }
+    }
+
+    private Connection raw() throws SQLException {
+        return DriverManager.getConnection("jdbc:sqlite:" + file());
+    }
+
+    private static String queryString(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private StoreUnavailableException assertUnavailable(Path named, Executable call) {
+        StoreUnavailableException e = assertThrows(StoreUnavailableException.class, call);
+        assertTrue(e.getMessage().contains(named.toString()), () -> "message names " + named + ": " + e.getMessage());
+        return e;
+    }
+
+    @Nested
+    class File {
+        @Test
+        void describeIsSchemeAndPath() {
+            assertEquals("sqlite:" + file(), store.describe());
+        }
+
+        @Test
+        void createsParentDirectoriesAndUsesWal() throws Exception {
+            Path deep = dir.resolve("a/b/c/fence.db");
+
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(deep, StoreOptions.defaults())) {
+                s.identity(candidate);
+            }
+
+            assertTrue(Files.isRegularFile(deep));
+            store.identity(candidate);
+            try (Connection c = raw()) {
+                assertEquals("wal", queryString(c, "PRAGMA journal_mode"));
+            }
+        }
+
+        @Test
+        void aNewFileIsANewGeneration() {
+            StoreIdentity first = store.identity(candidate);
+            StoreIdentity other = Identities.candidate(clock.instant());
+
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(dir.resolve("other.db"), StoreOptions.defaults())) {
+                assertEquals(other, s.identity(other));
+                assertNotEquals(first.generation(), s.identity(candidate).generation());
+            }
+        }
+
+        @Test
+        void readsProceedWhileAnotherProcessHoldsTheWriteLockAndWritesTimeOut() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofMillis(300), Duration.ofDays(90), 0, Duration.ZERO));
+            s.identity(candidate);
+            try (Connection c = raw()) {
+                execute(c, "BEGIN IMMEDIATE");
+
+                assertEquals(0, s.snapshot(List.of(MAIN)).get(MAIN).version());
+                long start = System.nanoTime();
+                StoreUnavailableException e = assertUnavailable(
+                        file(), () -> s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+                assertTrue(e.getMessage().contains("locked"), e::getMessage);
+                assertTrue(waited >= 250 && waited < 3000, "waited " + waited + " ms for a 300 ms timeout");
+                execute(c, "ROLLBACK");
+            }
+            assertEquals(0, s.snapshot(List.of(MAIN)).get(MAIN).latestGranted());
+            assertInstanceOf(
+                    AcquireResult.Granted.class, s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+        }
+
+        @Test
+        void aFileThatIsNotADatabaseIsUnavailable() throws Exception {
+            Path junk = dir.resolve("junk.db");
+            Files.writeString(junk, "this is not a database\n".repeat(500));
+
+            StoreUnavailableException e =
+                    assertUnavailable(junk, () -> SqliteLeaseStore.open(junk, StoreOptions.defaults()));
+            assertTrue(e.getMessage().contains("damaged"), e::getMessage);
+        }
+
+        @Test
+        void damagedPagesAreUnavailableNotWrongAnswers() throws Exception {
+            for (int i = 0; i < 20; i++) {
+                grant("resource-" + i, "alice");
+            }
+            store.close(); // the last connection checkpoints the WAL into the file
+            byte[] garbage = new byte[(int) Files.size(file()) - 4096];
+            Arrays.fill(garbage, (byte) 0x5a);
+            try (var out = Files.newByteChannel(file(), StandardOpenOption.WRITE)) {
+                out.position(4096);
+                out.write(ByteBuffer.wrap(garbage));
+            }
+
+            assertUnavailable(file(), () -> {
+                try (SqliteLeaseStore s = SqliteLeaseStore.open(file(), StoreOptions.defaults())) {
+                    s.query(LedgerQuery.all());
+                    s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate);
+                }
+            });
+        }
+
+        @Test
+        void anUncreatableDirectoryIsUnavailable() throws Exception {
+            Path blocker = dir.resolve("blocker");
+            Files.writeString(blocker, "a file where a directory should be");
+            Path inside = blocker.resolve("fence.db");
+
+            assertUnavailable(inside, () -> SqliteLeaseStore.open(inside, StoreOptions.defaults()));
+        }
+
+        @Test
+        void aDirectoryInPlaceOfTheFileIsUnavailable() {
+            assertUnavailable(dir, () -> SqliteLeaseStore.open(dir, StoreOptions.defaults()));
+        }
+
+        @Test
+        void anotherProgramsDatabaseIsRefusedAndLeftAlone() throws Exception {
+            Path foreign = dir.resolve("foreign.db");
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + foreign)) {
+                execute(c, "CREATE TABLE customers (id INTEGER PRIMARY KEY)");
+            }
+
+            StoreUnavailableException e =
+                    assertUnavailable(foreign, () -> SqliteLeaseStore.open(foreign, StoreOptions.defaults()));
+
+            assertTrue(e.getMessage().contains("another program"), e::getMessage);
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + foreign)) {
+                assertEquals("1", queryString(c, "SELECT count(*) FROM sqlite_schema"));
+            }
+        }
+
+        @Test
+        void aStoreFromANewerFenceIsRefused() throws Exception {
+            store.identity(candidate);
+            store.close();
+            try (Connection c = raw()) {
+                execute(c, "PRAGMA user_version = 99");
+            }
+
+            StoreUnavailableException e =
+                    assertUnavailable(file(), () -> SqliteLeaseStore.open(file(), StoreOptions.defaults()));
+            assertTrue(e.getMessage().contains("newer fence"), e::getMessage);
+        }
+
+        @Test
+        void aFileReplacedUnderAnOpenStoreIsNoticed() throws Exception {
+            grant(MAIN, "alice");
+            Path elsewhere = dir.resolve("elsewhere.db");
+            StoreIdentity other = Identities.candidate(clock.instant());
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(elsewhere, StoreOptions.defaults())) {
+                s.identity(other);
+            }
+            loseAllData();
+            Files.move(elsewhere, file());
+
+            assertEquals(other, store.identity(candidate));
+            assertEquals(List.of(), store.query(LedgerQuery.all()));
+        }
+    }
+
+    @Nested
+    class Processes {
+        private final List<Process> started = new ArrayList<>();
+
+        private Process launch(String... args) throws IOException {
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC",
+                    "-Xshare:auto",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    StoreWorker.class.getName()));
+            command.addAll(List.of(args));
+            Path err = dir.resolve("worker-" + started.size() + ".err");
+            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            started.add(p);
+            return p;
+        }
+
+        /** What the workers wrote on stderr, for failure messages. */
+        private String errors() {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < started.size(); i++) {
+                Path err = dir.resolve("worker-" + i + ".err");
+                try {
+                    if (Files.exists(err) && Files.size(err) > 0) {
+                        out.append("worker ").append(i).append(": ").append(Files.readString(err));
+                    }
+                } catch (IOException e) {
+                    out.append("worker ")
+                            .append(i)
+                            .append(": cannot read ")
+                            .append(err)
+                            .append(": ")
+                            .append(e);
+                }
+            }
+            return out.toString();
+        }
+
+        @AfterEach
+        void killLeftovers() {
+            started.forEach(Process::destroyForcibly);
+        }
+
+        @Test
+        void eightProcessesOnOneNewFileGetExactlyOneWinnerPerRound() throws Exception {
+            int workers = 8;
+            int rounds = 50;
+            store.close();
+            loseAllData(); // the workers race to create the file
+            Instant start = clock.instant();
+            List<BufferedReader> outputs = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                Process p = launch("rounds", file().toString(), "worker-" + w, "" + rounds, "" + start.toEpochMilli());
+                outputs.add(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));
+            }
+            for (BufferedReader out : outputs) {
+                assertEquals("ready", out.readLine(), this::errors);
+            }
+            for (Process p : started) {
+                OutputStream in = p.getOutputStream();
+                in.write("go\n".getBytes(StandardCharsets.UTF_8));
+                in.flush();
+            }
+            Map<Integer, List<String[]>> grants = new HashMap<>();
+            int busy = 0;
+            for (int w = 0; w < workers; w++) {
+                String line;
+                while ((line = outputs.get(w).readLine()) != null) {
+                    String[] f = line.split(" ");
+                    if (f[0].equals("GRANT")) {
+                        grants.computeIfAbsent(Integer.parseInt(f[1]), r -> new ArrayList<>())
+                                .add(f);
+                    } else {
+                        assertEquals("BUSY", f[0], line);
+                        busy++;
+                    }
+                }
+                assertTrue(started.get(w).waitFor(60, TimeUnit.SECONDS));
+                assertEquals(0, started.get(w).exitValue(), this::errors);
+            }
+
+            assertEquals(workers * rounds - rounds, busy);
+            long last = 0;
+            Set<String> generations = new HashSet<>();
+            for (int r = 0; r < rounds; r++) {
+                List<String[]> winners = grants.getOrDefault(r, List.of());
+                assertEquals(1, winners.size(), "winners of round " + r);
+                long token = Long.parseLong(winners.get(0)[2]);
+                assertTrue(token > last, "round " + r + " token " + token + " after " + last);
+                last = token;
+                generations.add(winners.get(0)[3]);
+            }
+            assertEquals(1, generations.size(), generations::toString);
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(file(), StoreOptions.defaults())) {
+                List<LedgerEvent> events = s.query(
+                        new LedgerQuery(StoreWorker.RESOURCE, null, null, null, null, Set.of(EventType.GRANT), 0));
+                assertEquals(rounds, events.size());
+                for (int i = 1; i < events.size(); i++) {
+                    assertTrue(events.get(i).token() > events.get(i - 1).token());
+                }
+                assertEquals(
+                        last,
+                        s.snapshot(List.of(StoreWorker.RESOURCE))
+                                .get(StoreWorker.RESOURCE)
+                                .latestGranted());
+            }
+        }
+
+        @Test
+        void processesKilledMidBurstLeaveAConsistentFile() throws Exception {
+            store.identity(candidate);
+            for (int cycle = 0; cycle < 3; cycle++) {
+                List<Process> burst = List.of(
+                        launch("burst", file().toString(), "" + (2 * cycle)),
+                        launch("burst", file().toString(), "" + (2 * cycle + 1)));
+                for (Process p : burst) {
+                    BufferedReader out =
+                            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                    for (int i = 0; i < 150; i++) {
+                        assertEquals("ok", out.readLine(), this::errors);
+                    }
+                }
+                for (Process p : burst) {
+                    p.destroyForcibly();
+                    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+                }
+                assertConsistent();
+            }
+
+            long counter = state(StoreWorker.RESOURCE).latestGranted();
+            clock.set(Instant.now().plusSeconds(60)); // every worker's lease has lapsed
+            AcquireResult.Granted g = grant(StoreWorker.RESOURCE, "after");
+            assertEquals(Math.max(counter, candidate.floor()) + 1, g.token());
+            assertEquals(candidate.generation(), g.generation());
+        }
+
+        /** Every counter change and version bump is in the ledger: nothing was half-written. */
+        private void assertConsistent() throws SQLException {
+            try (Connection c = raw()) {
+                assertEquals("ok", queryString(c, "PRAGMA integrity_check"));
+                int checked = 0;
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery(
+                                "SELECT resource, version, latest_granted, highest_accepted" + " FROM resources")) {
+                    while (rs.next()) {
+                        String resource = rs.getString(1).replace("'", "''");
+                        String events = " FROM events WHERE resource = '" + resource + "'";
+                        assertEquals(
+                                queryString(c, "SELECT max(token)" + events + " AND type IN ('grant', 'bump')"),
+                                rs.getString(3),
+                                "counter of " + resource);
+                        assertEquals(
+                                queryString(c, "SELECT coalesce(max(token), 0)" + events + " AND type = 'accept'"),
+                                rs.getString(4),
+                                "highest accepted of " + resource);
+                        assertEquals(
+                                queryString(c, "SELECT count(*)" + events + " AND type IN ('grant', 'bump', 'accept')"),
+                                rs.getString(2),
+                                "version of " + resource);
+                        checked++;
+                    }
+                }
+                assertTrue(checked > 0);
+            }
+        }
+    }
+}
