@@ -1,0 +1,264 @@
+package dev.fence.cli;
+
+import dev.fence.install.BareRepoInstaller;
+import dev.fence.install.GhesInstaller;
+import dev.fence.install.GhesShim;
+import dev.fence.install.GitLabInstaller;
+import dev.fence.install.HookScripts;
+import dev.fence.install.InstallResult;
+import dev.fence.install.Launch;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code fence install}: puts the pre-receive hook where a git host runs it, or writes the files an
+ * administrator installs. Exactly one mode; see {@code --help}.
+ *
+ * <p>Built with the process environment ({@code new InstallCommand(env)}), so the root command registers
+ * an instance ({@code addSubcommand}) or creates it through a factory that passes the environment.
+ * Failures from the installers propagate as fence exceptions for the root's exception mapper
+ * ({@code InvalidInputException} → 2, {@code ConfigException} → 6, anything else → 70); a refusal to
+ * replace someone else's hook is an outcome, returned here as 6.
+ */
+@Command(
+        name = "install",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Install fence's pre-receive hook into a bare repository (plain git, Gitea), or write the files a GitLab"
+                    + " or GHES administrator installs. Prints what it did and the next steps.",
+            ""
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            " 0:Installed (or already installed; nothing needed changing).",
+            " 2:Usage error: no mode or two modes, an option that does not apply to the mode, a path that is not"
+                    + " a bare repository, an invalid repo id.",
+            " 6:Refused to replace a hook or file fence did not install (rerun with --force), or the environment is"
+                    + " wrong (git not on PATH, a file cannot be written).",
+            "70:Internal error: a bug in fence; rerun with --verbose and report it."
+        },
+        footerHeading = "%nExamples:%n",
+        footer = {
+            "  fence install --bare /srv/git/app.git --store redis://fence-redis:6379",
+            "  fence install --bare /srv/git/app.git --launcher /opt/fence/bin/fence --force",
+            "  fence install --gitlab-global /var/opt/gitlab/gitaly/custom_hooks",
+            "  fence install --gitlab-tarball custom_hooks.tar",
+            "  fence install --ghes ./ghes-fence --store redis://fence-redis.internal:6379"
+        })
+public final class InstallCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @ArgGroup(exclusive = true, multiplicity = "1", heading = "%nMode (exactly one):%n")
+    Mode mode;
+
+    static final class Mode {
+        @Option(
+                names = "--bare",
+                paramLabel = "PATH",
+                description = "Install hooks/pre-receive and hooks/post-receive (or pre-receive.d/fence and"
+                        + " post-receive.d/fence when the repo has Gitea's dispatcher) into this bare repository,"
+                        + " and set receive.advertisePushOptions and fence.repoId.")
+        Path bare;
+
+        @Option(
+                names = "--gitlab-global",
+                paramLabel = "DIR",
+                description = "Write DIR/pre-receive.d/" + GitLabInstaller.HOOK_NAME
+                        + " for a GitLab global custom_hooks_dir, and print the gitlab.rb lines.")
+        Path gitlabGlobal;
+
+        @Option(
+                names = "--gitlab-tarball",
+                paramLabel = "FILE",
+                description = "Write a tarball holding custom_hooks/pre-receive.d/" + GitLabInstaller.HOOK_NAME
+                        + " for one project, and print the 'gitaly hooks set' command.")
+        Path gitlabTarball;
+
+        @Option(
+                names = "--ghes",
+                paramLabel = "DIR",
+                description = "Write " + GhesInstaller.SCRIPT + ", " + GhesInstaller.DOCKERFILE
+                        + " and fence.conf for a GHES pre-receive hook and its hook environment.")
+        Path ghes;
+    }
+
+    @Option(
+            names = "--repo-id",
+            paramLabel = "ID",
+            description = "--bare: the repo id resources are named after (default: the configured fence.repoId,"
+                    + " else the directory name without .git).")
+    String repoId;
+
+    @Option(
+            names = "--store",
+            paramLabel = "URL",
+            description = "--bare, --ghes: the store URL to write into fence.conf. On GitLab put it in"
+                    + " /etc/fence/fence.conf on every Gitaly node instead.")
+    String store;
+
+    @Option(
+            names = "--launcher",
+            paramLabel = "PATH",
+            description = "Run this fence launcher from the hook (default for --bare: $FENCE_LAUNCHER, else"
+                    + " 'fence' from PATH).")
+    String launcher;
+
+    @Option(
+            names = "--jar",
+            paramLabel = "PATH",
+            description = "Run java on this fence.jar from the hook (default for GitLab and GHES: "
+                    + HookScripts.DEFAULT_JAR + ").")
+    String jar;
+
+    @Option(
+            names = "--java",
+            paramLabel = "PATH",
+            description = "The java the hook runs with --jar (default: java; for GHES " + HookScripts.GHES_JAVA + ").")
+    String java;
+
+    @Option(
+            names = "--shim",
+            paramLabel = "KIND",
+            defaultValue = "java",
+            converter = ShimConverter.class,
+            completionCandidates = ShimCandidates.class,
+            description = "--ghes: what the hook script runs: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE};"
+                    + " a curl shim for fence serve is planned).")
+    GhesShim shim;
+
+    @Option(
+            names = "--force",
+            description = "Replace hooks and files fence did not write (keeping <name>.fence-backup).")
+    boolean force;
+
+    private final Map<String, String> env;
+
+    /** Reads {@link GhesShim#label()} spellings. */
+    static final class ShimConverter implements ITypeConverter<GhesShim> {
+        @Override
+        public GhesShim convert(String value) {
+            for (GhesShim s : GhesShim.values()) {
+                if (s.label().equals(value)) {
+                    return s;
+                }
+            }
+            throw new TypeConversionException("expected one of " + new ShimCandidates() + " but was '" + value + "'");
+        }
+    }
+
+    /** The {@link GhesShim#label()} spellings, for help and completion. */
+    static final class ShimCandidates implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Arrays.stream(GhesShim.values()).map(GhesShim::label).iterator();
+        }
+
+        @Override
+        public String toString() {
+            return String.join(", ", this);
+        }
+    }
+
+    /** @param env the process environment: {@code PATH} (to find git) and {@code FENCE_LAUNCHER} */
+    public InstallCommand(Map<String, String> env) {
+        this.env = Map.copyOf(env);
+    }
+
+    @Override
+    public Integer call() {
+        check(repoId == null || mode.bare != null, "--repo-id applies only to --bare");
+        check(
+                store == null || mode.bare != null || mode.ghes != null,
+                "--store applies to --bare and --ghes; on GitLab put 'store = URL' in /etc/fence/fence.conf on every"
+                        + " Gitaly node");
+        check(launcher == null || (jar == null && java == null), "give either --launcher or --jar/--java, not both");
+        check(java == null || jar != null || mode.bare == null, "--java needs --jar with --bare");
+        check(
+                mode.ghes != null || !spec.commandLine().getParseResult().hasMatchedOption("--shim"),
+                "--shim applies only to --ghes");
+        checkPath("--launcher", launcher);
+        checkPath("--jar", jar);
+        checkPath("--java", java);
+        InstallResult result;
+        if (mode.bare != null) {
+            String fromEnv = env.get("FENCE_LAUNCHER");
+            if (fromEnv == null || fromEnv.isEmpty()) {
+                fromEnv = "fence";
+            } else if (launcher == null && jar == null) {
+                checkPath("FENCE_LAUNCHER", fromEnv);
+            }
+            Launch launch = launch(new Launch.Launcher(fromEnv), "java");
+            result = new BareRepoInstaller(env)
+                    .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force));
+        } else if (mode.gitlabGlobal != null) {
+            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), force);
+        } else if (mode.gitlabTarball != null) {
+            result = new GitLabInstaller().tarball(mode.gitlabTarball, launch(null, "java"), force);
+        } else {
+            result = new GhesInstaller().install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, force);
+        }
+        return print(result).code();
+    }
+
+    /** The launch the options ask for, else {@code fallback}, else java on the default jar. */
+    private Launch launch(Launch fallback, String defaultJava) {
+        if (launcher != null) {
+            return new Launch.Launcher(launcher);
+        } else if (jar != null) {
+            return new Launch.JavaJar(java != null ? java : defaultJava, jar);
+        } else if (fallback != null) {
+            return fallback;
+        }
+        return new Launch.JavaJar(java != null ? java : defaultJava, HookScripts.DEFAULT_JAR);
+    }
+
+    private ExitCode print(InstallResult result) {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (result instanceof InstallResult.Refused refused) {
+            err.println("fence install: " + refused.reason());
+            err.flush();
+            return ExitCode.CONFIG;
+        }
+        InstallResult.Installed installed = (InstallResult.Installed) result;
+        installed.done().forEach(out::println);
+        installed.warnings().forEach(w -> out.println("warning: " + w));
+        if (!installed.nextSteps().isEmpty()) {
+            out.println();
+            out.println("Next steps:");
+            int n = 1;
+            for (String step : installed.nextSteps()) {
+                out.println("  " + n++ + ". " + step);
+            }
+        }
+        out.flush();
+        return ExitCode.OK;
+    }
+
+    /** Hooks run with the repository as working directory: a relative path would resolve there. */
+    private void checkPath(String what, String path) {
+        check(
+                path == null || path.indexOf('/') < 0 || path.startsWith("/"),
+                what + " '" + path + "' must be an absolute path, or a bare command name found through PATH");
+    }
+
+    private void check(boolean ok, String message) {
+        if (!ok) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+}

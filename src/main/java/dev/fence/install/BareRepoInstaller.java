@@ -1,0 +1,167 @@
+package dev.fence.install;
+
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.Names;
+import dev.fence.core.Resources;
+import dev.fence.hook.HookConfig;
+import dev.fence.hook.HookEnvironments;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Installs fence into a bare repository served by plain git (ssh, {@code git daemon}, {@code
+ * git-http-backend}) or by Gitea/Forgejo.
+ *
+ * <p>For each of {@code pre-receive} and {@code post-receive}: when the hooks directory has a {@code
+ * <hook>.d/} directory, or {@code hooks/<hook>} is a dispatcher that runs one (Gitea's), fence goes in
+ * as {@code hooks/<hook>.d/fence}; otherwise it is {@code hooks/<hook>} itself. The hooks directory is
+ * the one git uses ({@code core.hooksPath} is honoured). Then, through the real {@code git}:
+ * {@code receive.advertisePushOptions=true} (without it {@code git push -o} fails) and {@code
+ * fence.repoId}. With a store URL, {@code <bare>/fence.conf} is written (mode 600).
+ *
+ * <p>Re-running is safe: fence's own files are updated in place, everything else is left alone; a
+ * file fence did not write makes the install refuse (changing nothing) unless forced.
+ */
+public final class BareRepoInstaller {
+    private static final List<String> HOOKS = List.of("pre-receive", "post-receive");
+
+    private final Map<String, String> env;
+
+    /** @param env the environment git runs with; its {@code PATH} must lead to {@code git} */
+    public BareRepoInstaller(Map<String, String> env) {
+        this.env = Map.copyOf(env);
+    }
+
+    /**
+     * What to install.
+     *
+     * @param bare the bare repository
+     * @param repoId the repo id to set, or null to keep the configured one (default: the directory name)
+     * @param store the store URL to write to {@code <bare>/fence.conf}, or null to leave that file alone
+     * @param launch how the hooks start fence
+     * @param force replace hooks fence did not write (keeping backups)
+     */
+    public record Request(Path bare, String repoId, String store, Launch launch, boolean force) {}
+
+    /**
+     * Installs, or refuses without changing anything.
+     *
+     * @throws InvalidInputException when {@code bare} is not a bare repository or the repo id is invalid
+     * @throws dev.fence.core.ConfigException when git is missing or fails, or a file cannot be written
+     */
+    public InstallResult install(Request request) {
+        Path bare = request.bare().toAbsolutePath().normalize();
+        if (!Files.isDirectory(bare)) {
+            throw new InvalidInputException("--bare " + bare + ": no such directory");
+        }
+        Git git = new Git(env);
+        Git.Result isBare = git.run(bare, "--git-dir=" + bare, "rev-parse", "--is-bare-repository");
+        if (isBare.exit() != 0 || !Git.chomp(isBare.stdout()).equals("true")) {
+            throw new InvalidInputException("--bare " + bare + ": not a bare git repository"
+                    + (isBare.exit() != 0 ? " (" + isBare.stderr().strip() + ")" : "")
+                    + "; create one with 'git init --bare' or point --bare at the repository's directory");
+        }
+        String configFile = bare.resolve("config").toString();
+        String oldRepoId = configured(git, bare, configFile, "fence.repoId");
+        String repoId = request.repoId() != null
+                ? request.repoId()
+                : oldRepoId != null ? oldRepoId : HookEnvironments.directoryRepoId(bare);
+        try {
+            Names.require("repo id", repoId);
+            Resources.forRef(repoId, "refs/heads/main");
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException("--repo-id: " + e.getMessage());
+        }
+
+        List<String> warnings = new ArrayList<>();
+        Path hooks = bare.resolve(git.check(bare, "--git-dir=" + bare, "rev-parse", "--git-path", "hooks"))
+                .normalize();
+        if (!hooks.startsWith(bare)) {
+            warnings.add("core.hooksPath points outside this repository (" + hooks + "): the hooks fence writes"
+                    + " there run for every repository that shares that directory");
+        }
+        FilePlan plan = new FilePlan();
+        List<String> layout = new ArrayList<>();
+        for (String hook : HOOKS) {
+            String script = hook.equals("pre-receive")
+                    ? HookScripts.preReceive(request.launch())
+                    : HookScripts.postReceive(request.launch());
+            Path single = hooks.resolve(hook);
+            Path dir = hooks.resolve(hook + ".d");
+            boolean dispatcher = Files.isRegularFile(single) && HookScripts.isDispatcher(FilePlan.read(single));
+            if (Files.isDirectory(dir) || dispatcher) {
+                plan.add(dir.resolve("fence"), script, FilePlan.EXECUTABLE);
+                layout.add(hook + ".d/fence");
+                if (!dispatcher) {
+                    warnings.add(dir + " exists but " + single + " is not a dispatcher that runs it; git runs only "
+                            + single + ", so make sure something calls " + dir.resolve("fence"));
+                }
+            } else {
+                plan.add(single, script, FilePlan.EXECUTABLE);
+                layout.add(hook);
+            }
+        }
+        if (request.store() != null) {
+            plan.add(bare.resolve(HookConfig.REPO_FILE_NAME), HookScripts.fenceConf(request.store()), FilePlan.PRIVATE);
+        }
+        InstallResult.Refused refused = request.force() ? null : plan.refusal();
+        if (refused != null) {
+            return refused;
+        }
+
+        List<String> done = new ArrayList<>(plan.write());
+        done.add(setConfig(git, bare, configFile, "receive.advertisePushOptions", "true"));
+        done.add(setConfig(git, bare, configFile, "fence.repoId", repoId));
+        if (oldRepoId != null && !oldRepoId.equals(repoId)) {
+            warnings.add("fence.repoId changed from '" + oldRepoId + "' to '" + repoId + "': resources are named"
+                    + " after the repo id, so leases and tokens taken under the old id no longer apply here");
+        }
+        if (request.launch() instanceof Launch.Launcher l) {
+            if (l.viaPath()) {
+                warnings.add("the hooks run '" + l.path() + "' from the PATH of the process that runs git on the"
+                        + " server; pass --launcher /path/to/fence/bin/fence (or set FENCE_LAUNCHER) to pin it");
+            } else if (!Files.isExecutable(Path.of(l.path()))) {
+                warnings.add("launcher " + l.path() + " does not exist or is not executable on this machine");
+            }
+        }
+        return new InstallResult.Installed(done, warnings, nextSteps(bare, repoId, request.store() != null, layout));
+    }
+
+    private static List<String> nextSteps(Path bare, String repoId, boolean storeWritten, List<String> layout) {
+        List<String> steps = new ArrayList<>();
+        if (!storeWritten && !Files.exists(bare.resolve(HookConfig.REPO_FILE_NAME))) {
+            steps.add("Tell the hook where the store is: rerun with --store URL (writes " + bare.resolve("fence.conf")
+                    + "), or put 'store = URL' in " + HookConfig.SYSTEM_FILE_NAME
+                    + ", or set FENCE_STORE for the git server process. Without a store, pushes to fenced"
+                    + " refs are refused.");
+        } else {
+            steps.add("Make sure the user that runs git on the server can read " + bare.resolve("fence.conf")
+                    + " (it is mode 600: chown it to that user).");
+        }
+        if (layout.contains("pre-receive.d/fence")) {
+            steps.add("Gitea/Forgejo: the dispatcher runs every hook in pre-receive.d and then fails the push if"
+                    + " any failed, so fence's verdict stands; 'Resynchronize hooks' keeps pre-receive.d/fence.");
+        }
+        steps.add("Agents lease resources named " + Resources.GIT_PREFIX + repoId + ":refs/heads/<branch>"
+                + " and push with 'fence push' (which sends -o fence=<token> -o fence-proof=<proof>).");
+        steps.add("Check it: a push without a token to a fenced branch is bumped or refused by policy;"
+                + " 'git push -o fence=1' with no lease is FENCED.");
+        return steps;
+    }
+
+    private static String configured(Git git, Path bare, String configFile, String key) {
+        Git.Result r = git.run(bare, "config", "--file", configFile, "--get", key);
+        return r.exit() == 0 ? Git.chomp(r.stdout()) : null;
+    }
+
+    private static String setConfig(Git git, Path bare, String configFile, String key, String value) {
+        if (value.equals(configured(git, bare, configFile, key))) {
+            return "unchanged git config " + key + " = " + value;
+        }
+        git.check(bare, "config", "--file", configFile, key, value);
+        return "set git config " + key + " = " + value + " in " + configFile;
+    }
+}

@@ -1,0 +1,82 @@
+package dev.fence.install;
+
+import dev.fence.core.InvalidInputException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How an installed hook starts fence on the git server: through the {@code fence} launcher script, or
+ * by running a JRE on the fence jar directly (GitLab's Gitaly nodes and GHES's hook environment have no
+ * launcher, and pass hooks too few variables to find one).
+ */
+public sealed interface Launch {
+    /**
+     * JVM options for the hook: it runs once per push, so start-up time is all that matters (C1 only, the
+     * serial collector, class-data sharing when available).
+     */
+    List<String> HOOK_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto");
+
+    /** The shell command line that runs fence with {@code args}, every word quoted as needed. */
+    String command(String... args);
+
+    /** Runs {@code path} (the {@code bin/fence} launcher, or plain {@code fence} found through PATH). */
+    record Launcher(String path) implements Launch {
+        public Launcher {
+            requireText("launcher", path);
+        }
+
+        @Override
+        public String command(String... args) {
+            List<String> words = new ArrayList<>();
+            words.add(path);
+            words.addAll(List.of(args));
+            return join(words);
+        }
+
+        /** True when the hook will look fence up through the git server's PATH. */
+        public boolean viaPath() {
+            return path.indexOf('/') < 0;
+        }
+    }
+
+    /** Runs {@code java} with {@link #HOOK_JVM_OPTIONS} on {@code jar}. */
+    record JavaJar(String java, String jar) implements Launch {
+        public JavaJar {
+            requireText("java", java);
+            requireText("jar", jar);
+        }
+
+        @Override
+        public String command(String... args) {
+            List<String> words = new ArrayList<>();
+            words.add(java);
+            words.addAll(HOOK_JVM_OPTIONS);
+            words.add("-jar");
+            words.add(jar);
+            words.addAll(List.of(args));
+            return join(words);
+        }
+    }
+
+    private static String join(List<String> words) {
+        StringBuilder out = new StringBuilder();
+        for (String w : words) {
+            if (out.length() > 0) {
+                out.append(' ');
+            }
+            out.append(Shell.quote(w));
+        }
+        return out.toString();
+    }
+
+    private static void requireText(String what, String value) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidInputException(what + " path must not be empty");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw new InvalidInputException(what + " path contains a control character at position " + i);
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package dev.fence.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.install.HookScripts;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code fence install --gitlab-global / --gitlab-tarball / --ghes}: the files written and the steps printed. */
+class HostArtefactsInstallTest {
+    private static final Map<String, String> ENV = Map.of("PATH", "/usr/bin:/bin");
+
+    @TempDir
+    Path tmp;
+
+    private static String perms(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+    }
+
+    /** Runs {@code command} with {@code stdin}; returns exit code, stdout and stderr. */
+    static TestRootCommand.Run exec(String stdin, String... command) throws Exception {
+        Process p = new ProcessBuilder(command).start();
+        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        return new TestRootCommand.Run(p.exitValue(), out, err);
+    }
+
+    @Test
+    void gitlabGlobalWritesAnExecutableLauncherAndPrintsGitlabRb() throws Exception {
+        Path dir = tmp.resolve("custom_hooks");
+        var r = TestRootCommand.run(ENV, "install", "--gitlab-global", dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        Path hook = dir.resolve("pre-receive.d/50-fence");
+        assertEquals("rwxr-xr-x", perms(hook));
+        String text = Files.readString(hook);
+        assertTrue(text.startsWith("#!/bin/sh\n" + HookScripts.MARKER + "\n"), text);
+        assertTrue(
+                text.contains("exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                        + " /opt/fence/fence.jar hook pre-receive\n"),
+                text);
+        assertTrue(r.out().contains("gitaly['configuration'] = {"), r.out());
+        assertTrue(r.out().contains("custom_hooks_dir: '" + dir + "',"), r.out());
+        assertTrue(r.out().contains("gitlab-ctl reconfigure"), r.out());
+        assertTrue(r.out().contains("every Gitaly node"), r.out());
+        assertTrue(r.out().contains("Java 17+ runtime"), r.out());
+        var again = TestRootCommand.run(ENV, "install", "--gitlab-global", dir.toString());
+        assertTrue(again.out().contains("unchanged " + hook), again.out());
+    }
+
+    @Test
+    void gitlabLauncherPassesArgumentsAndStdinToJava() throws Exception {
+        Path fakeJava = tmp.resolve("bin/java");
+        Files.createDirectories(fakeJava.getParent());
+        Files.writeString(fakeJava, "#!/bin/sh\nfor a in \"$@\"; do echo \"arg: $a\"; done\nsed 's/^/stdin: /'\n");
+        Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path dir = tmp.resolve("hooks dir");
+        var r = TestRootCommand.run(
+                ENV,
+                "install",
+                "--gitlab-global",
+                dir.toString(),
+                "--java",
+                fakeJava.toString(),
+                "--jar",
+                "/opt/my fence/fence.jar");
+        assertEquals(0, r.exit(), r.err());
+        var run = exec(
+                "old new refs/heads/main\n",
+                dir.resolve("pre-receive.d/50-fence").toString());
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(
+                "arg: -XX:TieredStopAtLevel=1\narg: -XX:+UseSerialGC\narg: -Xshare:auto\narg: -jar\n"
+                        + "arg: /opt/my fence/fence.jar\narg: hook\narg: pre-receive\nstdin: old new refs/heads/main\n",
+                run.out());
+    }
+
+    @Test
+    void gitlabGlobalRefusesAForeign50Fence() throws IOException {
+        Path hook = tmp.resolve("pre-receive.d/50-fence");
+        Files.createDirectories(hook.getParent());
+        Files.writeString(hook, "#!/bin/sh\nexit 0\n");
+        var r = TestRootCommand.run(ENV, "install", "--gitlab-global", tmp.toString());
+        assertEquals(6, r.exit());
+        assertTrue(r.err().contains(hook.toString()), r.err());
+        assertEquals("#!/bin/sh\nexit 0\n", Files.readString(hook));
+    }
+
+    @Test
+    void gitlabTarballHoldsCustomHooksAndPrintsGitalyHooksSet() throws Exception {
+        Path tar = tmp.resolve("custom_hooks.tar");
+        var r = TestRootCommand.run(ENV, "install", "--gitlab-tarball", tar.toString());
+        assertEquals(0, r.exit(), r.err());
+        var list = exec("", "/usr/bin/tar", "-tvf", tar.toString());
+        assertEquals(0, list.exit(), list.err());
+        assertEquals("", list.err(), "tar has no complaints");
+        List<String> lines = list.out().lines().toList();
+        assertEquals(3, lines.size(), list.out());
+        assertTrue(lines.get(0).startsWith("drwxr-xr-x") && lines.get(0).endsWith(" custom_hooks/"), list.out());
+        assertTrue(lines.get(1).startsWith("drwxr-xr-x") && lines.get(1).endsWith(" custom_hooks/pre-receive.d/"));
+        assertTrue(
+                lines.get(2).startsWith("-rwxr-xr-x") && lines.get(2).endsWith(" custom_hooks/pre-receive.d/50-fence"));
+
+        Path out = Files.createDirectory(tmp.resolve("extracted"));
+        assertEquals(
+                0,
+                exec("", "/usr/bin/tar", "-xf", tar.toString(), "-C", out.toString())
+                        .exit());
+        Path hook = out.resolve("custom_hooks/pre-receive.d/50-fence");
+        assertEquals("rwxr-xr-x", perms(hook));
+        assertTrue(Files.readString(hook).contains("-jar /opt/fence/fence.jar hook pre-receive"));
+
+        assertTrue(
+                r.out()
+                        .contains(
+                                "cat " + tar + " | sudo -u git -- /opt/gitlab/embedded/bin/gitaly hooks set"
+                                        + " --storage <storage> --repository <relative path> --config /var/opt/gitlab/gitaly/config.toml"),
+                r.out());
+        assertTrue(r.out().contains("Praefect"), r.out());
+
+        byte[] first = Files.readAllBytes(tar);
+        var again = TestRootCommand.run(ENV, "install", "--gitlab-tarball", tar.toString());
+        assertEquals(0, again.exit());
+        assertTrue(again.out().contains("unchanged " + tar), again.out());
+        assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(tar)), "reproducible");
+    }
+
+    @Test
+    void gitlabTarballRefusesToOverwriteSomethingElse() throws IOException {
+        Path tar = Files.writeString(tmp.resolve("important.tar"), "not ours");
+        assertEquals(
+                6,
+                TestRootCommand.run(ENV, "install", "--gitlab-tarball", tar.toString())
+                        .exit());
+        assertEquals("not ours", Files.readString(tar));
+        assertEquals(
+                0,
+                TestRootCommand.run(ENV, "install", "--gitlab-tarball", tar.toString(), "--force")
+                        .exit());
+        assertEquals("not ours", Files.readString(tmp.resolve("important.tar.fence-backup")));
+        assertEquals(
+                2,
+                TestRootCommand.run(ENV, "install", "--gitlab-tarball", tmp.toString())
+                        .exit());
+    }
+
+    @Test
+    void ghesWritesScriptDockerfileAndConfig() throws Exception {
+        Path dir = tmp.resolve("ghes");
+        var r = TestRootCommand.run(ENV, "install", "--ghes", dir.toString(), "--store", "redis://:pw@redis:6379");
+        assertEquals(0, r.exit(), r.err());
+
+        Path script = dir.resolve("fence-pre-receive.sh");
+        assertEquals("rwxr-xr-x", perms(script));
+        String s = Files.readString(script);
+        assertTrue(s.startsWith("#!/bin/bash\n" + HookScripts.MARKER + "\n"), s);
+        assertTrue(
+                s.contains("exec /usr/bin/java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                        + " /opt/fence/fence.jar hook pre-receive\n"),
+                s);
+        assertEquals(0, exec("", "/usr/bin/bash", "-n", script.toString()).exit());
+
+        String docker = Files.readString(dir.resolve("Dockerfile.hook-env"));
+        assertTrue(docker.contains("\nFROM --platform=linux/amd64 eclipse-temurin:17-jre-jammy\n"), docker);
+        assertTrue(docker.contains("COPY fence.jar /opt/fence/fence.jar\n"), docker);
+        assertTrue(docker.contains("COPY fence.conf /etc/fence/fence.conf\n"), docker);
+        assertTrue(docker.contains("rm -f /etc/localtime /usr/share/zoneinfo/localtime"), docker);
+        assertTrue(docker.contains("ln -sf /opt/java/openjdk/bin/java /usr/bin/java"), docker);
+        assertTrue(docker.contains("docker export fence-hook-env | gzip > fence-hook-env.tar.gz"), docker);
+
+        Path conf = dir.resolve("fence.conf");
+        assertEquals("rw-------", perms(conf));
+        assertTrue(Files.readString(conf).contains("\nstore = redis://:pw@redis:6379\n"));
+
+        assertTrue(r.out().contains("ghe-hook-env-create fence"), r.out());
+        assertTrue(r.out().contains("5 seconds"), r.out());
+        assertTrue(r.out().contains("hook repository"), r.out());
+        assertTrue(r.out().contains("docker build --platform linux/amd64"), r.out());
+        assertFalse(r.out().contains(":pw@"), r.out());
+    }
+
+    @Test
+    void ghesWithoutStoreWritesAPlaceholderOnceAndKeepsItAfterwards() throws IOException {
+        Path dir = tmp.resolve("ghes");
+        var first = TestRootCommand.run(ENV, "install", "--ghes", dir.toString());
+        assertEquals(0, first.exit(), first.err());
+        assertTrue(first.out().contains("warning: fence.conf has no store yet"), first.out());
+        Path conf = dir.resolve("fence.conf");
+        Files.writeString(conf, "store = redis://edited:6379\n");
+        var second = TestRootCommand.run(ENV, "install", "--ghes", dir.toString());
+        assertEquals(0, second.exit(), second.err());
+        assertEquals("store = redis://edited:6379\n", Files.readString(conf));
+        assertTrue(second.out().contains("kept " + conf), second.out());
+    }
+
+    @Test
+    void ghesRefusesForeignFilesAndRejectsAFileAsDirectory() throws IOException {
+        Path dir = Files.createDirectory(tmp.resolve("ghes"));
+        Files.writeString(dir.resolve("Dockerfile.hook-env"), "FROM scratch\n");
+        var r = TestRootCommand.run(ENV, "install", "--ghes", dir.toString(), "--store", "redis://h:1");
+        assertEquals(6, r.exit());
+        assertFalse(Files.exists(dir.resolve("fence-pre-receive.sh")), "nothing written on refusal");
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        assertEquals(
+                2,
+                TestRootCommand.run(ENV, "install", "--ghes", file.toString()).exit());
+    }
+}
