@@ -252,7 +252,7 @@ class AdmissionTest {
                         RES,
                         5,
                         1002,
-                        1002,
+                        0,
                         new Lease("agent-b", 1002, NOW, NOW.plusSeconds(30), false, null),
                         1002,
                         A,

@@ -100,10 +100,10 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final LuaScript APPEND = LuaScript.load("append");
 
     /**
-     * Stream ids carry the Redis server's clock, event times the recording process's; a {@code since}
-     * filter reads this much further back so events from a clock running ahead are not missed.
+     * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
+     * (raised to stay increasing), never below them, so none is needed.
      */
-    private static final Duration CLOCK_SKEW_ALLOWANCE = Duration.ofHours(1);
+    private static final Duration CLOCK_SKEW_ALLOWANCE = Duration.ZERO;
 
     private static final int QUERY_PAGE = 1000;
 

@@ -52,15 +52,10 @@ local function is_current_grant(s, holder, token)
   return s.holder == holder and s.token == token and s.counter == token and s.released ~= '1'
 end
 
--- Stream ids below this are past retention. Uses the server clock, as XADD * does for new ids.
+-- The retention window in ms, passed through to ledger_append. Stream ids carry the recording
+-- process's clock (see ledger_append), so retention is measured on that clock too, never Redis's.
 local function retention_min_id(retention_ms)
-  local t = redis.call('TIME')
-  local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local min = now_ms - tonumber(retention_ms)
-  if min < 0 then
-    min = 0
-  end
-  return int(min)
+  return retention_ms
 end
 
 -- The next ledger sequence number. The counter key is never trimmed; if it is missing while the
@@ -81,9 +76,29 @@ local function next_seq(ledger_key, seq_key)
 end
 
 -- Appends one event given as a flat field/value list (null fields left out) and trims the stream.
-local function ledger_append(ledger_key, seq_key, min_id, fields)
+-- The entry id is the event's own time ('at', the caller's clock) or, if an earlier entry already
+-- has a later id (clock skew between processes), that id's millisecond: ids stay increasing and an
+-- event's id is never below its time, so a 'since' query can start reading at its own instant.
+local function ledger_append(ledger_key, seq_key, retention_ms, fields)
   local seq = next_seq(ledger_key, seq_key)
-  local args = {'XADD', ledger_key, 'MINID', '~', min_id, '*', 'seq', int(seq)}
+  local at = 0
+  for i = 1, #fields, 2 do
+    if fields[i] == 'at' then
+      at = tonumber(fields[i + 1])
+    end
+  end
+  local last = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    local last_ms = tonumber(string.match(last[1][1], '^(%d+)'))
+    if last_ms > at then
+      at = last_ms
+    end
+  end
+  local min = at - tonumber(retention_ms)
+  if min < 0 then
+    min = 0
+  end
+  local args = {'XADD', ledger_key, 'MINID', int(min), int(at) .. '-*', 'seq', int(seq)}
   for i = 1, #fields do
     args[#args + 1] = fields[i]
   end

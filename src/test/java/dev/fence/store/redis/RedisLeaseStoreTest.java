@@ -477,21 +477,17 @@ class RedisLeaseStoreTest {
     }
 
     @Test
-    void appendTrimsEventsPastRetentionButNeverCounters() throws Exception {
-        // Trimming is approximate (whole stream nodes); one entry per node makes it observable.
-        assertEquals("+OK", server.command("CONFIG", "SET", "stream-node-max-entries", "1"));
+    void appendTrimsEventsPastRetentionButNeverCounters() {
+        // Retention is measured on the recording process's clock (the events' own times).
         try (RedisLeaseStore shortMemory = RedisLeaseStore.open(
                 server.url(), new StoreOptions(TIMEOUT, Duration.ofMillis(50), 0, Duration.ofMillis(100)))) {
             AcquireResult.Granted g = granted(shortMemory.acquire("r", "alice", TTL, now, null, candidate));
             shortMemory.append(List.of(LedgerEvent.lease(now, EventType.REJECT, "r", "x", 1)));
-            Thread.sleep(120);
-            shortMemory.append(List.of(LedgerEvent.lease(now, EventType.LANDED, "r", "x", 2)));
+            shortMemory.append(List.of(LedgerEvent.lease(now.plusMillis(120), EventType.LANDED, "r", "x", 2)));
             List<LedgerEvent> left = shortMemory.query(LedgerQuery.all());
             assertEquals(List.of(EventType.LANDED), types(left));
             assertEquals(3, left.get(0).seq());
             assertEquals(g.token(), shortMemory.snapshot(List.of("r")).get("r").latestGranted());
-        } finally {
-            server.command("CONFIG", "SET", "stream-node-max-entries", "100");
         }
     }
 
