@@ -348,7 +348,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         filter(where, args, "holder", query.holder());
         if (query.since() != null) {
             where.add("at >= ?");
-            args.add(query.since().toEpochMilli());
+            args.add(ceilMillis(query.since()));
         }
         if (query.types() != null && !query.types().isEmpty()) {
             where.add("type IN ("
@@ -799,6 +799,12 @@ public final class SqliteLeaseStore implements LeaseStore {
         return Instant.ofEpochMilli(t.toEpochMilli());
     }
 
+    /** Stored instants are whole milliseconds, so "at or after" a fractional one starts at the next. */
+    private static long ceilMillis(Instant t) {
+        long ms = t.toEpochMilli();
+        return t.getNano() % 1_000_000 == 0 ? ms : ms + 1;
+    }
+
     private static Instant instant(ResultSet rs, String column) throws SQLException {
         long ms = rs.getLong(column);
         return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
@@ -874,7 +880,8 @@ public final class SqliteLeaseStore implements LeaseStore {
         String message =
                 switch (primaryCode(e)) {
                     case SQLITE_BUSY, SQLITE_LOCKED -> "SQLite store " + file
-                            + " stayed locked by another process for longer than the timeout of "
+                            + " stayed locked by another writer (another fence process or store) for longer than"
+                            + " the timeout of "
                             + Durations.format(timeout) + " (" + what + "); retry, or raise ?timeout= in the store URL";
                     case SQLITE_CORRUPT, SQLITE_NOTADB -> "SQLite store " + file
                             + " is damaged or is not a SQLite database (" + sqlite + "); restore it from a backup, or"

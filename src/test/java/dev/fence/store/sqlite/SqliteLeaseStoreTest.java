@@ -356,7 +356,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                 for (Process p : burst) {
                     BufferedReader out =
                             new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                    for (int i = 0; i < 150; i++) {
+                    for (int i = 0; i < 100; i++) {
                         assertEquals("ok", out.readLine(), this::errors);
                     }
                 }
