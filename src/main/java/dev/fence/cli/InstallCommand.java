@@ -178,6 +178,10 @@ public final class InstallCommand implements Callable<Integer> {
         this.env = Map.copyOf(env);
     }
 
+    InstallCommand(Context ctx) {
+        this(ctx.env());
+    }
+
     @Override
     public Integer call() {
         check(repoId == null || mode.bare != null, "--repo-id applies only to --bare");

@@ -12,6 +12,8 @@ public final class Identities {
 
     /** A fresh candidate for {@link LeaseStore#identity}; stores keep it only if they have none. */
     public static StoreIdentity candidate(Instant now) {
+        // Stores keep instants in whole milliseconds; a candidate kept by a store then equals itself.
+        now = Instant.ofEpochMilli(now.toEpochMilli());
         byte[] id = new byte[12];
         byte[] key = new byte[32];
         RANDOM.nextBytes(id);
