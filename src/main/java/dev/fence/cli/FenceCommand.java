@@ -15,13 +15,13 @@ import picocli.CommandLine.Spec;
         description = {
             "Fencing tokens for git remotes shared by coding agents.",
             "",
-            "A lease service grants leases with strictly increasing fencing tokens; agents push with",
-            "-o fence=<token> -o fence-proof=<proof>; the git host's pre-receive hook refuses any push",
-            "whose token has been superseded, with a FENCED message that tells the agent to stop,",
-            "re-read and re-plan. Every grant and push decision lands in an audit ledger.",
+            "A lease service grants leases with strictly increasing fencing tokens; agents push with"
+                    + " -o fence=<token> -o fence-proof=<proof>; the git host's pre-receive hook refuses any push"
+                    + " whose token has been superseded, with a FENCED message that tells the agent to stop,"
+                    + " re-read and re-plan. Every grant and push decision lands in an audit ledger.",
             "",
-            "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...);",
-            "default: a SQLite file at ~/.local/share/fence/fence.db."
+            "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...);"
+                    + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
         subcommands = {LeaseCommand.class, HookCommand.class, InstallCommand.class, AuditCommand.class})
 public final class FenceCommand implements Runnable {
