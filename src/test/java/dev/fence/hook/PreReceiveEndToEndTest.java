@@ -1,0 +1,507 @@
+package dev.fence.hook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.cli.Main;
+import dev.fence.core.EventType;
+import dev.fence.core.Grant;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.Resources;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import dev.fence.testing.HookedRepo;
+import dev.fence.testing.HookedRepo.Clone;
+import dev.fence.testing.HookedRepo.Run;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pre-receive hook end to end: the real {@code git} binary pushes to a bare repository with fence's
+ * hooks installed by the real installer, against a real store. Subclasses supply the store.
+ */
+abstract class PreReceiveEndToEndTest {
+    static final String MAIN = "refs/heads/main";
+
+    @TempDir
+    Path tmp;
+
+    HookedRepo repo;
+    LeaseStore store;
+    LeaseService leases;
+    String repoId;
+
+    /** The store URL for this test; the store must be empty or private to the test. */
+    abstract String storeUrl();
+
+    /** Makes the store unreachable (or unresponsive) for the hook. */
+    abstract void breakStore() throws Exception;
+
+    /** Undoes {@link #breakStore}. */
+    abstract void repairStore() throws Exception;
+
+    @BeforeEach
+    void createRepo() {
+        repoId = "app-" + System.nanoTime();
+        repo = HookedRepo.create(tmp, repoId, storeUrl());
+        store = Stores.open(storeUrl(), StoreOptions.defaults());
+        leases = new LeaseService(store, Clock.systemUTC());
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    String resource(String ref) {
+        return Resources.forRef(repoId, ref);
+    }
+
+    Grant acquire(String holder) {
+        return acquire(holder, MAIN);
+    }
+
+    Grant acquire(String holder, String ref) {
+        var outcome = leases.acquire(resource(ref), holder, Duration.ofSeconds(60), null);
+        return ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+    }
+
+    /**
+     * Acquires as a successor would after the current lease lapsed: through a lease service whose clock
+     * runs past every lease this test granted (leases are liveness; the hook's check does not read clocks).
+     */
+    Grant successor(String holder) {
+        var later = new LeaseService(store, Clock.offset(Clock.systemUTC(), Duration.ofMinutes(laterMinutes += 2)));
+        var outcome = later.acquire(resource(MAIN), holder, Duration.ofSeconds(60), null);
+        return ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+    }
+
+    private long laterMinutes;
+
+    static List<String> opts(Grant g) {
+        return List.of("fence=" + g.token(), "fence-proof=" + g.proof());
+    }
+
+    /** A repository whose main branch has one commit, pushed without a lease by a person. */
+    Clone seeded(String who) {
+        Clone c = repo.clone(who);
+        c.commit("seed");
+        assertTrue(c.push(List.of(), "HEAD:" + MAIN).ok());
+        return c;
+    }
+
+    List<LedgerEvent> ledger() {
+        return store.query(new LedgerQuery(null, repoId, null, null, null, null, 0));
+    }
+
+    static String firstFenced(Run r) {
+        return r.remoteLines().stream()
+                .map(l -> l.startsWith("GL-HOOK-ERR: ") ? l.substring(13) : l)
+                .filter(l -> l.startsWith("FENCED ") || l.startsWith("REJECTED "))
+                .findFirst()
+                .orElse(null);
+    }
+
+    static void assertFenced(Run r, String reason) {
+        assertFalse(r.ok(), "the push must be refused:\n" + r.err());
+        String line = firstFenced(r);
+        assertNotNull(line, "a FENCED/REJECTED line is shown:\n" + r.err());
+        assertTrue(line.endsWith("reason=" + reason), "expected reason " + reason + " in: " + line);
+        assertFalse(r.err().contains("fp1."), "proofs never appear in hook output");
+    }
+
+    @Test
+    void currentTokenPushesAndTheLedgerRecordsIt() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        String tip = a.commit("work under the lease");
+        Run r = a.push(opts(g), "HEAD:" + MAIN);
+        assertTrue(r.ok(), r.err());
+        assertEquals(tip, repo.tip(MAIN));
+        var state = leases.status(resource(MAIN)).state();
+        assertEquals(g.token(), state.highestAccepted());
+        assertEquals(tip, state.tip().sha());
+        List<EventType> types = ledger().stream().map(LedgerEvent::type).toList();
+        assertTrue(
+                types.containsAll(List.of(EventType.BUMP, EventType.GRANT, EventType.ACCEPT, EventType.LANDED)),
+                types.toString());
+    }
+
+    @Test
+    void staleTokenIsFencedBeforeAndAfterTheSuccessorPushes() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant ga = acquire("agent-a");
+        a.commit("A's work");
+        Grant gb = successor("agent-b");
+        Run before = a.push(opts(ga), "HEAD:" + MAIN);
+        assertFenced(before, "superseded");
+        assertTrue(firstFenced(before).contains("token=" + ga.token() + " current=" + gb.token()));
+        assertTrue(before.err().contains("agent-b"), "the message names the current holder");
+        assertTrue(before.err().contains("NOT a transient error"));
+
+        Clone b = repo.clone("agent-b");
+        b.commit("B's work");
+        assertTrue(b.push(opts(gb), "HEAD:" + MAIN).ok());
+        Run after = a.push(opts(ga), "+HEAD:" + MAIN); // git itself refuses the non-fast-forward without '+'
+        assertFenced(after, "stale-token");
+        assertTrue(after.err().contains(repo.tip(MAIN).substring(0, 12)), "the message names the current tip");
+    }
+
+    @Test
+    void aTokenWithoutItsProofOrWithAnotherRefsProofIsFenced() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        Grant other = acquire("agent-a", "refs/heads/dev");
+        a.commit("work");
+        assertFenced(a.push(List.of("fence=" + g.token()), "HEAD:" + MAIN), "bad-proof");
+        assertFenced(
+                a.push(List.of("fence=" + g.token(), "fence-proof=" + other.proof()), "HEAD:" + MAIN), "bad-proof");
+        assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok(), "the right proof still works");
+    }
+
+    @Test
+    void forcePushOverAnotherHoldersCommitIsFencedOverYourOwnAccepted() {
+        Clone human = seeded("human");
+        String base = human.head();
+        Clone b = repo.clone("agent-b");
+        Grant gb = acquire("agent-b");
+        b.commit("B1");
+        assertTrue(b.push(opts(gb), "HEAD:" + MAIN).ok());
+
+        Clone a = repo.clone("agent-a");
+        Grant ga = successor("agent-a");
+        a.reset(base).commit("A rewrites B away");
+        assertFenced(a.push(opts(ga), "+HEAD:" + MAIN), "foreign-overwrite");
+
+        a.sync("main");
+        String a1 = a.commit("A1");
+        assertTrue(a.push(opts(ga), "HEAD:" + MAIN).ok());
+        a.commit("A2");
+        assertTrue(a.push(opts(ga), "HEAD:" + MAIN).ok());
+        a.reset(a1).commit("A2 amended");
+        Run own = a.push(opts(ga), "+HEAD:" + MAIN);
+        assertTrue(own.ok(), "rewriting only your own commits is allowed:\n" + own.err());
+        assertEquals(a.head(), repo.tip(MAIN));
+    }
+
+    @Test
+    void aTokenlessPushBumpsAndMayNotDiscardTokenCommits() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        String a1 = a.commit("A1");
+        assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok());
+
+        Clone human = repo.clone("human");
+        human.sync("main").commit("a person's fix");
+        Run bump = human.push(List.of(), "HEAD:" + MAIN);
+        assertTrue(bump.ok(), bump.err());
+        assertTrue(bump.err().contains("superseded agent-a's lease"), bump.err());
+
+        a.sync("main").commit("A continues with the old token");
+        assertFenced(a.push(opts(g), "HEAD:" + MAIN), "stale-token");
+
+        human.reset(a1 + "~1").commit("rewrite without a token");
+        assertFenced(human.push(List.of(), "+HEAD:" + MAIN), "tokenless-overwrite");
+        assertFenced(human.push(List.of(), ":" + MAIN), "tokenless-overwrite");
+    }
+
+    @Test
+    void rejectPolicyAndAgentPushersNeedATokenRefsOutsideThePatternsPass() throws Exception {
+        Files.writeString(
+                repo.bare().resolve("fence.conf"),
+                "store = " + storeUrl() + "\n" + "agent-pushers = bot-*\n" + "pusher-policy.ci = reject\n",
+                StandardCharsets.UTF_8);
+        seeded("human");
+        Clone bot = repo.clone("bot-7");
+        bot.sync("main").commit("bot work");
+        assertFenced(bot.push(List.of(), "HEAD:" + MAIN), "token-required");
+        Clone ci = repo.clone("ci");
+        ci.sync("main").commit("ci work");
+        assertFenced(ci.push(List.of(), "HEAD:" + MAIN), "token-required");
+        bot.git("tag", "v1").check();
+        Run tag = bot.push(List.of(), "refs/tags/v1");
+        assertTrue(tag.ok(), "tags are outside the fenced patterns:\n" + tag.err());
+        assertTrue(ledger().stream().noneMatch(e -> "refs/tags/v1".equals(e.ref())), "untouched refs are not recorded");
+    }
+
+    @Test
+    void malformedOptionsAreRefusedNamingTheProblemAndNothingIsAccepted() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        a.commit("work");
+        String before = repo.tip(MAIN);
+        long highest = leases.status(resource(MAIN)).state().highestAccepted();
+        Map<List<String>, String> cases = new HashMap<>();
+        cases.put(List.of("fence=abc"), "fence=abc");
+        cases.put(List.of("fence=-1"), "fence=-1");
+        cases.put(List.of("fence=99999999999999999999"), "fence=99999999999999999999");
+        cases.put(List.of("fence=" + g.token(), "fence=" + g.token(), "fence-proof=" + g.proof()), "fence=");
+        for (var c : cases.entrySet()) {
+            Run r = a.push(c.getKey(), "HEAD:" + MAIN);
+            assertFenced(r, "malformed");
+            assertTrue(
+                    r.err().contains(c.getValue()), "the message names the option " + c.getValue() + ":\n" + r.err());
+        }
+        assertEquals(before, repo.tip(MAIN));
+        assertEquals(highest, leases.status(resource(MAIN)).state().highestAccepted(), "nothing was accepted");
+        assertTrue(ledger().stream().filter(e -> e.type() == EventType.REJECT).allMatch(e -> "malformed"
+                .equals(e.reason())));
+    }
+
+    @Test
+    void malformedHookInputAndEmptyInput() {
+        String zero = "0".repeat(40);
+        Hook empty = hook("", Map.of());
+        assertEquals(0, empty.exit);
+        Hook bad = hook(zero + " " + "a".repeat(40) + " refs/heads/ma\u0007in\n", Map.of());
+        assertEquals(1, bad.exit);
+        assertTrue(bad.err.contains("control character"), bad.err);
+        assertFalse(bad.err.contains("\u0007"), "control characters are never echoed raw");
+        Hook garbage = hook("not a ref update\n", Map.of());
+        assertEquals(1, garbage.exit);
+        assertTrue(garbage.err.contains("line 1"), garbage.err);
+        assertTrue(ledger().isEmpty(), "nothing recorded for unreadable input");
+    }
+
+    @Test
+    void tenThousandRefsAreJudgedInOnePass() {
+        Clone human = seeded("human");
+        String head = human.head();
+        StringBuilder stdin = new StringBuilder();
+        String zero = "0".repeat(40);
+        for (int i = 0; i < 10_000; i++) {
+            stdin.append(zero)
+                    .append(' ')
+                    .append(head)
+                    .append(" refs/tags/t")
+                    .append(i)
+                    .append('\n');
+        }
+        Grant g = acquire("agent-a");
+        String next = human.commit("under a lease");
+        human.git("push", "-q", "origin", "HEAD:refs/heads/scratch").check(); // object transfer for the check below
+        stdin.append(head).append(' ').append(next).append(' ').append(MAIN).append('\n');
+        long t0 = System.nanoTime();
+        Hook r = hook(
+                stdin.toString(),
+                Map.of(
+                        "GIT_PUSH_OPTION_COUNT",
+                        "2",
+                        "GIT_PUSH_OPTION_0",
+                        "fence=" + g.token(),
+                        "GIT_PUSH_OPTION_1",
+                        "fence-proof=" + g.proof()));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, r.exit, r.err);
+        assertTrue(ms < 5000, "judged in " + ms + " ms, inside GHES's 5 s");
+        assertEquals(g.token(), leases.status(resource(MAIN)).state().highestAccepted());
+    }
+
+    @Test
+    void storeDownFailsClosedForTokensWithinTwoSecondsAndTokenlessFollowsPolicy() throws Exception {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        a.commit("work");
+        Clone human = repo.clone("human");
+        human.sync("main").commit("a person's fix");
+        breakStore();
+        try {
+            long t0 = System.nanoTime();
+            Hook fenced = hook(
+                    line(repo.tip(MAIN), a.head()),
+                    Map.of(
+                            "GIT_PUSH_OPTION_COUNT",
+                            "2",
+                            "GIT_PUSH_OPTION_0",
+                            "fence=" + g.token(),
+                            "GIT_PUSH_OPTION_1",
+                            "fence-proof=" + g.proof()));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(1, fenced.exit);
+            assertTrue(fenced.err.contains("reason=store-down"), fenced.err);
+            assertTrue(fenced.err.contains("fence store is unavailable"), fenced.err);
+            assertTrue(ms < 2500, "refused in " + ms + " ms");
+
+            Run push = a.push(opts(g), "HEAD:" + MAIN);
+            assertFenced(push, "store-down");
+            Run tokenless = human.push(List.of(), "HEAD:" + MAIN);
+            assertTrue(tokenless.ok(), "on-store-down = accept lets a tokenless push through:\n" + tokenless.err());
+            assertTrue(tokenless.err().contains("warning: fence store unavailable"), tokenless.err());
+        } finally {
+            repairStore();
+        }
+    }
+
+    @Test
+    void gitLabVariablesGiveGitLabLinesAndIdentity() {
+        seeded("human");
+        Clone bot = repo.clone("ignored");
+        bot.env("GL_ID", "user-7")
+                .env("GL_USERNAME", "bot-gitlab")
+                .env("GL_REPOSITORY", "project-" + repoId)
+                .env("GL_PROTOCOL", "ssh")
+                .env("GL_PROJECT_PATH", "group/app")
+                .env("FENCE_AGENT_PUSHERS", "bot-*");
+        bot.sync("main").commit("agent without a token");
+        Run r = bot.push(List.of(), "HEAD:" + MAIN);
+        assertFalse(r.ok());
+        List<String> lines = r.remoteLines();
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("GL-HOOK-ERR: FENCED ")), r.err());
+        assertTrue(
+                lines.stream().filter(l -> !l.isBlank()).allMatch(l -> l.startsWith("GL-HOOK-ERR: ")),
+                "every line carries the prefix:\n" + r.err());
+        var events = store.query(new LedgerQuery(null, "project-" + repoId, null, null, null, null, 0));
+        assertEquals(1, events.size());
+        assertEquals("bot-gitlab", events.get(0).pusher());
+        assertEquals("token-required", events.get(0).reason());
+    }
+
+    @Test
+    void ghesVariablesGiveGhesIdentity() {
+        seeded("human");
+        Clone c = repo.clone("ignored");
+        c.env("GITHUB_REPO_NAME", "acme/" + repoId).env("GITHUB_USER_LOGIN", "octo-person");
+        c.sync("main").commit("a person's change on GHES");
+        assertTrue(c.push(List.of(), "HEAD:" + MAIN).ok());
+        var events = store.query(new LedgerQuery(null, "acme/" + repoId, null, null, null, null, 0));
+        assertTrue(
+                events.stream().anyMatch(e -> e.type() == EventType.BUMP && "octo-person".equals(e.pusher())),
+                events.toString());
+    }
+
+    @Test
+    void twoConcurrentPushesFromOneBaseLandOnceAndTheLedgerAgrees() throws Exception {
+        seeded("human");
+        Grant g = acquire("agent-a");
+        Clone one = repo.clone("agent-a");
+        Clone two = repo.clone("agent-a");
+        one.commit("one");
+        two.commit("two");
+        CompletableFuture<Run> f1 = CompletableFuture.supplyAsync(() -> one.push(opts(g), "HEAD:" + MAIN));
+        CompletableFuture<Run> f2 = CompletableFuture.supplyAsync(() -> two.push(opts(g), "HEAD:" + MAIN));
+        Run r1 = f1.get();
+        Run r2 = f2.get();
+        assertTrue(r1.ok() ^ r2.ok(), "exactly one lands:\n" + r1.err() + "\n---\n" + r2.err());
+        String tip = repo.tip(MAIN);
+        List<LedgerEvent> landed = ledger().stream()
+                .filter(e -> e.type() == EventType.LANDED && e.token() == g.token())
+                .toList();
+        assertEquals(1, landed.size(), "one landing recorded");
+        assertEquals(tip, landed.get(0).newSha(), "the ledger's landing is the ref's tip");
+    }
+
+    @Test
+    void auditShowsEveryDecisionWithItsReason() {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant ga = acquire("agent-a");
+        a.commit("A1");
+        assertTrue(a.push(opts(ga), "HEAD:" + MAIN).ok());
+        Grant gb = successor("agent-b");
+        a.commit("A2");
+        assertFenced(a.push(opts(ga), "HEAD:" + MAIN), "superseded");
+        assertFenced(a.push(List.of("fence=" + gb.token()), "HEAD:" + MAIN), "bad-proof");
+
+        StringWriter out = new StringWriter();
+        int code = Main.run(
+                new ByteArrayInputStream(new byte[0]),
+                new PrintWriter(out),
+                new PrintWriter(new StringWriter()),
+                Map.of("FENCE_STORE", storeUrl(), "HOME", tmp.toString()),
+                "audit",
+                "--repo",
+                repoId,
+                "--json");
+        assertEquals(0, code);
+        String json = out.toString();
+        for (String reason : List.of("\"bumped\"", "\"accepted\"", "\"superseded\"", "\"bad-proof\"")) {
+            assertTrue(json.contains("\"reason\":" + reason), reason + " in\n" + json);
+        }
+        StringWriter table = new StringWriter();
+        Main.run(
+                new ByteArrayInputStream(new byte[0]),
+                new PrintWriter(table),
+                new PrintWriter(new StringWriter()),
+                Map.of("FENCE_STORE", storeUrl(), "HOME", tmp.toString()),
+                "audit",
+                "timeline",
+                "--repo",
+                repoId,
+                "--ref",
+                "main");
+        String timeline = table.toString();
+        assertTrue(timeline.contains("GRANT") && timeline.contains("REJECT") && timeline.contains("ACCEPT"), timeline);
+        assertFalse(json.contains("fp1.") || timeline.contains("fp1."), "no proofs in the audit output");
+        List<String> rejectedOnly = new ArrayList<>();
+        StringWriter rej = new StringWriter();
+        Main.run(
+                new ByteArrayInputStream(new byte[0]),
+                new PrintWriter(rej),
+                new PrintWriter(new StringWriter()),
+                Map.of("FENCE_STORE", storeUrl(), "HOME", tmp.toString()),
+                "audit",
+                "--repo",
+                repoId,
+                "--rejected",
+                "--json");
+        rej.toString().lines().forEach(rejectedOnly::add);
+        assertEquals(2, rejectedOnly.size(), rej.toString());
+        assertEquals(
+                Map.of("reject", 2L),
+                rejectedOnly.stream()
+                        .collect(Collectors.groupingBy(
+                                l -> l.replaceAll(".*\"type\":\"([a-z]+)\".*", "$1"), Collectors.counting())));
+        assertNull(null);
+    }
+
+    record Hook(int exit, String err) {}
+
+    static String line(String oldId, String newId) {
+        return oldId + " " + newId + " " + MAIN + "\n";
+    }
+
+    /** Runs {@code fence hook pre-receive} in-process on this repository with {@code stdin} and extra env. */
+    Hook hook(String stdin, Map<String, String> extra) {
+        Map<String, String> env = new HashMap<>(HookedRepo.gitEnv(tmp));
+        env.put("GIT_DIR", repo.bare().toString());
+        env.put("FENCE_PUSHER", "agent-a");
+        env.putAll(extra);
+        StringWriter err = new StringWriter();
+        int code = Main.run(
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(err),
+                env,
+                "hook",
+                "pre-receive");
+        return new Hook(code, err.toString());
+    }
+}
