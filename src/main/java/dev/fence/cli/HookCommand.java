@@ -1,13 +1,7 @@
 package dev.fence.cli;
 
-import dev.fence.core.LeaseStore;
-import dev.fence.hook.PostReceiveHook;
-import dev.fence.hook.PreReceiveHook;
-import dev.fence.store.StoreOptions;
-import dev.fence.store.Stores;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -30,21 +24,6 @@ final class HookCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "a hook name is required (pre-receive, post-receive)");
-    }
-
-    /** Opens stores by URL for the hooks: the configured URL, else FENCE_STORE, else the default file. */
-    static Function<String, LeaseStore> storeOpener(Context ctx, java.time.Duration timeout) {
-        StoreOptions options = new StoreOptions(
-                timeout,
-                StoreOptions.defaults().retention(),
-                0,
-                StoreOptions.defaults().waitTimeout());
-        return url -> Stores.open(Stores.resolveUrl(url, ctx.env()), options);
-    }
-
-    static Path gitDir(Context ctx) {
-        String dir = ctx.env().get("GIT_DIR");
-        return dir == null || dir.isBlank() ? ctx.cwd() : ctx.cwd().resolve(dir).normalize();
     }
 
     @Command(
@@ -70,10 +49,7 @@ final class HookCommand implements Runnable {
 
         @Override
         public Integer call() {
-            PreReceiveHook hook = new PreReceiveHook(storeOpener(ctx, java.time.Duration.ofSeconds(2)), ctx.clock());
-            PreReceiveHook.Result r = hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
-            r.lines().forEach(ctx.err()::println);
-            return r.exitCode();
+            return HookRunner.preReceive(ctx, config, store);
         }
     }
 
@@ -96,9 +72,7 @@ final class HookCommand implements Runnable {
 
         @Override
         public Integer call() {
-            PostReceiveHook hook = new PostReceiveHook(storeOpener(ctx, java.time.Duration.ofSeconds(2)), ctx.clock());
-            hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store).forEach(ctx.err()::println);
-            return ExitCode.OK.code();
+            return HookRunner.postReceive(ctx, config, store);
         }
     }
 }

@@ -25,13 +25,26 @@ public final class Main {
                 System.in,
                 out,
                 err,
-                System.getenv(),
+                processEnv(),
                 Clock.systemUTC(),
                 Path.of("").toAbsolutePath());
         int code = run(ctx, args);
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /**
+     * The process environment. Daemons and git servers often run without {@code USER}; the OS account
+     * name is then supplied, so plain-git hooks can still name the pusher.
+     */
+    private static Map<String, String> processEnv() {
+        Map<String, String> env = System.getenv();
+        if (env.get("USER") == null && env.get("LOGNAME") == null) {
+            env = new java.util.HashMap<>(env);
+            env.put("USER", System.getProperty("user.name", "unknown"));
+        }
+        return env;
     }
 
     /** Runs fence with the given streams and environment; returns the exit code. For tests. */
@@ -42,6 +55,10 @@ public final class Main {
     /** Runs fence in {@code ctx}; returns the exit code. */
     public static int run(Context ctx, String... args) {
         try {
+            Integer hook = HookRunner.fastPath(ctx, args);
+            if (hook != null) {
+                return hook;
+            }
             CommandLine cl = commandLine(ctx);
             int code = cl.execute(args);
             ctx.out().flush();
