@@ -69,9 +69,9 @@ public final class InstallCommand implements Callable<Integer> {
         @Option(
                 names = "--bare",
                 paramLabel = "PATH",
-                description = "Install hooks/pre-receive and hooks/post-receive (or pre-receive.d/fence and"
-                        + " post-receive.d/fence when the repo has Gitea's dispatcher) into this bare repository,"
-                        + " and set receive.advertisePushOptions and fence.repoId.")
+                description = "Install hooks/pre-receive (or pre-receive.d/fence when the repo has Gitea's"
+                        + " dispatcher) into this bare repository, and set receive.advertisePushOptions and"
+                        + " fence.repoId. With --record-landed, also post-receive.")
         Path bare;
 
         @Option(
@@ -145,6 +145,12 @@ public final class InstallCommand implements Callable<Integer> {
             description = "Replace hooks and files fence did not write (keeping <name>.fence-backup).")
     boolean force;
 
+    @Option(
+            names = "--record-landed",
+            description = "With --bare: also install a post-receive hook that records each push that landed"
+                    + " (costs one more JVM start per push; the pre-receive ledger already records admissions).")
+    boolean recordLanded;
+
     private final Map<String, String> env;
 
     /** Reads {@link GhesShim#label()} spellings. */
@@ -207,7 +213,7 @@ public final class InstallCommand implements Callable<Integer> {
             }
             Launch launch = launch(new Launch.Launcher(fromEnv), "java");
             result = new BareRepoInstaller(env)
-                    .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force));
+                    .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
         } else if (mode.gitlabGlobal != null) {
             result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), force);
         } else if (mode.gitlabTarball != null) {

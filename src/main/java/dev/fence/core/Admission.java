@@ -35,7 +35,17 @@ public final class Admission {
     /** The decision plus the writes and ledger events that make it so. */
     public record Plan(Verdict verdict, List<ResourceWrite> writes, List<LedgerEvent> events) {}
 
+    /**
+     * How long an admitted push counts as in flight: a push under the same token from another base is
+     * refused as contended for this long, so two racing pushes cannot both be recorded.
+     */
+    public static final java.time.Duration IN_FLIGHT = java.time.Duration.ofSeconds(30);
+
     private Admission() {}
+
+    private static boolean sameId(String a, String b) {
+        return ObjectIds.isZero(a) ? ObjectIds.isZero(b) : a.equals(b);
+    }
 
     /**
      * Decides a push.
@@ -179,6 +189,23 @@ public final class Admission {
                     s,
                     n < s.latestGranted() ? Reason.SUPERSEDED : Reason.BAD_PROOF,
                     n < s.latestGranted() ? null : "token " + n + " was never granted by this store");
+        }
+        Tip last = s.tip();
+        if (last != null
+                && last.token() == n
+                && !sameId(last.sha(), u.oldId())
+                && last.at().isAfter(now.minus(IN_FLIGHT))) {
+            // The same token was just admitted from another base: that push is landing (or just landed),
+            // and git's own compare-and-swap would refuse one of the two anyway. Refusing here keeps the
+            // ledger in step with the ref. Past IN_FLIGHT, the earlier admission is taken as not landed.
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.CONTENDED,
+                    "another push under token " + n + " (to " + ObjectIds.abbreviate(last.sha())
+                            + ") was admitted moments ago from a different base; fetch, rebase onto it and push again");
         }
         boolean baseIsMine = s.baseToken() == n && s.baseSha() != null;
         switch (u.kind()) {

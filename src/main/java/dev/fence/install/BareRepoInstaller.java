@@ -43,8 +43,15 @@ public final class BareRepoInstaller {
      * @param store the store URL to write to {@code <bare>/fence.conf}, or null to leave that file alone
      * @param launch how the hooks start fence
      * @param force replace hooks fence did not write (keeping backups)
+     * @param recordLanded also install post-receive, which records every landed push in the ledger (one
+     *     more JVM start per push)
      */
-    public record Request(Path bare, String repoId, String store, Launch launch, boolean force) {}
+    public record Request(Path bare, String repoId, String store, Launch launch, boolean force, boolean recordLanded) {
+        /** A request without the post-receive hook. */
+        public Request(Path bare, String repoId, String store, Launch launch, boolean force) {
+            this(bare, repoId, store, launch, force, false);
+        }
+    }
 
     /**
      * Installs, or refuses without changing anything.
@@ -86,6 +93,9 @@ public final class BareRepoInstaller {
         FilePlan plan = new FilePlan();
         List<String> layout = new ArrayList<>();
         for (String hook : HOOKS) {
+            if (hook.equals("post-receive") && !request.recordLanded()) {
+                continue;
+            }
             String script = hook.equals("pre-receive")
                     ? HookScripts.preReceive(request.launch())
                     : HookScripts.postReceive(request.launch());

@@ -54,7 +54,7 @@ class InstallCommandTest {
 
     @Test
     void bareInstallsExecutableHooksAndConfiguresTheRepo() throws IOException {
-        var r = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence");
+        var r = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence", "--record-landed");
         assertEquals(0, r.exit(), r.err());
         Path pre = bare.resolve("hooks/pre-receive");
         Path post = bare.resolve("hooks/post-receive");
@@ -180,7 +180,7 @@ class InstallCommandTest {
         Files.writeString(hooks.resolve("post-receive"), dispatcher);
         Files.createDirectories(hooks.resolve("pre-receive.d"));
         Files.writeString(hooks.resolve("pre-receive.d/gitea"), "#!/bin/sh\nexit 0\n");
-        var r = install("--bare", bare.toString(), "--launcher", "/x/fence");
+        var r = install("--bare", bare.toString(), "--launcher", "/x/fence", "--record-landed");
         assertEquals(0, r.exit(), r.err());
         assertEquals(dispatcher, Files.readString(hooks.resolve("pre-receive")), "Gitea's dispatcher is untouched");
         assertEquals("rwxr-xr-x", perms(hooks.resolve("pre-receive.d/fence")));
@@ -193,7 +193,7 @@ class InstallCommandTest {
     @Test
     void dotDDirectoryWithoutDispatcherIsUsedWithAWarning() throws IOException {
         Files.createDirectories(bare.resolve("hooks/pre-receive.d"));
-        var r = install("--bare", bare.toString(), "--launcher", "/x/fence");
+        var r = install("--bare", bare.toString(), "--launcher", "/x/fence", "--record-landed");
         assertEquals(0, r.exit());
         assertTrue(Files.exists(bare.resolve("hooks/pre-receive.d/fence")));
         assertTrue(Files.exists(bare.resolve("hooks/post-receive")));

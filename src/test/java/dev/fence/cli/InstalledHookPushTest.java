@@ -63,8 +63,8 @@ class InstalledHookPushTest {
 
     @Test
     void pushOptionsAndStdinReachTheLauncherAndPostReceiveNeverFails() throws IOException {
-        var installed =
-                TestRootCommand.run(env, "install", "--bare", bare.toString(), "--launcher", launcher.toString());
+        var installed = TestRootCommand.run(
+                env, "install", "--bare", bare.toString(), "--launcher", launcher.toString(), "--record-landed");
         assertEquals(0, installed.exit(), installed.err());
 
         var push = GitProcess.runAllowingFailure(work, env, "push", "-o", "fence=5", "-o", "ci.skip", "origin", "main");
@@ -84,7 +84,14 @@ class InstalledHookPushTest {
     void aRejectingLauncherRejectsThePush() throws IOException {
         assertEquals(
                 0,
-                TestRootCommand.run(env, "install", "--bare", bare.toString(), "--launcher", launcher.toString())
+                TestRootCommand.run(
+                                env,
+                                "install",
+                                "--bare",
+                                bare.toString(),
+                                "--launcher",
+                                launcher.toString(),
+                                "--record-landed")
                         .exit());
         GitProcess.run(work, env, "push", "-q", "origin", "main");
         String before = GitProcess.run(bare, env, "rev-parse", "refs/heads/main");
@@ -109,7 +116,14 @@ class InstalledHookPushTest {
         }
         assertEquals(
                 0,
-                TestRootCommand.run(env, "install", "--bare", bare.toString(), "--launcher", launcher.toString())
+                TestRootCommand.run(
+                                env,
+                                "install",
+                                "--bare",
+                                bare.toString(),
+                                "--launcher",
+                                launcher.toString(),
+                                "--record-landed")
                         .exit());
         var push = GitProcess.runAllowingFailure(work, env, "push", "-o", "fence=9", "origin", "main");
         assertEquals(0, push.exit(), push.stderr());

@@ -269,4 +269,21 @@ class AdmissionTest {
         assertTrue(all.contains("goal is already met"));
         assertFalse(all.contains("fp1."), "proofs are never printed");
     }
+
+    @Test
+    void aSecondPushUnderOneTokenFromAnotherBaseIsContendedWhileTheFirstIsInFlight() {
+        Tip justAdmitted = new Tip(B, 1001, "agent-a", "alice", NOW.minusSeconds(1));
+        var s = new ResourceState(RES, 6, 1001, 1001, null, 1001, A, B, justAdmitted);
+        assertEquals(Reason.CONTENDED, refusal(decide(withToken(1001, new RefUpdate(A, D, MAIN)), s)));
+        Tip longAgo = new Tip(
+                B, 1001, "agent-a", "alice", NOW.minus(Admission.IN_FLIGHT).minusSeconds(1));
+        var stale = new ResourceState(RES, 6, 1001, 1001, null, 1001, A, B, longAgo);
+        assertTrue(
+                decide(withToken(1001, new RefUpdate(A, D, MAIN)), stale)
+                        .verdict()
+                        .accepted(),
+                "an admission that never landed does not block the holder for ever");
+        assertTrue(
+                decide(withToken(1001, new RefUpdate(B, C, MAIN)), s).verdict().accepted(), "building on it is fine");
+    }
 }

@@ -133,7 +133,7 @@ abstract class PreReceiveEndToEndTest {
     }
 
     @Test
-    void currentTokenPushesAndTheLedgerRecordsIt() {
+    void currentTokenPushesAndTheLedgerRecordsIt() throws Exception {
         seeded("human");
         Clone a = repo.clone("agent-a");
         Grant g = acquire("agent-a");
@@ -411,9 +411,12 @@ abstract class PreReceiveEndToEndTest {
         Run r2 = f2.get();
         assertTrue(r1.ok() ^ r2.ok(), "exactly one lands:\n" + r1.err() + "\n---\n" + r2.err());
         String tip = repo.tip(MAIN);
-        List<LedgerEvent> landed = ledger().stream()
-                .filter(e -> e.type() == EventType.LANDED && e.token() == g.token())
+        List<LedgerEvent> accepted = ledger().stream()
+                .filter(e -> e.type() == EventType.ACCEPT && e.token() == g.token())
                 .toList();
+        assertEquals(1, accepted.size(), "one admission recorded: " + ledger());
+        assertEquals(tip, accepted.get(0).newSha(), "the ledger's admission is the ref's tip");
+        List<LedgerEvent> landed = landed(g.token(), 1);
         assertEquals(1, landed.size(), "one landing recorded");
         assertEquals(tip, landed.get(0).newSha(), "the ledger's landing is the ref's tip");
     }
@@ -480,6 +483,25 @@ abstract class PreReceiveEndToEndTest {
                         .collect(Collectors.groupingBy(
                                 l -> l.replaceAll(".*\"type\":\"([a-z]+)\".*", "$1"), Collectors.counting())));
         assertNull(null);
+    }
+
+    /** The LANDED events of {@code token}, waiting for {@code expected} of them (post-receive records in the background). */
+    List<LedgerEvent> landed(long token, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        List<LedgerEvent> landed;
+        do {
+            landed = ledger().stream()
+                    .filter(e -> e.type() == EventType.LANDED && e.token() == token)
+                    .toList();
+            if (landed.size() >= expected) {
+                Thread.sleep(300); // and no more arrive
+                return ledger().stream()
+                        .filter(e -> e.type() == EventType.LANDED && e.token() == token)
+                        .toList();
+            }
+            Thread.sleep(50);
+        } while (System.nanoTime() < deadline);
+        return landed;
     }
 
     record Hook(int exit, String err) {}

@@ -73,7 +73,8 @@ public final class HookedRepo {
                             name,
                             storeUrl,
                             new Launch.Launcher(launcher(root).toString()),
-                            false));
+                            false,
+                            true));
             assertTrue(r instanceof InstallResult.Installed, "install: " + r);
         }
         return new HookedRepo(root, bare, env);
