@@ -132,6 +132,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     public static SqliteLeaseStore open(Path file, StoreOptions options) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
+        SqliteNative.prepare();
         SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
         store.run("open", false, c -> null);
         return store;

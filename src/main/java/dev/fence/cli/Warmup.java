@@ -1,0 +1,114 @@
+package dev.fence.cli;
+
+import dev.fence.core.Grant;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.Resources;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and, when
+ * {@code FENCE_WARMUP_REDIS} names a server, Redis) in a throw-away repository, so that a JVM started
+ * with {@code -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives
+ * exactly the classes a push needs. {@code bin/fence --build-archive} runs it; nothing else should.
+ */
+public final class Warmup {
+    private Warmup() {}
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Files.createTempDirectory("fence-warmup");
+        try {
+            run(dir, System.getenv());
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void run(Path dir, Map<String, String> processEnv) throws IOException, InterruptedException {
+        Path bare = dir.resolve("warmup.git");
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", processEnv.getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("HOME", dir.toString());
+        env.put("GIT_CONFIG_NOSYSTEM", "1");
+        env.put("GIT_AUTHOR_NAME", "fence");
+        env.put("GIT_AUTHOR_EMAIL", "fence@localhost");
+        env.put("GIT_COMMITTER_NAME", "fence");
+        env.put("GIT_COMMITTER_EMAIL", "fence@localhost");
+        git(env, dir, "init", "-q", "--bare", bare.toString());
+        String emptyTree = git(env, bare, "hash-object", "-t", "tree", "-w", "--stdin");
+        String first = git(env, bare, "commit-tree", emptyTree, "-m", "one");
+        String second = git(env, bare, "commit-tree", emptyTree, "-p", first, "-m", "two");
+        exercise(env, bare, "sqlite:" + dir.resolve("warmup.db"), first, second);
+        String redis = processEnv.get("FENCE_WARMUP_REDIS");
+        if (redis != null && !redis.isBlank()) {
+            exercise(env, bare, redis, first, second);
+        }
+    }
+
+    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second) {
+        String repoId = "warmup-" + System.nanoTime();
+        String resource = Resources.forRef(repoId, "refs/heads/main");
+        Grant g;
+        try (LeaseStore s = Stores.open(store, StoreOptions.defaults())) {
+            var outcome =
+                    new LeaseService(s, Clock.systemUTC()).acquire(resource, "warmup", Duration.ofSeconds(30), null);
+            g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+        }
+        Map<String, String> hookEnv = new HashMap<>(env);
+        hookEnv.put("GIT_DIR", bare.toString());
+        hookEnv.put("FENCE_PUSHER", "warmup");
+        hookEnv.put("FENCE_REPO_ID", repoId);
+        hookEnv.put("GIT_PUSH_OPTION_COUNT", "2");
+        hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + g.token());
+        hookEnv.put("GIT_PUSH_OPTION_1", "fence-proof=" + g.proof());
+        String zero = "0".repeat(40);
+        hook(hookEnv, store, zero + " " + first + " refs/heads/main\n");
+        hook(hookEnv, store, first + " " + second + " refs/heads/main\n");
+        hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + (g.token() - 1));
+        hook(hookEnv, store, second + " " + first + " refs/heads/main\n");
+    }
+
+    private static void hook(Map<String, String> env, String store, String stdin) {
+        Context ctx = new Context(
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(new StringWriter()),
+                env,
+                Clock.systemUTC(),
+                Path.of(env.get("GIT_DIR")));
+        HookRunner.fastPath(ctx, new String[] {"hook", "pre-receive", "--store", store});
+    }
+
+    private static String git(Map<String, String> env, Path dir, String... args)
+            throws IOException, InterruptedException {
+        String[] cmd = new String[args.length + 1];
+        cmd[0] = "git";
+        System.arraycopy(args, 0, cmd, 1, args.length);
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (p.waitFor() != 0) {
+            throw new IOException("git " + args[0] + " failed: " + out);
+        }
+        return out;
+    }
+}
