@@ -18,7 +18,11 @@ import picocli.CommandLine;
 public final class Main {
     private Main() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals(Warmup.ARG)) {
+            Warmup.run(System.getenv());
+            return;
+        }
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         Context ctx = new Context(

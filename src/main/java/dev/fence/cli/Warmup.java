@@ -24,15 +24,19 @@ import java.util.stream.Stream;
  * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and, when
  * {@code FENCE_WARMUP_REDIS} names a server, Redis) in a throw-away repository, so that a JVM started
  * with {@code -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives
- * exactly the classes a push needs. {@code bin/fence --build-archive} runs it; nothing else should.
+ * exactly the classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
+ * {@link #ARG}); nothing else should.
  */
 public final class Warmup {
     private Warmup() {}
 
-    public static void main(String[] args) throws Exception {
+    /** The argument that makes {@link Main} run the training instead of a command. */
+    static final String ARG = "--cds-training-run";
+
+    static void run(Map<String, String> processEnv) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("fence-warmup");
         try {
-            run(dir, System.getenv());
+            run(dir, processEnv);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
