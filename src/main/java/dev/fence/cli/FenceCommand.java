@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             LeaseCommand.class,
             PushCommand.class,
+            GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
             AuditCommand.class
