@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             LeaseCommand.class,
             PushCommand.class,
+            ExecCommand.class,
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
