@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
             LeaseCommand.class,
             PushCommand.class,
             ExecCommand.class,
+            StatusCommand.class,
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
