@@ -20,6 +20,8 @@ import picocli.CommandLine.Spec;
         name = "guard",
         mixinStandardHelpOptions = true,
         description = {
+            "A pre-push guardrail for an agent's clone ('fence guard install').",
+            "",
             "A pre-push hook in an agent's clone that stops a plain 'git push' (--force included) to a branch"
                     + " whose lease the clone's holder does not hold, or whose remote tip moved since the lease"
                     + " recorded it. It prints the FENCED message and git aborts the push before sending anything.",

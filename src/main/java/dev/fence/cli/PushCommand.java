@@ -33,8 +33,9 @@ import picocli.CommandLine.Option;
                     + " remote's fence hook refuses the token; 1 when the remote rejects for another reason; 6"
                     + " when the lease recorded no SHA (acquire it with --git-remote). The proof is never printed.",
             "",
-            "Example: fence push --repo app --holder agent-a            (current branch to origin)",
-            "         fence push --resource git:app:refs/heads/main --holder agent-a --json"
+            "Examples (the first pushes the current branch to origin):",
+            "  fence push --repo app --holder agent-a",
+            "  fence push --resource git:app:refs/heads/main --remote origin --holder agent-a --json"
         })
 final class PushCommand implements Callable<Integer> {
     private final Context ctx;

@@ -17,8 +17,10 @@ import picocli.CommandLine.Option;
         name = "status",
         mixinStandardHelpOptions = true,
         description = {
-            "Show what a holder holds: every resource the ledger says it was granted, and whether it still holds"
-                    + " it (held, lapsed but not yet taken, released, or superseded by whom).",
+            "Show the leases a holder holds or has lost; --prompt words them for an agent's context.",
+            "",
+            "Lists every resource the ledger says the holder was granted, and whether it still holds it (held,"
+                    + " lapsed but not yet taken, released, or superseded by whom).",
             "",
             "--prompt prints one short dated sentence per resource, for putting back into an agent's context"
                     + " after a compaction, e.g. 'as of 14:40:05Z you hold no lease on git:app:refs/heads/main;"

@@ -114,6 +114,10 @@ public final class GuardInstaller {
                 warnings.add(key + " is not set: the guard refuses every branch push until it is (--holder, --repo)");
             }
         }
+        if (r.store() != null && r.store().contains("@")) {
+            warnings.add("the store URL carries credentials and is now in the clone's git config, readable by anyone"
+                    + " who can read the clone; prefer FENCE_STORE in the agent's environment");
+        }
         if (r.launcher().indexOf('/') < 0) {
             warnings.add("the hook runs '" + r.launcher() + "' from git's PATH; set FENCE_LAUNCHER or pass --launcher"
                     + " to pin the launcher");
