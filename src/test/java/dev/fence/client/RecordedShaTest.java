@@ -127,6 +127,43 @@ class RecordedShaTest {
     }
 
     @Test
+    void anAbsentBranchIsRecordedAsTheZeroIdAndOnlyItsCreationIsAllowed() throws Exception {
+        FenceCli.Run acquired = fence.run(
+                agent,
+                "lease",
+                "acquire",
+                "--repo",
+                "app",
+                "--ref",
+                "feature",
+                "--holder",
+                "agent",
+                "--git-remote",
+                "origin",
+                "--json");
+        assertEquals(0, acquired.exit(), acquired.all());
+        assertEquals(ObjectIds.ZERO, Json.read(acquired.out()).get("grantSha").asText());
+
+        git.git(agent, "checkout", "-q", "-b", "feature");
+        String mine = git.commit(agent, "f.txt", "feature\n", "feature work");
+        // Someone else creates the branch first: the lease said it must not exist.
+        Path human = git.clone(bare, "human");
+        git.git(human, "push", "-q", "origin", "main:feature");
+        FenceCli.Run refused = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        assertEquals(3, refused.exit(), refused.all());
+        assertTrue(refused.err().contains("recorded no branch"), refused.all());
+
+        git.git(human, "push", "-q", "origin", ":feature");
+        FenceCli.Run pushed = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        assertEquals(0, pushed.exit(), pushed.all());
+        assertEquals(ObjectIds.ZERO, Json.read(pushed.out()).get("oldSha").asText());
+        assertEquals(mine, git.tip(bare, "refs/heads/feature"));
+        FenceCli.Run status = fence.run(agent, "lease", "status", "--repo", "app", "--ref", "feature", "--json");
+        assertEquals(
+                mine, Json.read(status.out()).get("lastLease").get("grantSha").asText(), "moved after the push");
+    }
+
+    @Test
     void aLeaseWithoutARecordedShaCannotPush() {
         assertEquals(
                 0,
