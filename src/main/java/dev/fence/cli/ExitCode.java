@@ -8,7 +8,7 @@ package dev.fence.cli;
  */
 public enum ExitCode {
     OK(0, "Success (for the hook: the push is accepted)."),
-    REJECTED(1, "The hook rejected the push (FENCED or another reason on stderr)."),
+    REJECTED(1, "Rejected: the hook, the remote or the pre-push guard refused the push (reason on stderr)."),
     USAGE(2, "Usage error: a bad option, argument or input."),
     FENCED(3, "FENCED: the lease or token is superseded; re-read the resource and re-plan, do not retry."),
     BUSY(4, "Busy: another holder's lease is live (see holder and expiresAt)."),

@@ -23,7 +23,16 @@ import picocli.CommandLine.Spec;
             "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...);"
                     + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
-        subcommands = {LeaseCommand.class, HookCommand.class, InstallCommand.class, AuditCommand.class})
+        subcommands = {
+            LeaseCommand.class,
+            PushCommand.class,
+            ExecCommand.class,
+            StatusCommand.class,
+            GuardCommand.class,
+            HookCommand.class,
+            InstallCommand.class,
+            AuditCommand.class
+        })
 public final class FenceCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -15,7 +15,14 @@ import picocli.CommandLine.Option;
         description = {
             "Acquire a lease and its fencing token.",
             "Prints the token; --json also prints the proof that pushes must carry (-o fence-proof=...).",
-            "Exits 4 (busy) when another holder's lease is live."
+            "Exits 4 (busy) when another holder's lease is live.",
+            "",
+            "For a branch, add --git-remote origin (in the clone, or with --clone PATH): the branch's current"
+                    + " tip on the remote is recorded with the grant (--json: grantSha) as the expected old id"
+                    + " that 'fence push' sends, so a push fails if anyone else wrote there since. The SHA"
+                    + " moves only after the holder's own successful 'fence push'; no option sets it.",
+            "",
+            "Example: fence lease acquire --repo app --ref main --holder agent-a --ttl 45s --git-remote origin"
         })
 final class LeaseAcquireCommand implements Callable<Integer> {
     private final Context ctx;
@@ -25,6 +32,9 @@ final class LeaseAcquireCommand implements Callable<Integer> {
 
     @Mixin
     StoreOption store;
+
+    @Mixin
+    GitRemoteOptions git;
 
     @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
     String holder;
@@ -47,8 +57,9 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     public Integer call() {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
+        String grantSha = git.grantSha(ctx, resource);
         try (LeaseStore s = store.open(ctx)) {
-            var outcome = new LeaseService(s, ctx.clock()).acquire(resource, holder, duration, null);
+            var outcome = new LeaseService(s, ctx.clock()).acquire(resource, holder, duration, grantSha);
             return LeaseOutput.acquired(ctx, outcome, json);
         }
     }

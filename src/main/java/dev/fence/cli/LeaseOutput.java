@@ -49,6 +49,11 @@ final class LeaseOutput {
         if (g.tip() != null) {
             ctx.out().println("  current tip: " + describe(g.tip()));
         }
+        if (g.grantSha() != null) {
+            ctx.out()
+                    .println("  expected remote SHA: "
+                            + (ObjectIds.isZero(g.grantSha()) ? "none (the branch must not exist yet)" : g.grantSha()));
+        }
         ctx.out().println("  the proof is not shown here; use --json to read it for -o fence-proof=...");
         return ExitCode.OK.code();
     }

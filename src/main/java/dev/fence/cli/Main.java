@@ -2,9 +2,7 @@ package dev.fence.cli;
 
 import dev.fence.json.Json;
 import java.io.InputStream;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -23,10 +21,10 @@ public final class Main {
             Warmup.run(System.getenv());
             return;
         }
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        PrintWriter out = new ProcessStreams.Out(System.out);
+        PrintWriter err = new ProcessStreams.Out(System.err);
         Context ctx = new Context(
-                System.in,
+                new ProcessStreams.In(System.in),
                 out,
                 err,
                 processEnv(),

@@ -102,6 +102,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void jgitOnlyOnTheAgentSideAndInHooks() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.fence.client..", "dev.fence.hook..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.eclipse.jgit..")
+                .because("JGit is the agent side's push transport; the rest of fence runs the git binary")
+                .check(classes);
+    }
+
+    @Test
     void jacksonOnlyInJson() {
         noClasses()
                 .that()

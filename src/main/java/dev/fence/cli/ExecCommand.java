@@ -1,0 +1,137 @@
+package dev.fence.cli;
+
+import dev.fence.client.LeaseAccess;
+import dev.fence.client.LeasedExec;
+import dev.fence.client.Scheduler;
+import dev.fence.core.Durations;
+import dev.fence.core.InvalidInputException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code fence exec}. */
+@Command(
+        name = "exec",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a command (a tool call) under a lease, renewing it while the command runs.",
+            "",
+            "Acquires the lease (or, with --token, uses the one the holder already has), renews it before the"
+                    + " command starts, every third of --ttl while it runs and once when it ends. Nothing renews"
+                    + " the lease when no command runs: between tool calls it may lapse, and the fence catches a"
+                    + " stale holder. Stdin, stdout and stderr are the command's. The command sees FENCE_RESOURCE,"
+                    + " FENCE_HOLDER and FENCE_TOKEN (never the proof).",
+            "",
+            "If a renewal finds the lease lost (superseded, released), the FENCED message is printed on stderr"
+                    + " at once and fence exits 3 when the command ends; --kill-on-loss stops the command at once."
+                    + " Otherwise the exit code is the command's own. Exits 4 (busy) without running anything when"
+                    + " another holder's lease is live.",
+            "",
+            "Example: fence exec --resource db/migrations --holder agent-a --ttl 30s -- ./migrate.sh up"
+        })
+final class ExecCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    ResourceOptions target;
+
+    @Mixin
+    LeaseAccessOptions access;
+
+    @Mixin
+    GitRemoteOptions git;
+
+    @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
+    String holder;
+
+    @Option(
+            names = "--ttl",
+            paramLabel = "DURATION",
+            defaultValue = "30s",
+            description = "Lease length each renewal asks for (default: ${DEFAULT-VALUE}).")
+    String ttl;
+
+    @Option(
+            names = "--token",
+            paramLabel = "N",
+            description = "Use the lease the holder already has with this token instead of acquiring one.")
+    Long token;
+
+    @Option(
+            names = "--proof",
+            paramLabel = "PROOF",
+            description = "With --token: the grant's proof (or set FENCE_PROOF); checked when given.")
+    String proof;
+
+    @Option(
+            names = "--kill-on-loss",
+            description = "Stop the command (SIGTERM, then SIGKILL) as soon as the lease is lost.")
+    boolean killOnLoss;
+
+    @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments, after '--'.")
+    List<String> command;
+
+    ExecCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String resource = target.resource();
+        var duration = Durations.parsePositive("--ttl", ttl);
+        if (token == null && proof != null) {
+            throw new InvalidInputException("--proof goes with --token");
+        }
+        String grantSha = token == null ? git.grantSha(ctx, resource) : null;
+        if (token != null && git.remote != null) {
+            throw new InvalidInputException("--git-remote records a SHA at grant; with --token nothing is granted");
+        }
+        String heldProof = proof != null
+                ? proof
+                : token == null ? null : blankToNull(ctx.env().get(TokenOptions.PROOF_ENV));
+        var request = new LeasedExec.Request(
+                resource,
+                holder,
+                duration,
+                token == null ? 0 : token,
+                heldProof,
+                grantSha,
+                killOnLoss,
+                command,
+                ctx.cwd(),
+                ctx.env());
+        var streams = new LeasedExec.Streams(
+                ctx.in(),
+                ProcessStreams.isProcess(ctx.in()),
+                ctx.out(),
+                ProcessStreams.isProcess(ctx.out()),
+                ctx.err(),
+                ProcessStreams.isProcess(ctx.err()));
+        LeasedExec.Outcome outcome;
+        try (LeaseAccess leases = access.open(ctx);
+                Scheduler scheduler = Scheduler.daemon("fence-lease-keeper")) {
+            outcome = new LeasedExec(leases, ctx.clock(), scheduler).run(request, streams);
+        }
+        if (outcome instanceof LeasedExec.Outcome.Busy b) {
+            return LeaseOutput.acquired(ctx, b.busy(), false);
+        }
+        var ran = (LeasedExec.Outcome.Ran) outcome;
+        if (ran.lost() != null) {
+            if (ran.started()) {
+                ctx.err()
+                        .println("fence: the lease on " + ran.resource() + " (token " + ran.token() + ") was lost"
+                                + (ran.killed() ? "; the command was stopped" : " while the command ran")
+                                + " (its exit code was " + ran.exitCode() + "); exiting 3 (FENCED)");
+            }
+            return ExitCode.FENCED.code();
+        }
+        return ran.exitCode();
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}

@@ -1,0 +1,141 @@
+package dev.fence.cli;
+
+import dev.fence.client.DirectLeaseAccess;
+import dev.fence.client.GitRemotes;
+import dev.fence.client.GuardInstaller;
+import dev.fence.client.PrePushGuard;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code fence guard}: the client-side pre-push guard. */
+@Command(
+        name = "guard",
+        mixinStandardHelpOptions = true,
+        description = {
+            "A pre-push guardrail for an agent's clone ('fence guard install').",
+            "",
+            "A pre-push hook in an agent's clone that stops a plain 'git push' (--force included) to a branch"
+                    + " whose lease the clone's holder does not hold, or whose remote tip moved since the lease"
+                    + " recorded it. It prints the FENCED message and git aborts the push before sending anything.",
+            "",
+            "A guardrail, not the fence: 'git push --no-verify' skips every pre-push hook. The fence is the"
+                    + " remote's pre-receive hook ('fence install') and the expected old id 'fence push' sends."
+                    + " A plain 'git push' that passes the guard does not move the lease's recorded SHA: push"
+                    + " with 'fence push'."
+        },
+        subcommands = {GuardCommand.Install.class, GuardCommand.PrePush.class})
+final class GuardCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "a guard subcommand is required (install)");
+    }
+
+    @Command(
+            name = "install",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Write <clone>/.git/hooks/pre-push (marked '" + GuardInstaller.MARKER + "') that runs"
+                        + " '<launcher> guard pre-push', and store --holder, --repo and --store in the clone's git"
+                        + " config (fence.holder, fence.repoId, fence.store). The launcher is --launcher, else"
+                        + " $FENCE_LAUNCHER (set by bin/fence), else 'fence' from PATH.",
+                "Refuses (exit 6, nothing changed) to replace a pre-push hook fence did not write, unless --force.",
+                "",
+                "Example: fence guard install --clone ~/work/app --holder agent-a --repo app --store redis://fence:6379"
+            })
+    static final class Install implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--clone", paramLabel = "PATH", description = "The clone (default: the current directory).")
+        Path clone;
+
+        @Option(names = "--holder", paramLabel = "NAME", description = "The agent this clone pushes for.")
+        String holder;
+
+        @Option(
+                names = "--repo",
+                paramLabel = "ID",
+                description = "The repo id the remote's hook uses (plain git: the id 'fence install' set).")
+        String repo;
+
+        @Option(
+                names = "--store",
+                paramLabel = "URL",
+                description = "The store the guard reads leases from (default: $FENCE_STORE when the hook runs).")
+        String store;
+
+        @Option(names = "--launcher", paramLabel = "PATH", description = "The fence launcher the hook runs.")
+        String launcher;
+
+        @Option(names = "--force", description = "Replace a pre-push hook fence did not write (kept as a backup).")
+        boolean force;
+
+        Install(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            Path dir = clone == null ? ctx.cwd() : ctx.cwd().resolve(clone).normalize();
+            String run = launcher;
+            if (run == null) {
+                String fromEnv = ctx.env().get("FENCE_LAUNCHER");
+                run = fromEnv != null && fromEnv.startsWith("/") ? fromEnv : "fence";
+            }
+            var result = new GuardInstaller(new GitRemotes(ctx.env()))
+                    .install(new GuardInstaller.Request(dir, holder, repo, store, run, force));
+            if (result instanceof GuardInstaller.Result.Refused r) {
+                ctx.err().println("fence guard install: refused: " + r.message());
+                return ExitCode.CONFIG.code();
+            }
+            var installed = (GuardInstaller.Result.Installed) result;
+            installed.done().forEach(ctx.out()::println);
+            installed.warnings().forEach(w -> ctx.err().println("warning: " + w));
+            return ExitCode.OK.code();
+        }
+    }
+
+    @Command(
+            name = "pre-push",
+            hidden = true,
+            mixinStandardHelpOptions = true,
+            description = {
+                "Run by the installed pre-push hook: reads git's '<local ref> <local sha> <remote ref> <remote sha>'"
+                        + " lines and refuses (exit 1, FENCED on stderr) unless the holder holds each branch's"
+                        + " lease and the remote's tip is the SHA the lease recorded."
+            })
+    static final class PrePush implements Callable<Integer> {
+        private final Context ctx;
+
+        @Parameters(index = "0", paramLabel = "REMOTE", description = "The remote's name (or URL).")
+        String remoteName;
+
+        @Parameters(index = "1", paramLabel = "URL", description = "The URL pushed to.")
+        String url;
+
+        PrePush(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            PrePushGuard guard = new PrePushGuard(
+                    new GitRemotes(ctx.env()),
+                    storeUrl -> new DirectLeaseAccess(
+                            Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), StoreOptions.defaults()), ctx.clock()));
+            PrePushGuard.Result r = guard.run(ctx.cwd(), remoteName, url, ctx.in());
+            r.lines().forEach(ctx.err()::println);
+            return r.exitCode();
+        }
+    }
+}

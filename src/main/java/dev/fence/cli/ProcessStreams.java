@@ -1,0 +1,39 @@
+package dev.fence.cli;
+
+import java.io.FilterInputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The streams {@link Main#main} makes from the real process's stdin, stdout and stderr, marked as such:
+ * a command that starts a child ({@code fence exec}) hands these to the child as they are (byte for
+ * byte, a terminal stays a terminal) and pumps any other stream a {@link Context} carries.
+ */
+final class ProcessStreams {
+    private ProcessStreams() {}
+
+    /** The process's stdin. */
+    static final class In extends FilterInputStream {
+        In(InputStream in) {
+            super(in);
+        }
+    }
+
+    /** The process's stdout or stderr, as UTF-8 text with auto-flush. */
+    static final class Out extends PrintWriter {
+        Out(OutputStream out) {
+            super(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+        }
+    }
+
+    static boolean isProcess(InputStream in) {
+        return in instanceof In;
+    }
+
+    static boolean isProcess(PrintWriter w) {
+        return w instanceof Out;
+    }
+}

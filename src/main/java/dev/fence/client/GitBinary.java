@@ -1,0 +1,135 @@
+package dev.fence.client;
+
+import dev.fence.core.ConfigException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the real {@code git} found on the {@code PATH} of the environment it is given, with exactly that
+ * environment less the variables that would point git at another repository (set when fence itself runs
+ * inside a git hook).
+ */
+final class GitBinary {
+    private static final Set<String> RELOCATING = Set.of(
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_COMMON_DIR",
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            "GIT_QUARANTINE_PATH",
+            "GIT_NAMESPACE",
+            "GIT_PREFIX");
+
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private final String binary;
+    private final Map<String, String> env;
+
+    /** @throws ConfigException when no {@code git} is on the environment's {@code PATH} */
+    GitBinary(Map<String, String> env) {
+        this.binary = find(env);
+        this.env = Map.copyOf(clean(env));
+    }
+
+    /** The outcome of one run. */
+    record Result(int exit, String stdout, String stderr) {}
+
+    /** The absolute path of the git binary. */
+    String path() {
+        return binary;
+    }
+
+    /** The environment git runs with (also used for the processes JGit forks). */
+    Map<String, String> env() {
+        return env;
+    }
+
+    /** {@code env} without the variables that relocate git's repository. */
+    static Map<String, String> clean(Map<String, String> env) {
+        Map<String, String> clean = new HashMap<>(env);
+        clean.keySet().removeIf(RELOCATING::contains);
+        // fence runs unattended next to agents: a credential prompt would hang it, so git fails instead.
+        clean.putIfAbsent("GIT_TERMINAL_PROMPT", "0");
+        return clean;
+    }
+
+    /** Runs {@code git args…} in {@code dir}. */
+    Result run(Path dir, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(binary);
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        try {
+            Process p = pb.start();
+            p.getOutputStream().close();
+            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
+            String out = drain(p.getInputStream());
+            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new ConfigException(
+                        "git " + String.join(" ", args) + " did not finish in " + TIMEOUT_SECONDS + " s");
+            }
+            return new Result(p.exitValue(), out, err.join());
+        } catch (IOException e) {
+            throw new ConfigException("cannot run " + binary + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConfigException("interrupted while running git", e);
+        }
+    }
+
+    /**
+     * Runs {@code git args…} and returns its output without the final newline.
+     *
+     * @throws ConfigException when git exits non-zero
+     */
+    String check(Path dir, String... args) {
+        Result r = run(dir, args);
+        if (r.exit() != 0) {
+            throw new ConfigException("git " + String.join(" ", args) + " failed (exit " + r.exit() + "): "
+                    + r.stderr().strip());
+        }
+        return chomp(r.stdout());
+    }
+
+    static String chomp(String s) {
+        return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static String drain(InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String find(Map<String, String> env) {
+        String path = env.getOrDefault("PATH", "");
+        for (String dir : path.split(":")) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path candidate = Path.of(dir, "git");
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        throw new ConfigException("git: not found on PATH (" + (path.isEmpty() ? "PATH is not set" : path)
+                + "); fence runs git to" + " read remotes and their tips");
+    }
+}

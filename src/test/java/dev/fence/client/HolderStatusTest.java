@@ -1,0 +1,101 @@
+package dev.fence.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.json.Json;
+import dev.fence.testing.FakeClock;
+import dev.fence.testing.FenceCli;
+import dev.fence.testing.GitFixture;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code fence status --holder}: what a holder holds, from the ledger and the store, with a fake clock. */
+class HolderStatusTest {
+    static final String MAIN = "git:proj:refs/heads/main";
+
+    @TempDir
+    Path tmp;
+
+    FakeClock clock;
+    FenceCli fence;
+
+    @BeforeEach
+    void setUp() {
+        clock = new FakeClock(Instant.parse("2026-11-29T14:30:00Z"));
+        fence = new FenceCli(
+                new GitFixture(tmp).env(Map.of("FENCE_STORE", "sqlite:" + tmp.resolve("fence.db"))), clock);
+    }
+
+    private long acquire(String resource, String holder, String ttl) throws Exception {
+        FenceCli.Run r =
+                fence.run(tmp, "lease", "acquire", "--resource", resource, "--holder", holder, "--ttl", ttl, "--json");
+        assertEquals(0, r.exit(), r.all());
+        return Json.read(r.out()).get("token").asLong();
+    }
+
+    @Test
+    void promptLinesSayWhatIsHeldLapsedReleasedAndSuperseded() throws Exception {
+        long mainA = acquire(MAIN, "agent-a", "30s");
+        clock.set(Instant.parse("2026-11-29T14:31:00Z"));
+        long mainB = acquire(MAIN, "agent-b", "1h");
+        clock.set(Instant.parse("2026-11-29T14:35:00Z"));
+        long migrations = acquire("db/migrations", "agent-a", "10m");
+        long cache = acquire("cache/warm", "agent-a", "1m");
+        long docs = acquire("docs/release", "agent-a", "1h");
+        assertEquals(
+                0,
+                fence.run(
+                                tmp,
+                                "lease",
+                                "release",
+                                "--resource",
+                                "docs/release",
+                                "--holder",
+                                "agent-a",
+                                "--token",
+                                Long.toString(docs))
+                        .exit());
+        clock.set(Instant.parse("2026-11-29T14:40:05Z"));
+
+        FenceCli.Run prompt = fence.run(tmp, "status", "--holder", "agent-a", "--prompt");
+        assertEquals(0, prompt.exit(), prompt.all());
+        assertEquals(
+                List.of(
+                        "as of 14:40:05Z you hold db/migrations with token " + migrations + " until 14:45:00Z.",
+                        "as of 14:40:05Z your lease on cache/warm (token " + cache + ") ran out at 14:36:00Z and no one"
+                                + " has taken it since; renew it before you write.",
+                        "as of 14:40:05Z you hold no lease on docs/release; you released token " + docs
+                                + " at 14:35:00Z.",
+                        "as of 14:40:05Z you hold no lease on " + MAIN + "; your last token there was " + mainA
+                                + ", superseded by " + mainB + " (held by agent-b)."),
+                prompt.out().lines().toList());
+
+        FenceCli.Run json = fence.run(tmp, "status", "--holder", "agent-a", "--json");
+        JsonNode leases = Json.read(json.out()).get("leases");
+        assertEquals(4, leases.size());
+        assertEquals("held", leases.get(0).get("state").asText());
+        assertEquals("superseded", leases.get(3).get("state").asText());
+        assertEquals("agent-b", leases.get(3).get("currentHolder").asText());
+        assertEquals(mainB, leases.get(3).get("current").asLong());
+
+        FenceCli.Run human = fence.run(tmp, "status", "--holder", "agent-a");
+        assertEquals(0, human.exit(), human.all());
+        assertEquals(5, human.out().lines().count(), human.all());
+
+        clock.advance(Duration.ofHours(2));
+        FenceCli.Run b = fence.run(tmp, "status", "--holder", "agent-b", "--prompt");
+        assertEquals(
+                "as of 16:40:05Z your lease on " + MAIN + " (token " + mainB + ") ran out at 15:31:00Z and no one has"
+                        + " taken it since; renew it before you write.\n",
+                b.out());
+        FenceCli.Run since = fence.run(tmp, "status", "--holder", "agent-a", "--prompt", "--since", "1h");
+        assertEquals("as of 16:40:05Z you (agent-a) hold no leases.\n", since.out());
+    }
+}

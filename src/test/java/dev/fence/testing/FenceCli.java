@@ -1,0 +1,52 @@
+package dev.fence.testing;
+
+import dev.fence.cli.Context;
+import dev.fence.cli.Main;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+
+/** Runs fence in-process through {@link Main#run(Context, String...)} with captured output. */
+public final class FenceCli {
+    private final Map<String, String> env;
+    private final Clock clock;
+
+    public FenceCli(Map<String, String> env, Clock clock) {
+        this.env = Map.copyOf(env);
+        this.clock = clock;
+    }
+
+    /** The outcome of one run. */
+    public record Run(int exit, String out, String err) {
+        /** Everything printed, for assertion messages. */
+        public String all() {
+            return "exit " + exit + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    /** Runs {@code fence args…} in {@code cwd} with empty stdin. */
+    public Run run(Path cwd, String... args) {
+        return run(cwd, new ByteArrayInputStream(new byte[0]), args);
+    }
+
+    /** Runs {@code fence args…} in {@code cwd} with {@code stdin}. */
+    public Run runWithInput(Path cwd, String stdin, String... args) {
+        return run(cwd, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), args);
+    }
+
+    /** Runs with live writers the caller can watch while the command runs. */
+    public Run run(Path cwd, InputStream in, StringWriter out, StringWriter err, String... args) {
+        Context ctx = new Context(in, new PrintWriter(out, true), new PrintWriter(err, true), env, clock, cwd);
+        int exit = Main.run(ctx, args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private Run run(Path cwd, InputStream in, String... args) {
+        return run(cwd, in, new StringWriter(), new StringWriter(), args);
+    }
+}
