@@ -1,8 +1,9 @@
 package dev.fence.audit;
 
-import dev.fence.core.EventType;
+import dev.fence.core.FencedMessage;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Reason;
 import java.io.PrintWriter;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -78,9 +79,14 @@ public final class AuditFormat {
             case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(e.pusher())
                     + " without a token: counter bumped to " + e.token() + ", outstanding leases superseded";
             case REJECT -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(who)
-                    + tokenText(e) + pusherText(e) + ": " + (e.type() == EventType.REJECT ? "FENCED/REJECTED " : "")
-                    + "reason=" + dash(e.reason()) + (e.detail() == null ? "" : " (" + e.detail() + ")");
+                    + tokenText(e) + pusherText(e) + ": " + verdictWord(e.reason()) + " reason=" + dash(e.reason())
+                    + (e.detail() == null ? "" : " (" + e.detail() + ")");
         };
+    }
+
+    private static String verdictWord(String reason) {
+        Reason r = reason == null ? null : Reason.fromCode(reason);
+        return r != null && FencedMessage.isFencing(r) ? "FENCED" : "REJECTED";
     }
 
     private static String tokenText(LedgerEvent e) {

@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
                     + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
         subcommands = {
+            DemoCommand.class,
             LeaseCommand.class,
             PushCommand.class,
             ExecCommand.class,

@@ -24,8 +24,16 @@ final class ProcessStreams {
 
     /** The process's stdout or stderr, as UTF-8 text with auto-flush. */
     static final class Out extends PrintWriter {
+        private final boolean terminal;
+
         Out(OutputStream out) {
+            this(out, false);
+        }
+
+        /** @param terminal whether the process has a console (progress displays only then) */
+        Out(OutputStream out, boolean terminal) {
             super(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
+            this.terminal = terminal;
         }
     }
 
@@ -35,5 +43,10 @@ final class ProcessStreams {
 
     static boolean isProcess(PrintWriter w) {
         return w instanceof Out;
+    }
+
+    /** True for the process's own stream when the process runs on a terminal. */
+    static boolean isTerminal(PrintWriter w) {
+        return w instanceof Out o && o.terminal;
     }
 }

@@ -356,11 +356,13 @@ public final class Admission {
                         now));
             } else if (d instanceof RefDecision.Refused r) {
                 Fenced f = r.fenced();
+                // A token without its proof proves nothing about who holds it: no holder is named.
+                boolean proven = f.reason() != Reason.BAD_PROOF && f.reason() != Reason.OLD_GENERATION;
                 events.add(pushEvent(
                         push,
                         u,
                         f.resource(),
-                        holderOf(states.get(f.resource()), f.token()),
+                        proven ? holderOf(states.get(f.resource()), f.token()) : null,
                         EventType.REJECT,
                         f.token(),
                         f.reason(),

@@ -1,0 +1,487 @@
+package dev.fence.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.json.Json;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The incident, replayed in compressed time against a real bare repository with fence's real hook and
+ * a real store: agent A's lease lapses during a pause, agent B takes over and pushes, and A's stale push
+ * and every workaround it tries are FENCED, until A re-reads, finds its goal met and stops.
+ *
+ * <p>Every step states its expected outcome; the replay reports each and succeeds only if all happened,
+ * so it doubles as a smoke test of the whole tool.
+ */
+final class IncidentDemo {
+    /** Unique per run, so replays against a shared store never meet each other's state. */
+    private final String REPO = "billing-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
+
+    static final String BRANCH = "feat/billing-schema";
+    static final String REF = "refs/heads/" + BRANCH;
+    static final String MIGRATION = "db/migrations/0042_add_invoice_currency.sql";
+
+    private final Context ctx;
+    private final Path dir;
+    private final String store;
+    private final Duration ttl;
+    private final Progress progress;
+    private final List<String> failures = new ArrayList<>();
+    private int checks;
+    private Map<String, String> baseEnv;
+
+    /** A fence run: exit code, output. */
+    record Run(int exit, String out, String err) {}
+
+    IncidentDemo(Context ctx, Path dir, String store, Duration ttl, Progress progress) {
+        this.ctx = ctx;
+        this.dir = dir;
+        this.store = store;
+        this.ttl = ttl;
+        this.progress = progress;
+    }
+
+    /** Replays the incident; returns true when every expected outcome happened. */
+    boolean run() {
+        long start = System.nanoTime();
+        PrintWriter out = ctx.out();
+        baseEnv = gitEnv();
+        out.println(
+                "fence demo: the incident, replayed in compressed time (lease TTL " + ttl.toMillis() / 1000.0 + " s)");
+        out.println("  workspace: " + dir);
+        out.println("  store:     " + store);
+        out.println();
+
+        progress.step("setting up a bare repository with fence's hook");
+        Path bare = dir.resolve("billing.git");
+        git(dir, "init", "-q", "--bare", "-b", "main", bare.toString());
+        Run install = fence(
+                "install",
+                "--bare",
+                bare.toString(),
+                "--repo-id",
+                REPO,
+                "--store",
+                store,
+                "--launcher",
+                launcher().toString());
+        expect(install.exit == 0, "the hook is installed", install.err);
+        try {
+            Files.writeString(
+                    bare.resolve("fence.conf"),
+                    "store = " + store + "\nagent-pushers = agent-*\n",
+                    StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path seed = clone(bare, "dana");
+        write(seed, "db/schema.sql", "create table invoices (id bigint primary key, amount_cents bigint);\n");
+        commit(seed, "billing schema: invoices table");
+        git(seed, "push", "-q", "origin", "HEAD:" + REF);
+        Path a = clone(bare, "agent-A");
+        Path b = clone(bare, "agent-B");
+
+        say("14:26:10", "lease service", "GRANT " + BRANCH + " -> agent-A (ttl " + ttl.toSeconds() + "s)");
+        JsonNode grantA = acquire(a, "agent-A");
+        long tokenA = grantA.path("token").asLong();
+        expect(tokenA > 0, "agent-A is granted a token (" + tokenA + ")", "");
+
+        say("14:26:40", "agent-A", "writes its 0042 and pushes it with fence push");
+        write(a, MIGRATION, "alter table invoices add column currency text;\n");
+        commit(a, "0042: add invoices.currency (agent-A's version)");
+        Run firstPush = fencePush(a, "agent-A");
+        expect(firstPush.exit == 0, "agent-A's first push is accepted", firstPush.err);
+
+        say("14:31:00", "agent-A", "model call -> 429, backing off (the agent is paused past its lease)");
+        progress.step("agent-A is paused; its lease lapses");
+        sleep(ttl.plusMillis(600));
+
+        say("14:31:14", "lease service", "lease of agent-A expired; GRANT " + BRANCH + " -> agent-B");
+        JsonNode grantB = acquire(b, "agent-B");
+        long tokenB = grantB.path("token").asLong();
+        expect(tokenB > tokenA, "agent-B gets a larger token (" + tokenB + " > " + tokenA + ")", "");
+        String tipSeenByB = grantB.path("tip").path("sha").asText("");
+        expect(
+                tipSeenByB.equals(head(a)),
+                "agent-B's grant carries the fresh state: A's tip " + abbrev(tipSeenByB),
+                "");
+
+        say("14:31:20", "agent-B", "reads the repo, sees A's half-done 0042, finishes it on top");
+        git(b, "pull", "-q", "origin", BRANCH);
+        write(b, MIGRATION, "alter table invoices add column currency char(3) not null default 'EUR';\n");
+        commit(b, "0042: invoices.currency as ISO-4217 code, default EUR (agent-B)");
+        Run pushB = fencePush(b, "agent-B");
+        expect(pushB.exit == 0, "agent-B's push is accepted", pushB.err);
+        String tipB = head(b);
+        say("14:32:30", "agent-B", "RELEASE");
+        Run release = fence(
+                "lease",
+                "release",
+                "--store",
+                store,
+                "--repo",
+                REPO,
+                "--ref",
+                BRANCH,
+                "--holder",
+                "agent-B",
+                "--token",
+                Long.toString(tokenB));
+        expect(release.exit == 0, "agent-B releases its lease", release.err);
+
+        say("14:40:07", "agent-A", "'I hold the lock on db/migrations/0042, continuing.' (its summary is stale)");
+        write(a, MIGRATION, "alter table invoices add column currency text not null default 'USD';\n");
+        commit(a, "0042: re-apply agent-A's plan");
+        say("14:40:18", "agent-A", "fence push");
+        Run stale = fencePush(a, "agent-A");
+        expectFenced(stale, "agent-A's stale push is FENCED", null);
+        showFenced(stale);
+
+        String proofA = grantA.path("proof").asText();
+        say(
+                "14:40:19",
+                "agent-A",
+                "workaround 1: push with the token number from the message (-o fence=" + tokenB + ")");
+        Run w1 = gitPush(a, "agent-A", List.of("fence=" + tokenB, "fence-proof=" + proofA), "+HEAD:" + REF);
+        expectFenced(w1, "a token number alone is no credential", "bad-proof");
+
+        say("14:40:21", "agent-A", "workaround 2: force-push over agent-B with its old token " + tokenA);
+        Run w2 = gitPush(a, "agent-A", List.of("fence=" + tokenA, "fence-proof=" + proofA), "+HEAD:" + REF);
+        expectFenced(w2, "the old token cannot write after a newer one has", "stale-token");
+
+        say("14:40:23", "agent-A", "workaround 3: drop the token and git push --force");
+        Run w3 = gitPush(a, "agent-A", List.of(), "+HEAD:" + REF);
+        expectFenced(w3, "an agent pusher cannot push without a token", "token-required");
+
+        say("14:40:25", "agent-A", "workaround 4: take a fresh lease and push its old plan again");
+        JsonNode grantA2 = acquire(a, "agent-A");
+        long tokenA2 = grantA2.path("token").asLong();
+        String fresh = grantA2.path("tip").path("sha").asText("");
+        expect(
+                tokenA2 > tokenB && fresh.equals(tipB),
+                "the fresh lease (token " + tokenA2 + ") comes with agent-B's state: tip " + abbrev(fresh),
+                "");
+        Run w4 = fencePush(a, "agent-A");
+        expectFenced(w4, "rewriting agent-B's commits is refused even under a current lease", "foreign-overwrite");
+
+        say("14:40:30", "agent-A", "re-reads " + BRANCH + " instead of retrying");
+        git(a, "fetch", "-q", "origin");
+        String theirs = git(a, "show", "origin/" + BRANCH + ":" + MIGRATION);
+        boolean goalMet = theirs.contains("add column currency");
+        expect(goalMet, "agent-A sees its goal (invoices.currency) already met by agent-B's 0042", theirs);
+        say("14:40:31", "agent-A", "goal already met by the current state: reports that, releases, and stops");
+        Run releaseA = fence(
+                "lease",
+                "release",
+                "--store",
+                store,
+                "--repo",
+                REPO,
+                "--ref",
+                BRANCH,
+                "--holder",
+                "agent-A",
+                "--token",
+                Long.toString(tokenA2));
+        expect(releaseA.exit == 0, "agent-A releases its fresh lease", releaseA.err);
+        expect(
+                tipB.equals(git(dir, "--git-dir=" + bare, "rev-parse", REF)),
+                "agent-B's work is intact on the remote",
+                "");
+
+        progress.done();
+        out.println();
+        out.println("Ledger timeline (fence audit timeline --repo " + REPO + " --ref " + BRANCH + "):");
+        Run timeline = fence("audit", "timeline", "--store", store, "--repo", REPO, "--ref", BRANCH);
+        timeline.out.lines().skip(1).forEach(l -> out.println("  " + l));
+        out.println();
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        if (failures.isEmpty()) {
+            out.println("Result: all " + checks + " expected outcomes happened (" + seconds + " s).");
+            return true;
+        }
+        out.println("Result: " + failures.size() + " of " + checks + " expected outcomes did NOT happen:");
+        failures.forEach(f -> out.println("  - " + f));
+        return false;
+    }
+
+    private void say(String storyTime, String who, String what) {
+        progress.done();
+        ctx.out().println(String.format("[%s] %-14s %s", storyTime, who, what));
+        progress.step(who + ": " + what);
+    }
+
+    private void expect(boolean ok, String what, String evidence) {
+        progress.done();
+        checks++;
+        ctx.out().println("           " + (ok ? "ok      " : "MISSING ") + what);
+        if (!ok) {
+            failures.add(what + (evidence == null || evidence.isBlank() ? "" : ": " + evidence.strip()));
+        }
+    }
+
+    private void expectFenced(Run r, String what, String reason) {
+        String machine = r.err.lines()
+                .map(l -> l.replaceFirst("^remote: ", "").strip())
+                .filter(l -> l.startsWith("FENCED "))
+                .findFirst()
+                .orElse("");
+        boolean ok = r.exit != 0 && !machine.isEmpty() && (reason == null || machine.endsWith("reason=" + reason));
+        expect(ok, what + (machine.isEmpty() ? "" : ": " + machine.substring(machine.indexOf("reason="))), r.err);
+    }
+
+    private void showFenced(Run r) {
+        r.err.lines()
+                .map(l -> l.replaceFirst("^remote: ", "").strip())
+                .filter(l -> !l.isEmpty())
+                .limit(12)
+                .forEach(l -> ctx.out().println("           | " + l));
+    }
+
+    private JsonNode acquire(Path clone, String holder) {
+        Run r = fence(
+                "lease",
+                "acquire",
+                "--store",
+                store,
+                "--repo",
+                REPO,
+                "--ref",
+                BRANCH,
+                "--holder",
+                holder,
+                "--ttl",
+                ttl.toMillis() + "ms",
+                "--git-remote",
+                "origin",
+                "--clone",
+                clone.toString(),
+                "--json");
+        try {
+            JsonNode n = Json.read(r.out.strip());
+            if (r.exit != 0) {
+                failures.add(holder + " could not acquire: " + r.err.strip());
+            }
+            return n;
+        } catch (IOException e) {
+            failures.add(holder + " could not acquire: " + r.err.strip());
+            return Json.mapper().createObjectNode();
+        }
+    }
+
+    private Run fencePush(Path clone, String holder) {
+        Map<String, String> env = new HashMap<>(baseEnv);
+        env.put("FENCE_PUSHER", holder);
+        return fence(
+                env,
+                "push",
+                "--store",
+                store,
+                "--repo",
+                REPO,
+                "--branch",
+                BRANCH,
+                "--holder",
+                holder,
+                "--clone",
+                clone.toString());
+    }
+
+    private Run gitPush(Path clone, String pusher, List<String> options, String refspec) {
+        List<String> cmd = new ArrayList<>(List.of("git", "push"));
+        for (String o : options) {
+            cmd.add("-o");
+            cmd.add(o);
+        }
+        cmd.add("origin");
+        cmd.add(refspec);
+        Map<String, String> env = new HashMap<>(baseEnv);
+        env.put("FENCE_PUSHER", pusher);
+        return exec(clone, env, cmd);
+    }
+
+    private Run fence(String... args) {
+        return fence(baseEnv, args);
+    }
+
+    private Run fence(Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Context c = new Context(
+                new ByteArrayInputStream(new byte[0]),
+                new PrintWriter(out),
+                new PrintWriter(err),
+                env,
+                ctx.clock(),
+                dir);
+        int code = Main.run(c, args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private Path clone(Path bare, String who) {
+        Path c = dir.resolve(who);
+        git(dir, "clone", "-q", bare.toString(), c.toString());
+        boolean exists = exec(c, baseEnv, List.of("git", "rev-parse", "-q", "--verify", "origin/" + BRANCH)).exit == 0;
+        if (exists) {
+            git(c, "checkout", "-q", "-B", BRANCH, "origin/" + BRANCH);
+        } else {
+            git(c, "symbolic-ref", "HEAD", REF);
+        }
+        return c;
+    }
+
+    private void commit(Path clone, String message) {
+        git(clone, "add", "-A");
+        git(clone, "commit", "-q", "-m", message);
+    }
+
+    private String head(Path clone) {
+        return git(clone, "rev-parse", "HEAD");
+    }
+
+    private static void write(Path clone, String file, String text) {
+        try {
+            Path p = clone.resolve(file);
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String git(Path where, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("git"));
+        cmd.addAll(List.of(args));
+        Run r = exec(where, baseEnv, cmd);
+        if (r.exit != 0) {
+            throw new IllegalStateException("git " + String.join(" ", args) + " failed: " + r.err.strip());
+        }
+        return r.out.strip();
+    }
+
+    private static Run exec(Path where, Map<String, String> env, List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(where.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        try {
+            Path out = Files.createTempFile("fence-demo", ".out");
+            Path err = Files.createTempFile("fence-demo", ".err");
+            Process p =
+                    pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            Run r = new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+            return r;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Map<String, String> gitEnv() {
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", ctx.env().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("HOME", dir.toString());
+        env.put("GIT_CONFIG_NOSYSTEM", "1");
+        env.put("GIT_AUTHOR_NAME", "demo");
+        env.put("GIT_AUTHOR_EMAIL", "demo@fence.invalid");
+        env.put("GIT_COMMITTER_NAME", "demo");
+        env.put("GIT_COMMITTER_EMAIL", "demo@fence.invalid");
+        env.put("FENCE_PUSHER", "dana");
+        env.put("LANG", "C");
+        for (String k : List.of("FENCE_JAVA", "JAVA_HOME", "FENCE_CREDENTIAL", "FENCE_CREDENTIAL_FILE")) {
+            if (ctx.env().containsKey(k)) {
+                env.put(k, ctx.env().get(k));
+            }
+        }
+        return env;
+    }
+
+    /** The launcher the hook runs: bin/fence when known (it uses the CDS archive), else this JVM. */
+    private Path launcher() {
+        String known = ctx.env().get("FENCE_LAUNCHER");
+        if (known != null && Path.of(known).isAbsolute() && Files.isExecutable(Path.of(known))) {
+            return Path.of(known);
+        }
+        Path script = dir.resolve("fence-launcher");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String body = "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp '"
+                + System.getProperty("java.class.path") + "' dev.fence.cli.Main \"$@\"\n";
+        try {
+            Files.writeString(script, body, StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return script;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String abbrev(String sha) {
+        return sha == null || sha.length() < 12 ? String.valueOf(sha) : sha.substring(0, 12);
+    }
+
+    /** A one-line progress display on a terminal; nothing otherwise (the story lines are the record). */
+    interface Progress {
+        void step(String what);
+
+        void done();
+
+        static Progress none() {
+            return new Progress() {
+                @Override
+                public void step(String what) {}
+
+                @Override
+                public void done() {}
+            };
+        }
+
+        /** Rewrites one status line on stderr. */
+        static Progress terminal(PrintWriter err) {
+            return new Progress() {
+                private int n;
+
+                @Override
+                public void step(String what) {
+                    n++;
+                    String line = "  [" + n + "] " + what;
+                    err.print("\r\033[2K" + (line.length() > 100 ? line.substring(0, 100) : line));
+                    err.flush();
+                }
+
+                @Override
+                public void done() {
+                    err.print("\r\033[2K");
+                    err.flush();
+                }
+            };
+        }
+    }
+}
