@@ -23,7 +23,13 @@ import picocli.CommandLine.Spec;
             "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...);"
                     + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
-        subcommands = {LeaseCommand.class, HookCommand.class, InstallCommand.class, AuditCommand.class})
+        subcommands = {
+            LeaseCommand.class,
+            HookCommand.class,
+            InstallCommand.class,
+            AuditCommand.class,
+            ServeCommand.class
+        })
 public final class FenceCommand implements Runnable {
     @Spec
     CommandSpec spec;

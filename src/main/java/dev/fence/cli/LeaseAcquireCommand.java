@@ -1,8 +1,6 @@
 package dev.fence.cli;
 
 import dev.fence.core.Durations;
-import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,6 +24,9 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     @Mixin
     StoreOption store;
 
+    @Mixin
+    ServerOption server;
+
     @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
     String holder;
 
@@ -47,8 +48,8 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     public Integer call() {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
-        try (LeaseStore s = store.open(ctx)) {
-            var outcome = new LeaseService(s, ctx.clock()).acquire(resource, holder, duration, null);
+        try (var leases = server.leases(ctx, store)) {
+            var outcome = leases.ops().acquire(resource, holder, duration, null);
             return LeaseOutput.acquired(ctx, outcome, json);
         }
     }

@@ -122,6 +122,59 @@ public final class PreReceiveHook {
             InputStream stdin,
             String storeUrl,
             Ancestry ancestry) {
+        return judge(
+                config,
+                env,
+                gitDir,
+                stdin,
+                storeUrl,
+                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down));
+    }
+
+    /**
+     * What the hook says when its store cannot be asked at all (a client of {@code fence serve} that
+     * cannot reach the server): the same lines as a hook whose store is down.
+     *
+     * @param problem what went wrong, for the message
+     * @param failClosed refuse tokenless pushes too, whatever {@code on-store-down} says (for a server
+     *     that refused the hook's credential: a configuration error, not an outage)
+     */
+    public Result unavailable(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String problem,
+            boolean failClosed) {
+        return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
+                    down[0] = true;
+                    FencePolicy p = failClosed
+                            ? new FencePolicy(
+                                    policy.fencedRefs(),
+                                    policy.pusherPolicies(),
+                                    policy.defaultPolicy(),
+                                    policy.agentPatterns(),
+                                    false,
+                                    policy.storeTimeout())
+                            : policy;
+                    return Admission.storeDown(push, p, problem);
+                })
+                .result();
+    }
+
+    /** Decides a parsed push that touches fenced refs; sets {@code down[0]} when the store did not answer. */
+    @FunctionalInterface
+    private interface Decider {
+        Verdict decide(PushAttempt push, FencePolicy policy, boolean[] down);
+    }
+
+    private Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Decider decider) {
         HookEnvironment where;
         List<RefUpdate> updates;
         try {
@@ -149,7 +202,7 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "untouched");
         }
         boolean[] storeDown = new boolean[1];
-        Verdict verdict = judge(push, policy, storeUrl, ancestry, storeDown);
+        Verdict verdict = decider.decide(push, policy, storeDown);
         return new Judgement(render(verdict, prefix), storeDown[0] ? Reason.STORE_DOWN.code() : reasonOf(verdict));
     }
 
