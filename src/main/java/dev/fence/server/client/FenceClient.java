@@ -152,13 +152,19 @@ public final class FenceClient {
     public Response post(String path, Object body) {
         HttpRequest request = request(path)
                 .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
                 .build();
         return send(request);
     }
 
-    /** GETs {@code path} with the query parameters (null values left out). */
+    /** GETs {@code path} with the query parameters (null values left out), accepting JSON. */
     public Response get(String path, Map<String, String> query) {
+        return get(path, query, "application/json");
+    }
+
+    /** GETs {@code path} with the query parameters (null values left out), accepting {@code accept}. */
+    public Response get(String path, Map<String, String> query, String accept) {
         StringBuilder q = new StringBuilder();
         for (var e : query.entrySet()) {
             if (e.getValue() == null) {
@@ -169,14 +175,11 @@ public final class FenceClient {
                     .append('=')
                     .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
         }
-        return send(request(path + q).GET().build());
+        return send(request(path + q).header("Accept", accept).GET().build());
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(timeout)
-                .header("Authorization", authorization)
-                .header("Accept", "application/json");
+        return HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).header("Authorization", authorization);
     }
 
     private Response send(HttpRequest request) {

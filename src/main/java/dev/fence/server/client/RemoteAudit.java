@@ -32,7 +32,7 @@ public final class RemoteAudit {
             params.put("type", q.types().stream().map(EventType::label).collect(Collectors.joining(",")));
         }
         params.put("limit", Integer.toString(q.limit()));
-        FenceClient.Response r = client.get("/v1/audit", params);
+        FenceClient.Response r = client.get("/v1/audit", params, "application/x-ndjson");
         if (r.status() != 200) {
             throw client.failure(r);
         }
