@@ -403,7 +403,7 @@ class ShimEnforcementTest {
                 "FENCED resource=git:app:refs/heads/b ref=refs/heads/b token=T1 current=T2 reason=superseded",
                 pushes.get(1).get(1));
         assertTrue(
-                pushes.get(1).contains("Current lease holder: agent-2 (token T2)."),
+                pushes.get(1).get(3).startsWith("Current lease holder: agent-2 (token T2)."),
                 pushes.get(1).toString());
     }
 
@@ -458,8 +458,9 @@ class ShimEnforcementTest {
                         "exit=0",
                         "fence: this push superseded agent-1's lease on refs/heads/d (token T1 is now stale)"),
                 pushes.get(1));
+        // The bump raised the ref's highest token past the lease's: the storage rule fences it first.
         assertEquals(
-                "FENCED resource=git:app:refs/heads/d ref=refs/heads/d token=T1 current=T2 reason=superseded",
+                "FENCED resource=git:app:refs/heads/d ref=refs/heads/d token=T1 current=T2 reason=stale-token",
                 pushes.get(2).get(1));
     }
 

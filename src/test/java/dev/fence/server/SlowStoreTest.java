@@ -151,11 +151,11 @@ class SlowStoreTest {
         }
     }
 
-    /** The hook's and the server's timeouts differ in the last digits of "no answer within N ms" only. */
     private static List<String> normalise(List<String> lines) {
+        // Which timeout fires first (the executor's or the store socket's, both store-timeout) decides
+        // the wording of the problem in brackets; everything else must match.
         return lines.stream()
-                .map(l -> l.replaceAll("\\(no answer within \\d+ ms\\)", "(no answer)")
-                        .replaceAll("\\([^()]*(timed out|Read timed out|SocketTimeout)[^()]*\\)", "(no answer)"))
+                .map(l -> l.replaceAll("unavailable \\(.*\\); ", "unavailable (...); "))
                 .toList();
     }
 
