@@ -6,6 +6,7 @@ import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.json.Json;
+import dev.fence.server.client.RemoteAudit;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -31,6 +32,9 @@ final class AuditCommand implements Callable<Integer> {
     StoreOption store;
 
     @Mixin
+    ServerOption server;
+
+    @Mixin
     AuditFilter filter;
 
     @Option(names = "--json", description = "Print one JSON object per line.")
@@ -43,15 +47,24 @@ final class AuditCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LedgerQuery q = filter.query(ctx);
-        try (LeaseStore s = store.open(ctx)) {
-            List<LedgerEvent> events = s.query(q);
-            if (json) {
-                events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
-            } else {
-                AuditFormat.table(events, ctx.out());
-            }
+        List<LedgerEvent> events = query(ctx, store, server, q);
+        if (json) {
+            events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
+        } else {
+            AuditFormat.table(events, ctx.out());
         }
         return ExitCode.OK.code();
+    }
+
+    /** Runs a ledger query through the server or on the store. */
+    static List<LedgerEvent> query(Context ctx, StoreOption store, ServerOption server, LedgerQuery q) {
+        String url = server.resolve(ctx, store);
+        if (url != null) {
+            return new RemoteAudit(ServerOption.client(ctx, url)).query(q);
+        }
+        try (LeaseStore s = store.open(ctx)) {
+            return s.query(q);
+        }
     }
 
     /** The filters {@code audit} understands. */

@@ -1,7 +1,6 @@
 package dev.fence.cli;
 
 import dev.fence.audit.AuditFormat;
-import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.json.Json;
@@ -28,6 +27,9 @@ final class AuditTimelineCommand implements Callable<Integer> {
     @Mixin
     StoreOption store;
 
+    @Mixin
+    ServerOption server;
+
     @Option(
             names = "--since",
             paramLabel = "WHEN",
@@ -45,14 +47,12 @@ final class AuditTimelineCommand implements Callable<Integer> {
     public Integer call() {
         String resource = target.resource();
         LedgerQuery q = new LedgerQuery(resource, null, null, null, Since.parse(since, ctx.clock()), null, 0);
-        try (LeaseStore s = store.open(ctx)) {
-            List<LedgerEvent> events = s.query(q);
-            if (json) {
-                events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
-            } else {
-                ctx.out().println("timeline of " + resource + " (UTC)");
-                AuditFormat.timeline(events, ctx.out());
-            }
+        List<LedgerEvent> events = AuditCommand.query(ctx, store, server, q);
+        if (json) {
+            events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
+        } else {
+            ctx.out().println("timeline of " + resource + " (UTC)");
+            AuditFormat.timeline(events, ctx.out());
         }
         return ExitCode.OK.code();
     }

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
-            AuditCommand.class
+            AuditCommand.class,
+            ServeCommand.class
         })
 public final class FenceCommand implements Runnable {
     @Spec

@@ -43,13 +43,21 @@ final class HookCommand implements Runnable {
         @Option(names = "--store", paramLabel = "URL", description = "Store URL (overrides the configuration).")
         String store;
 
+        @Option(
+                names = "--server",
+                paramLabel = "URL",
+                description = "Ask the fence server at URL for the verdict (default: the configuration's 'server'"
+                        + " or $FENCE_SERVER, unless --store is given). Credential: $FENCE_CREDENTIAL,"
+                        + " $FENCE_CREDENTIAL_FILE or ~/.config/fence/credential.")
+        String server;
+
         PreReceive(Context ctx) {
             this.ctx = ctx;
         }
 
         @Override
         public Integer call() {
-            return HookRunner.preReceive(ctx, config, store);
+            return HookRunner.preReceive(ctx, config, store, server);
         }
     }
 
@@ -66,13 +74,16 @@ final class HookCommand implements Runnable {
         @Option(names = "--store", paramLabel = "URL", description = "Store URL (overrides the configuration).")
         String store;
 
+        @Option(names = "--server", paramLabel = "URL", description = "Record through the fence server at URL.")
+        String server;
+
         PostReceive(Context ctx) {
             this.ctx = ctx;
         }
 
         @Override
         public Integer call() {
-            return HookRunner.postReceive(ctx, config, store);
+            return HookRunner.postReceive(ctx, config, store, server);
         }
     }
 }

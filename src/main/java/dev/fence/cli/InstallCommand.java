@@ -56,7 +56,9 @@ import picocli.CommandLine.TypeConversionException;
             "  fence install --bare /srv/git/app.git --launcher /opt/fence/bin/fence --force",
             "  fence install --gitlab-global /var/opt/gitlab/gitaly/custom_hooks",
             "  fence install --gitlab-tarball custom_hooks.tar",
-            "  fence install --ghes ./ghes-fence --store redis://fence-redis.internal:6379"
+            "  fence install --ghes ./ghes-fence --store redis://fence-redis.internal:6379",
+            "  fence install --ghes ./ghes-fence --shim curl --server https://fence.internal:8700",
+            "  fence install --gitlab-global /var/opt/gitlab/gitaly/custom_hooks --shim curl --server http://fence:8700"
         })
 public final class InstallCommand implements Callable<Integer> {
     @Spec
@@ -136,9 +138,17 @@ public final class InstallCommand implements Callable<Integer> {
             defaultValue = "java",
             converter = ShimConverter.class,
             completionCandidates = ShimCandidates.class,
-            description = "--ghes: what the hook script runs: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE};"
-                    + " a curl shim for fence serve is planned).")
+            description = "--ghes, --gitlab-global: what the hook runs: ${COMPLETION-CANDIDATES} (default:"
+                    + " ${DEFAULT-VALUE}). curl writes hooks/pre-receive-curl.sh, a bash + curl shim that asks fence"
+                    + " serve for the verdict (no JRE or store access needed), and fence-shim.conf beside it.")
     GhesShim shim;
+
+    @Option(
+            names = "--server",
+            paramLabel = "URL",
+            description = "--shim curl: the fence serve URL to write into fence-shim.conf. The hook credential is"
+                    + " never taken from the command line: add it to that file.")
+    String server;
 
     @Option(
             names = "--force",
@@ -198,8 +208,11 @@ public final class InstallCommand implements Callable<Integer> {
         check(launcher == null || (jar == null && java == null), "give either --launcher or --jar/--java, not both");
         check(java == null || jar != null || mode.bare == null, "--java needs --jar with --bare");
         check(
-                mode.ghes != null || !spec.commandLine().getParseResult().hasMatchedOption("--shim"),
-                "--shim applies only to --ghes");
+                mode.ghes != null
+                        || mode.gitlabGlobal != null
+                        || !spec.commandLine().getParseResult().hasMatchedOption("--shim"),
+                "--shim applies only to --ghes and --gitlab-global");
+        check(server == null || shim == GhesShim.CURL, "--server applies only with --shim curl");
         checkPath("--launcher", launcher);
         checkPath("--jar", jar);
         checkPath("--java", java);
@@ -215,11 +228,12 @@ public final class InstallCommand implements Callable<Integer> {
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
         } else if (mode.gitlabGlobal != null) {
-            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), force);
+            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), shim, server, force);
         } else if (mode.gitlabTarball != null) {
             result = new GitLabInstaller().tarball(mode.gitlabTarball, launch(null, "java"), force);
         } else {
-            result = new GhesInstaller().install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, force);
+            result = new GhesInstaller()
+                    .install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, server, force);
         }
         return print(result).code();
     }

@@ -1,8 +1,6 @@
 package dev.fence.cli;
 
 import dev.fence.core.Durations;
-import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,6 +34,9 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     @Mixin
     GitRemoteOptions git;
 
+    @Mixin
+    ServerOption server;
+
     @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
     String holder;
 
@@ -58,8 +59,8 @@ final class LeaseAcquireCommand implements Callable<Integer> {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
         String grantSha = git.grantSha(ctx, resource);
-        try (LeaseStore s = store.open(ctx)) {
-            var outcome = new LeaseService(s, ctx.clock()).acquire(resource, holder, duration, grantSha);
+        try (var leases = server.leases(ctx, store)) {
+            var outcome = leases.ops().acquire(resource, holder, duration, grantSha);
             return LeaseOutput.acquired(ctx, outcome, json);
         }
     }

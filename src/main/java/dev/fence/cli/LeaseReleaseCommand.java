@@ -1,7 +1,5 @@
 package dev.fence.cli;
 
-import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,6 +23,9 @@ final class LeaseReleaseCommand implements Callable<Integer> {
     StoreOption store;
 
     @Mixin
+    ServerOption server;
+
+    @Mixin
     TokenOptions token;
 
     @Option(names = "--json", description = "Print one JSON object.")
@@ -37,9 +38,8 @@ final class LeaseReleaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String resource = target.resource();
-        try (LeaseStore s = store.open(ctx)) {
-            var outcome =
-                    new LeaseService(s, ctx.clock()).release(resource, token.holder, token.token, token.proof(ctx));
+        try (var leases = server.leases(ctx, store)) {
+            var outcome = leases.ops().release(resource, token.holder, token.token, token.proof(ctx));
             return LeaseOutput.checked(ctx, outcome, json, "released");
         }
     }

@@ -1,8 +1,6 @@
 package dev.fence.cli;
 
 import dev.fence.core.Durations;
-import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,6 +24,9 @@ final class LeaseRenewCommand implements Callable<Integer> {
     StoreOption store;
 
     @Mixin
+    ServerOption server;
+
+    @Mixin
     TokenOptions token;
 
     @Option(
@@ -46,9 +47,8 @@ final class LeaseRenewCommand implements Callable<Integer> {
     public Integer call() {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
-        try (LeaseStore s = store.open(ctx)) {
-            var outcome = new LeaseService(s, ctx.clock())
-                    .renew(resource, token.holder, token.token, token.proof(ctx), duration);
+        try (var leases = server.leases(ctx, store)) {
+            var outcome = leases.ops().renew(resource, token.holder, token.token, token.proof(ctx), duration);
             return LeaseOutput.checked(ctx, outcome, json, "renewed");
         }
     }

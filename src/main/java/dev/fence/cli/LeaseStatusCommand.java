@@ -2,7 +2,6 @@ package dev.fence.cli;
 
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import dev.fence.core.ResourceState;
 import dev.fence.json.Json;
 import java.util.Map;
@@ -26,6 +25,9 @@ final class LeaseStatusCommand implements Callable<Integer> {
     @Mixin
     StoreOption store;
 
+    @Mixin
+    ServerOption server;
+
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
@@ -36,8 +38,8 @@ final class LeaseStatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String resource = target.resource();
-        try (LeaseStore s = store.open(ctx)) {
-            LeaseService.Status st = new LeaseService(s, ctx.clock()).status(resource);
+        try (var leases = server.leases(ctx, store)) {
+            LeaseService.Status st = leases.ops().status(resource);
             ResourceState rs = st.state();
             Lease live = st.liveLease();
             if (json) {

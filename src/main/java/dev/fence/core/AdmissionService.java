@@ -34,6 +34,8 @@ public final class AdmissionService {
      *
      * @throws StoreUnavailableException when the store cannot be reached; the caller then applies
      *     {@link Admission#storeDown}
+     * @throws KnownAncestry.Needed when {@code ancestry} lacks facts the decision needs; nothing was
+     *     written
      */
     public Verdict admit(PushAttempt push, Ancestry ancestry) {
         Set<String> resources = new LinkedHashSet<>();
@@ -51,6 +53,9 @@ public final class AdmissionService {
             StoreIdentity identity = store.identity(Identities.candidate(clock.instant()));
             var states = store.snapshot(resources);
             Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant());
+            // A caller without the repository (fence serve) answers ancestry from facts it was sent; a
+            // decision built on a provisional answer must not be recorded: ask for the missing facts.
+            ancestry.requireSettled();
             if (!plan.verdict().accepted()) {
                 store.append(plan.events());
                 return plan.verdict();

@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <p>Thread-safe if the store is.
  */
-public final class LeaseService {
+public final class LeaseService implements LeaseOperations {
     /** Longest lease accepted: a longer one is a reservation, not a lease. */
     public static final Duration MAX_TTL = Duration.ofDays(1);
 
@@ -64,6 +64,7 @@ public final class LeaseService {
      * @param grantSha the remote tip to record as the lease's expected SHA, or null
      * @throws InvalidInputException for a bad name or TTL; nothing is written
      */
+    @Override
     public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
         Names.require("resource", resource);
         Names.require("holder", holder);
@@ -99,6 +100,7 @@ public final class LeaseService {
      * Extends the lease of {@code (holder, token)} to now + {@code ttl}. With a proof, the proof must be
      * the grant's.
      */
+    @Override
     public CheckOutcome renew(String resource, String holder, long token, String proof, Duration ttl) {
         Names.require("resource", resource);
         Names.require("holder", holder);
@@ -113,6 +115,7 @@ public final class LeaseService {
     }
 
     /** Releases the lease of {@code (holder, token)}. */
+    @Override
     public CheckOutcome release(String resource, String holder, long token, String proof) {
         Names.require("resource", resource);
         Names.require("holder", holder);
@@ -137,6 +140,7 @@ public final class LeaseService {
     }
 
     /** The resource's state now. */
+    @Override
     public Status status(String resource) {
         Names.require("resource", resource);
         Instant now = clock.instant();

@@ -40,6 +40,23 @@ import java.util.Optional;
 public final class HookEnvironments {
     private HookEnvironments() {}
 
+    /**
+     * True for the variables that carry a push's host identity and push options ({@code GL_*}, {@code
+     * GITHUB_*}, {@code GITEA_*}, {@code GIT_PUSH_OPTION_*}, the plain-git pusher variables and {@code
+     * FENCE_REPO_ID}): what a remote hook sends {@code fence serve}, and all the server takes from it.
+     */
+    public static boolean isPushVariable(String name) {
+        return name.startsWith("GL_")
+                || name.startsWith("GITHUB_")
+                || name.startsWith("GITEA_")
+                || name.startsWith("GIT_PUSH_OPTION_")
+                || name.equals("FENCE_PUSHER")
+                || name.equals("FENCE_REPO_ID")
+                || name.equals("REMOTE_USER")
+                || name.equals("USER")
+                || name.equals("LOGNAME");
+    }
+
     /** As {@link #detect(Map, Path, String)} without a repo id override. */
     public static HookEnvironment detect(Map<String, String> env, Path gitDir) {
         return detect(env, gitDir, null);

@@ -35,8 +35,31 @@ public final class PostReceiveHook {
     /** Records the landed updates; returns the lines to show (warnings only). */
     public List<String> run(
             Map<String, String> env, Path gitDir, InputStream stdin, Path configFile, String storeOverride) {
+        HookConfig config;
         try {
-            HookConfig config = HookConfig.load(env, gitDir, configFile);
+            config = HookConfig.load(env, gitDir, configFile);
+        } catch (RuntimeException e) {
+            return List.of("warning: fence could not record the landed push: " + e.getMessage());
+        }
+        return record(
+                config,
+                env,
+                gitDir,
+                stdin,
+                storeOverride != null ? storeOverride : config.store().orElse(null));
+    }
+
+    /**
+     * Records the landed updates under {@code config}, whichever way they arrive (the hook process, or
+     * {@code fence serve} for a shim); returns the lines to show (warnings only).
+     *
+     * @param gitDir the repository, or null when recording remotely (plain git then needs {@code
+     *     config.repoId()})
+     * @param storeUrl the store URL handed to the store opener
+     */
+    public List<String> record(
+            HookConfig config, Map<String, String> env, Path gitDir, InputStream stdin, String storeUrl) {
+        try {
             HookEnvironment where =
                     HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
             List<RefUpdate> updates = new HookInputParser().parse(stdin);
@@ -64,8 +87,7 @@ public final class PostReceiveHook {
                 }
             }
             if (!events.isEmpty()) {
-                try (LeaseStore s = openStore.apply(
-                        storeOverride != null ? storeOverride : config.store().orElse(null))) {
+                try (LeaseStore s = openStore.apply(storeUrl)) {
                     s.append(events);
                 }
             }

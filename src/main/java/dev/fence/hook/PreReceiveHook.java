@@ -46,20 +46,42 @@ public final class PreReceiveHook {
     /** What to show and how to exit. */
     public record Result(int exitCode, List<String> lines) {}
 
+    /**
+     * A judged push: what the pusher sees, plus what a server reports about it.
+     *
+     * @param result the lines and exit code, exactly as the hook prints them
+     * @param reason one code for the whole push, for metrics: the first refusal's reason, else the first
+     *     admitted ref's ({@code accepted}, {@code bumped}, {@code allowed}), else {@code untouched},
+     *     {@code empty} or {@code malformed}; {@code store-down} when the store did not answer
+     */
+    public record Judgement(Result result, String reason) {}
+
     private final Function<String, LeaseStore> openStore;
     private final Clock clock;
+    private final ExecutorService workers;
 
     /**
      * @param openStore opens the store at a URL (the composition root decides the implementations)
      * @param clock the clock
      */
     public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock) {
-        this.openStore = openStore;
-        this.clock = clock;
+        this(openStore, clock, null);
     }
 
     /**
-     * Judges one push.
+     * @param openStore opens the store at a URL; the hook closes what it opens
+     * @param clock the clock
+     * @param workers runs the store work, so that the hook can stop waiting for it; null for a thread of
+     *     its own per push (the one-shot hook process)
+     */
+    public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock, ExecutorService workers) {
+        this.openStore = openStore;
+        this.clock = clock;
+        this.workers = workers;
+    }
+
+    /**
+     * Judges one push in the repository (direct mode: the hook process itself, ancestry from git).
      *
      * @param env the hook's environment (push options, host identity, quarantine variables)
      * @param gitDir the repository
@@ -74,41 +96,137 @@ public final class PreReceiveHook {
         } catch (ConfigException e) {
             return brokenConfig(env, gitDir, stdin, e);
         }
+        String url = storeOverride != null ? storeOverride : config.store().orElse(null);
+        return judge(config, env, gitDir, stdin, url, new GitAncestry(env, gitDir))
+                .result();
+    }
+
+    /**
+     * The rules of a pre-receive hook, whichever way the push arrives: the hook process judging its own
+     * repository ({@link #run}), or {@code fence serve} judging a push a shim sent it, with ancestry from
+     * facts the shim measured. Both print exactly these lines and exit with this code.
+     *
+     * @param config the configuration (policy, repo id override)
+     * @param env the hook's environment: push options and host identity
+     * @param gitDir the repository, or null when judging remotely (plain git then needs {@code
+     *     config.repoId()})
+     * @param stdin the ref update lines
+     * @param storeUrl the store URL handed to the store opener
+     * @param ancestry answers ancestry questions
+     * @throws dev.fence.core.KnownAncestry.Needed when {@code ancestry} lacks facts; nothing was recorded
+     */
+    public Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Ancestry ancestry) {
+        return judge(
+                config,
+                env,
+                gitDir,
+                stdin,
+                storeUrl,
+                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down));
+    }
+
+    /**
+     * What the hook says when its store cannot be asked at all (a client of {@code fence serve} that
+     * cannot reach the server): the same lines as a hook whose store is down.
+     *
+     * @param problem what went wrong, for the message
+     * @param failClosed refuse tokenless pushes too, whatever {@code on-store-down} says (for a server
+     *     that refused the hook's credential: a configuration error, not an outage)
+     */
+    public Result unavailable(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String problem,
+            boolean failClosed) {
+        return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
+                    down[0] = true;
+                    FencePolicy p = failClosed
+                            ? new FencePolicy(
+                                    policy.fencedRefs(),
+                                    policy.pusherPolicies(),
+                                    policy.defaultPolicy(),
+                                    policy.agentPatterns(),
+                                    false,
+                                    policy.storeTimeout())
+                            : policy;
+                    return Admission.storeDown(push, p, problem);
+                })
+                .result();
+    }
+
+    /** Decides a parsed push that touches fenced refs; sets {@code down[0]} when the store did not answer. */
+    @FunctionalInterface
+    private interface Decider {
+        Verdict decide(PushAttempt push, FencePolicy policy, boolean[] down);
+    }
+
+    private Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Decider decider) {
         HookEnvironment where;
         List<RefUpdate> updates;
         try {
             where = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
             updates = new HookInputParser().parse(stdin);
         } catch (InvalidInputException e) {
-            return new Result(
-                    1, List.of("REJECTED ref=- reason=" + Reason.MALFORMED.code(), "fence: " + e.getMessage()));
+            return new Judgement(
+                    new Result(
+                            1, List.of("REJECTED ref=- reason=" + Reason.MALFORMED.code(), "fence: " + e.getMessage())),
+                    Reason.MALFORMED.code());
         }
         String prefix = where.linePrefix();
         if (updates.isEmpty()) {
-            return new Result(0, List.of());
+            return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
         PushOptions options;
         try {
             options = PushOptionsReader.read(env);
         } catch (InvalidInputException e) {
-            return malformedOptions(where, updates, policy, config, storeOverride, e);
+            return new Judgement(malformedOptions(where, updates, policy, storeUrl, e), Reason.MALFORMED.code());
         }
         PushAttempt push = where.attempt(options, updates);
         if (updates.stream().noneMatch(u -> policy.isFenced(u.ref()))) {
-            return new Result(0, List.of());
+            return new Judgement(new Result(0, List.of()), "untouched");
         }
-        String url = storeOverride != null ? storeOverride : config.store().orElse(null);
-        Verdict verdict = judge(push, policy, url, new GitAncestry(env, gitDir));
-        return render(verdict, prefix);
+        boolean[] storeDown = new boolean[1];
+        Verdict verdict = decider.decide(push, policy, storeDown);
+        return new Judgement(render(verdict, prefix), storeDown[0] ? Reason.STORE_DOWN.code() : reasonOf(verdict));
     }
 
-    private Verdict judge(PushAttempt push, FencePolicy policy, String url, Ancestry ancestry) {
-        ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "fence-admission");
-            t.setDaemon(true);
-            return t;
-        });
+    /** The push's reason code for metrics (see {@link Judgement#reason()}). */
+    static String reasonOf(Verdict verdict) {
+        if (!verdict.refusals().isEmpty()) {
+            return verdict.refusals().get(0).fenced().reason().code();
+        }
+        for (RefDecision d : verdict.decisions()) {
+            if (d instanceof RefDecision.Admitted a) {
+                return a.reason().code();
+            }
+        }
+        return "untouched";
+    }
+
+    private Verdict judge(PushAttempt push, FencePolicy policy, String url, Ancestry ancestry, boolean[] storeDown) {
+        ExecutorService worker = workers != null
+                ? workers
+                : Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "fence-admission");
+                    t.setDaemon(true);
+                    return t;
+                });
         LeaseStore[] opened = new LeaseStore[1];
         try {
             Future<Verdict> f = worker.submit(() -> {
@@ -119,6 +237,7 @@ public final class PreReceiveHook {
                 return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 f.cancel(true);
+                storeDown[0] = true;
                 return Admission.storeDown(
                         push,
                         policy,
@@ -126,6 +245,7 @@ public final class PreReceiveHook {
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
+                    storeDown[0] = true;
                     return Admission.storeDown(push, policy, cause.getMessage());
                 }
                 if (cause instanceof RuntimeException re) {
@@ -134,10 +254,13 @@ public final class PreReceiveHook {
                 throw new IllegalStateException(cause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                storeDown[0] = true;
                 return Admission.storeDown(push, policy, "interrupted");
             }
         } finally {
-            worker.shutdownNow();
+            if (worker != workers) {
+                worker.shutdownNow();
+            }
             if (opened[0] != null) {
                 opened[0].close();
             }
@@ -162,8 +285,7 @@ public final class PreReceiveHook {
             HookEnvironment where,
             List<RefUpdate> updates,
             FencePolicy policy,
-            HookConfig config,
-            String storeOverride,
+            String storeUrl,
             InvalidInputException problem) {
         String prefix = where.linePrefix();
         List<String> lines = new ArrayList<>();
@@ -186,7 +308,7 @@ public final class PreReceiveHook {
                         clock.instant()));
             }
         }
-        recordQuietly(storeOverride != null ? storeOverride : config.store().orElse(null), policy, events);
+        recordQuietly(storeUrl, policy, events);
         return new Result(1, lines);
     }
 

@@ -41,13 +41,28 @@ public final class GhesInstaller {
      * @throws ConfigException when a file cannot be written
      */
     public InstallResult install(Path dir, Launch launch, GhesShim shim, String store, boolean force) {
+        return install(dir, launch, shim, store, null, force);
+    }
+
+    /**
+     * As {@link #install(Path, Launch, GhesShim, String, boolean)}; for {@link GhesShim#CURL} writes the
+     * curl shim as {@link #SCRIPT} and {@link HookScripts#SHIM_CONF} beside it (no hook environment is
+     * needed: GHES's default one has bash and curl).
+     *
+     * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
+     */
+    public InstallResult install(Path dir, Launch launch, GhesShim shim, String store, String server, boolean force) {
         Path out = dir.toAbsolutePath().normalize();
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new InvalidInputException("--ghes " + out + ": exists and is not a directory");
         }
+        if (shim == GhesShim.CURL) {
+            return curl(out, server, force);
+        }
         String script =
                 switch (shim) {
                     case JAVA -> HookScripts.ghesPreReceive(launch);
+                    case CURL -> throw new IllegalStateException("handled above");
                 };
         Path conf = out.resolve(HookConfig.REPO_FILE_NAME);
         FilePlan plan = new FilePlan()
@@ -71,6 +86,47 @@ public final class GhesInstaller {
             done.add("kept " + conf + " (no --store given)");
         }
         return new InstallResult.Installed(done, warnings(launch, store, keepConf), nextSteps(out, launch));
+    }
+
+    private InstallResult curl(Path out, String server, boolean force) {
+        Path conf = out.resolve(HookScripts.SHIM_CONF);
+        FilePlan plan = new FilePlan().add(out.resolve(SCRIPT), HookScripts.curlShim(), FilePlan.EXECUTABLE);
+        boolean keepConf = server == null && Files.exists(conf);
+        if (!keepConf) {
+            plan.add(conf, HookScripts.shimConf(server), FilePlan.PRIVATE);
+        }
+        InstallResult.Refused refused = force ? null : plan.refusal();
+        if (refused != null) {
+            return refused;
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new ConfigException("cannot create " + out + ": " + e, e);
+        }
+        List<String> done = new ArrayList<>(plan.write());
+        if (keepConf) {
+            done.add("kept " + conf + " (no --server given)");
+        }
+        List<String> warnings = new ArrayList<>();
+        if (server == null && !keepConf) {
+            warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before enabling the hook");
+        }
+        return new InstallResult.Installed(
+                done,
+                warnings,
+                List.of(
+                        "Make a hook credential on the fence server and put it in " + conf + " as FENCE_CREDENTIAL=…:\n"
+                                + "    fence serve credentials add --name ghes --role hook --file <credentials file>",
+                        "Commit " + SCRIPT + " (executable: git add --chmod=+x " + SCRIPT + ") and "
+                                + HookScripts.SHIM_CONF + " to the default branch of a private hook repository that"
+                                + " only administrators can read: the conf holds the credential.",
+                        "Enterprise > Settings > Hooks > Add pre-receive hook: that repository and " + SCRIPT
+                                + ", the default environment (bash and curl suffice); start in testing mode.",
+                        "The shim spends at most FENCE_SHIM_BUDGET (default 3 s) of the 5 s GHES gives all hooks;"
+                                + " it refuses pushes when the server is unreachable unless FENCE_ON_SERVER_DOWN=accept"
+                                + " (pushes carrying fence= are always refused then).",
+                        "Check the appliance can reach the server: a push with -o fence=1 must be FENCED, not accepted."));
     }
 
     private static List<String> warnings(Launch launch, String store, boolean keptConf) {

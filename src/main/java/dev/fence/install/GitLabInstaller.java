@@ -32,8 +32,22 @@ public final class GitLabInstaller {
      * @throws dev.fence.core.ConfigException when the file cannot be written
      */
     public InstallResult global(Path dir, Launch launch, boolean force) {
+        return global(dir, launch, GhesShim.JAVA, null, force);
+    }
+
+    /**
+     * As {@link #global(Path, Launch, boolean)}; with {@link GhesShim#CURL} the hook is the curl shim,
+     * configured by {@code pre-receive.d/}{@value HookScripts#SHIM_CONF} (not executable, so Gitaly does
+     * not run it), and no JRE is needed on the Gitaly nodes.
+     *
+     * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
+     */
+    public InstallResult global(Path dir, Launch launch, GhesShim shim, String server, boolean force) {
         Path root = dir.toAbsolutePath().normalize();
         Path hook = root.resolve("pre-receive.d").resolve(HOOK_NAME);
+        if (shim == GhesShim.CURL) {
+            return curlGlobal(root, hook, server, force);
+        }
         FilePlan plan = new FilePlan().add(hook, HookScripts.gitlabPreReceive(launch), FilePlan.EXECUTABLE);
         InstallResult.Refused refused = force ? null : plan.refusal();
         if (refused != null) {
@@ -99,6 +113,36 @@ public final class GitLabInstaller {
                 + " --repository <relative path> --config /var/opt/gitlab/gitaly/config.toml\n"
                 + "  This replaces the project's custom hooks; an empty tarball removes them.");
         return new InstallResult.Installed(done, warnings(launch), steps);
+    }
+
+    private static InstallResult curlGlobal(Path root, Path hook, String server, boolean force) {
+        Path conf = hook.resolveSibling(HookScripts.SHIM_CONF);
+        FilePlan plan = new FilePlan().add(hook, HookScripts.curlShim(), FilePlan.EXECUTABLE);
+        boolean keepConf = server == null && Files.exists(conf);
+        if (!keepConf) {
+            plan.add(conf, HookScripts.shimConf(server), FilePlan.PRIVATE);
+        }
+        InstallResult.Refused refused = force ? null : plan.refusal();
+        if (refused != null) {
+            return refused;
+        }
+        List<String> done = new ArrayList<>(plan.write());
+        if (keepConf) {
+            done.add("kept " + conf + " (no --server given)");
+        }
+        List<String> warnings = new ArrayList<>();
+        if (server == null && !keepConf) {
+            warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before pointing Gitaly here");
+        }
+        List<String> steps = new ArrayList<>();
+        steps.add("Make a hook credential on the fence server and put it in " + conf + " as FENCE_CREDENTIAL=…:\n"
+                + "    fence serve credentials add --name gitlab --role hook --file <credentials file>");
+        steps.add("Point Gitaly at the directory (gitlab.rb: gitaly['configuration'] = { hooks: { custom_hooks_dir: '"
+                + root + "' } }), copy it to every Gitaly node, make both files owned by the git user (the conf"
+                + " mode 600), then: sudo gitlab-ctl reconfigure");
+        steps.add("Gitaly passes hooks only GitLab's variables, so FENCE_* settings must be in " + conf + ".");
+        steps.add("Check it: a push with -o fence=1 must be FENCED; GitLab shows the GL-HOOK-ERR: lines.");
+        return new InstallResult.Installed(done, warnings, steps);
     }
 
     /** A fence tarball: a ustar archive whose first member is {@code custom_hooks/}, holding our marker. */

@@ -16,7 +16,41 @@ public final class HookScripts {
     /** The java the GHES hook environment recipe links into place. */
     public static final String GHES_JAVA = "/usr/bin/java";
 
+    /** The curl shim's configuration file, read from the directory the shim is in. */
+    public static final String SHIM_CONF = "fence-shim.conf";
+
+    private static final String CURL_SHIM_RESOURCE = "pre-receive-curl.sh";
+
     private HookScripts() {}
+
+    /** The curl shim, byte for byte {@code hooks/pre-receive-curl.sh} of the fence sources. */
+    public static String curlShim() {
+        try (java.io.InputStream in = HookScripts.class.getResourceAsStream(CURL_SHIM_RESOURCE)) {
+            if (in == null) {
+                throw new dev.fence.core.InternalException("the curl shim is missing from the fence jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new dev.fence.core.InternalException("cannot read the curl shim from the fence jar", e);
+        }
+    }
+
+    /**
+     * The curl shim's {@value #SHIM_CONF}: the server URL when given, and a placeholder for the hook
+     * credential, which never passes through a command line.
+     */
+    public static String shimConf(String server) {
+        return MARKER + "\n"
+                + "# fence curl shim settings (KEY=VALUE). The shim's environment overrides them.\n"
+                + "# Keep this file private: it holds the hook credential.\n"
+                + (server == null ? "# FENCE_SERVER=https://fence.internal:8700\n" : "FENCE_SERVER=" + server + "\n")
+                + "# The credential with the hook role, from: fence serve credentials add --name NAME --role hook --file FILE\n"
+                + "# FENCE_CREDENTIAL=<name>:<secret>\n"
+                + "# Seconds for all requests of one push (GHES gives all hooks 5 s together):\n"
+                + "# FENCE_SHIM_BUDGET=3\n"
+                + "# When the server is down: reject (default) or accept tokenless pushes; fence= pushes always fail closed.\n"
+                + "# FENCE_ON_SERVER_DOWN=reject\n";
+    }
 
     /** True when {@code content} has a line that is exactly {@link #MARKER}. */
     public static boolean isOurs(byte[] content) {

@@ -4,13 +4,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.fence.core.EventType;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.Grant;
 import dev.fence.core.Lease;
 import dev.fence.core.LedgerEvent;
+import dev.fence.core.Reason;
 import dev.fence.core.Tip;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -115,6 +118,7 @@ public final class Json {
         m.put("reason", f.reason().code());
         m.put("holder", f.currentHolder());
         m.put("tip", tip(f.tip()));
+        m.put("detail", f.detail());
         m.put("message", FencedMessage.lines(f));
         return m;
     }
@@ -136,5 +140,113 @@ public final class Json {
         m.put("reason", e.reason());
         m.put("detail", e.detail());
         return m;
+    }
+
+    // Reading back: the client of fence serve turns the server's JSON into the same values a direct
+    // call returns, so that both print the same output. Each throws IllegalArgumentException on a shape
+    // it does not know.
+
+    /** Reads {@link #grant}. */
+    public static Grant readGrant(JsonNode n) {
+        return new Grant(
+                text(n, "resource"),
+                text(n, "holder"),
+                number(n, "token"),
+                text(n, "proof"),
+                text(n, "generation"),
+                readInstant(n, "grantedAt"),
+                readInstant(n, "expiresAt"),
+                text(n, "grantSha"),
+                readLease(n.get("previous")),
+                readTip(n.get("tip")));
+    }
+
+    /** Reads {@link #lease}; null for JSON null or a missing node. */
+    public static Lease readLease(JsonNode n) {
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        return new Lease(
+                text(n, "holder"),
+                number(n, "token"),
+                readInstant(n, "grantedAt"),
+                readInstant(n, "expiresAt"),
+                n.path("released").asBoolean(false),
+                text(n, "grantSha"));
+    }
+
+    /** Reads {@link #tip}; null for JSON null or a missing node. */
+    public static Tip readTip(JsonNode n) {
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        return new Tip(text(n, "sha"), number(n, "token"), text(n, "holder"), text(n, "pusher"), readInstant(n, "at"));
+    }
+
+    /** Reads {@link #fenced}. */
+    public static Fenced readFenced(JsonNode n) {
+        Reason reason = Reason.fromCode(text(n, "reason"));
+        if (reason == null) {
+            throw new IllegalArgumentException("unknown reason '" + text(n, "reason") + "'");
+        }
+        return new Fenced(
+                text(n, "resource"),
+                text(n, "ref"),
+                number(n, "token"),
+                number(n, "current"),
+                reason,
+                text(n, "holder"),
+                readTip(n.get("tip")),
+                text(n, "detail"));
+    }
+
+    /** Reads {@link #event}. */
+    public static LedgerEvent readEvent(JsonNode n) {
+        return new LedgerEvent(
+                number(n, "seq"),
+                readInstant(n, "at"),
+                EventType.parse(text(n, "type")),
+                text(n, "resource"),
+                text(n, "repo"),
+                text(n, "ref"),
+                text(n, "holder"),
+                text(n, "pusher"),
+                number(n, "token"),
+                text(n, "oldSha"),
+                text(n, "newSha"),
+                text(n, "reason"),
+                text(n, "detail"));
+    }
+
+    /** A text field, null when missing or null. */
+    public static String text(JsonNode n, String field) {
+        JsonNode v = n == null ? null : n.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw new IllegalArgumentException(field + " must be a string");
+        }
+        return v.asText();
+    }
+
+    private static long number(JsonNode n, String field) {
+        JsonNode v = n == null ? null : n.get(field);
+        if (v == null || v.isNull()) {
+            return 0;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw new IllegalArgumentException(field + " must be a whole number");
+        }
+        return v.asLong();
+    }
+
+    private static Instant readInstant(JsonNode n, String field) {
+        String t = text(n, field);
+        try {
+            return t == null ? null : Instant.parse(t);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(field + " is not an ISO-8601 instant");
+        }
     }
 }

@@ -217,4 +217,32 @@ class HostArtefactsInstallTest {
                 2,
                 TestRootCommand.run(ENV, "install", "--ghes", file.toString()).exit());
     }
+
+    @Test
+    void curlShimForGhesAndGitlabIsTheRepositoryScriptWithAPrivateConf() throws Exception {
+        String shim = Files.readString(Path.of("hooks/pre-receive-curl.sh"));
+        assertEquals(shim, HookScripts.curlShim(), "the jar's shim is hooks/pre-receive-curl.sh byte for byte");
+
+        Path ghes = tmp.resolve("ghes");
+        var r = TestRootCommand.run(
+                ENV, "install", "--ghes", ghes.toString(), "--shim", "curl", "--server", "http://fence.internal:8700");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(shim, Files.readString(ghes.resolve("fence-pre-receive.sh")));
+        assertEquals("rwxr-xr-x", perms(ghes.resolve("fence-pre-receive.sh")));
+        assertEquals("rw-------", perms(ghes.resolve("fence-shim.conf")));
+        assertTrue(Files.readString(ghes.resolve("fence-shim.conf"))
+                .contains("FENCE_SERVER=http://fence.internal:8700\n"));
+        assertFalse(Files.exists(ghes.resolve("Dockerfile.hook-env")), "the default environment suffices");
+        assertTrue(r.out().contains("fence serve credentials add"), r.out());
+
+        Path gitlab = tmp.resolve("custom_hooks");
+        r = TestRootCommand.run(ENV, "install", "--gitlab-global", gitlab.toString(), "--shim", "curl");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(shim, Files.readString(gitlab.resolve("pre-receive.d/50-fence")));
+        assertEquals("rw-------", perms(gitlab.resolve("pre-receive.d/fence-shim.conf")));
+        assertTrue(r.out().contains("no FENCE_SERVER yet"), r.out());
+        // Re-running recognises its own files.
+        r = TestRootCommand.run(ENV, "install", "--gitlab-global", gitlab.toString(), "--shim", "curl");
+        assertEquals(0, r.exit(), r.err());
+    }
 }

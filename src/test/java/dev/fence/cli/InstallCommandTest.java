@@ -243,8 +243,11 @@ class InstallCommandTest {
         assertUsage(
                 install("--bare", bare.toString(), "--launcher", "/a", "--jar", "/b"), "either --launcher or --jar");
         assertUsage(
-                install("--ghes", tmp.toString(), "--shim", "curl"),
-                "Invalid value for option '--shim': expected one of java but was 'curl'");
+                install("--ghes", tmp.toString(), "--shim", "kotlin"),
+                "Invalid value for option '--shim': expected one of java, curl but was 'kotlin'");
+        assertUsage(
+                install("--ghes", tmp.toString(), "--server", "http://fence:8700"),
+                "--server applies only with --shim curl");
     }
 
     private static void assertUsage(TestRootCommand.Run r, String expected) {

@@ -1,0 +1,231 @@
+#!/bin/bash
+# installed by fence
+# fence curl shim: asks 'fence serve' whether to accept a push, and says what it says.
+#
+# For git hosts whose hook environment has no Java or no store access (GHES's default environment has
+# bash and curl): needs bash, curl and coreutils only, plus git to answer ancestry questions. Installed
+# as a pre-receive hook (or as post-receive, to record landed pushes: the mode follows the file name,
+# or FENCE_SHIM_HOOK=pre-receive|post-receive).
+#
+# Settings, from the environment, else from fence-shim.conf beside this script (KEY=VALUE lines):
+#   FENCE_SERVER          URL of fence serve, e.g. https://fence.internal:8700          (required)
+#   FENCE_CREDENTIAL      <name>:<secret> of a credential with the hook role             (required)
+#   FENCE_SHIM_BUDGET     seconds for all requests of one push (default 3; GHES gives all hooks 5 s)
+#   FENCE_ON_SERVER_DOWN  reject (default) or accept: what to do with a push when the server cannot be
+#                         reached, times out or fails (5xx). A push carrying fence= is always refused.
+#   FENCE_REPO_ID         plain git only: the repo id (default: fence.repoId, else the directory name)
+#
+# The credential goes to curl through its config on standard input, not its command line, so other
+# users cannot read it in the process list (where no temporary file can be made, it falls back to the
+# command line). Exit 0 accepts the push, 1 refuses it.
+set -u
+
+shim_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+conf="$shim_dir/fence-shim.conf"
+if [ -r "$conf" ]; then
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in '' | '#'*) continue ;; esac
+    key=${line%%=*}
+    value=${line#*=}
+    key=${key//[[:space:]]/}
+    value=${value#"${value%%[![:space:]]*}"}
+    value=${value%"${value##*[![:space:]]}"}
+    case "$key" in
+      FENCE_SERVER | FENCE_CREDENTIAL | FENCE_SHIM_BUDGET | FENCE_ON_SERVER_DOWN | FENCE_REPO_ID | FENCE_SHIM_HOOK)
+        if [ -z "${!key:-}" ]; then printf -v "$key" '%s' "$value"; fi ;;
+    esac
+  done < "$conf"
+fi
+
+prefix=""
+if [ -n "${GL_ID:-}${GL_REPOSITORY:-}" ]; then prefix="GL-HOOK-ERR: "; fi
+say() { printf '%s%s\n' "$prefix" "$1" >&2; }
+
+hook=${FENCE_SHIM_HOOK:-}
+if [ -z "$hook" ]; then
+  case "${0##*/}" in *post-receive*) hook=post-receive ;; *) hook=pre-receive ;; esac
+fi
+
+# True when the push carries a fence token (or its push options cannot be read): such a push fails closed.
+carries_token() {
+  local n=${GIT_PUSH_OPTION_COUNT:-0} i=0 v
+  case "$n" in '' | *[!0-9]*) return 0 ;; esac
+  while [ "$i" -lt "$n" ]; do
+    v="GIT_PUSH_OPTION_$i"
+    case "${!v:-}" in fence=* | fence-proof=*) return 0 ;; esac
+    i=$((i + 1))
+  done
+  return 1
+}
+
+refuse() {
+  say "REJECTED resource=- ref=- token=- current=0 reason=${2:-store-down}"
+  say "fence: $1"
+  exit 1
+}
+
+# The server cannot be asked: fail closed, or accept tokenless pushes when so configured.
+server_down() {
+  if [ "$hook" = post-receive ]; then
+    say "warning: fence could not record the landed push: $1"
+    exit 0
+  fi
+  if carries_token; then
+    refuse "the fence server is unavailable ($1); pushes carrying a fence token are refused until it is back. This is an infrastructure problem, not a conflict: report it to the operator."
+  fi
+  if [ "${FENCE_ON_SERVER_DOWN:-reject}" = accept ]; then
+    say "warning: fence server unavailable ($1); push accepted without a fence check (FENCE_ON_SERVER_DOWN=accept)"
+    exit 0
+  fi
+  refuse "the fence server is unavailable ($1); fenced pushes are refused until it is back. This is an infrastructure problem, not a conflict: report it to the operator."
+}
+
+# A configuration problem: never a reason to let a push through.
+misconfigured() {
+  if [ "$hook" = post-receive ]; then
+    say "warning: fence could not record the landed push: $1"
+    exit 0
+  fi
+  refuse "$1" bad-config
+}
+
+[ -n "${FENCE_SERVER:-}" ] || misconfigured "FENCE_SERVER is not set (environment or $conf)"
+case "$FENCE_SERVER" in http://* | https://*) ;; *) misconfigured "FENCE_SERVER must be an http:// or https:// URL" ;; esac
+[ -n "${FENCE_CREDENTIAL:-}" ] || misconfigured "FENCE_CREDENTIAL is not set (environment or $conf)"
+[[ "$FENCE_CREDENTIAL" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9_-]+$ ]] || misconfigured "FENCE_CREDENTIAL is not <name>:<secret>"
+budget=${FENCE_SHIM_BUDGET:-3}
+[[ "$budget" =~ ^[0-9]{1,3}(\.[0-9]{1,3})?$ ]] || misconfigured "FENCE_SHIM_BUDGET must be seconds, e.g. 3 or 2.5"
+case "$budget" in
+  *.*) whole=${budget%%.*} frac=${budget#*.}000 ;;
+  *) whole=$budget frac=000 ;;
+esac
+budget_ms=$((10#$whole * 1000 + 10#${frac:0:3}))
+now_ms() { date +%s%3N; }
+start_ms=$(now_ms)
+
+# The push's standard input, kept for every round.
+tmp=$(mktemp "${TMPDIR:-/tmp}/fence-shim.XXXXXX" 2>/dev/null) || tmp=""
+if [ -n "$tmp" ]; then
+  trap 'rm -f "$tmp"' EXIT
+  cat > "$tmp"
+else
+  input=$(cat; printf x)
+  input=${input%x}
+fi
+push_lines() { if [ -n "$tmp" ]; then cat "$tmp"; else printf '%s' "$input"; fi; }
+
+# Host identity and push options, as the hook sees them.
+fields=()
+for name in $(compgen -e); do
+  case "$name" in
+    GL_* | GITHUB_* | GITEA_* | GIT_PUSH_OPTION_* | FENCE_PUSHER | FENCE_REPO_ID | REMOTE_USER | USER | LOGNAME)
+      fields+=(--data-urlencode "env=$name=${!name}") ;;
+  esac
+done
+# Plain git: resources are named after the repo id, measured here as the Java hook would.
+if [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}${FENCE_REPO_ID:-}" ]; then
+  git_dir=$(cd "${GIT_DIR:-.}" 2>/dev/null && pwd) || git_dir=""
+  repo_id=""
+  if [ -n "$git_dir" ]; then
+    repo_id=$(git config --file "$git_dir/config" --get fence.repoId 2>/dev/null) || repo_id=""
+    if [ -z "$repo_id" ]; then
+      base=${git_dir##*/}
+      if [ "$base" = .git ]; then parent=${git_dir%/.git}; base=${parent##*/}; fi
+      if [ "${#base}" -gt 4 ] && [ "${base%.git}" != "$base" ]; then base=${base%.git}; fi
+      repo_id=$base
+    fi
+  fi
+  [ -n "$repo_id" ] && fields+=(--data-urlencode "env=FENCE_REPO_ID=$repo_id")
+fi
+
+is_id() { [[ "$1" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; }
+
+# "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
+answer() {
+  local out rc
+  is_id "$1" && is_id "$2" || return 1
+  out=$(git merge-base --is-ancestor "$1" "$2" 2>&1)
+  rc=$?
+  case $rc in
+    0) echo yes ;;
+    1) echo no ;;
+    *) case "$out" in *[Nn]"ot a valid"*) echo no ;; *) return 1 ;; esac ;;
+  esac
+}
+
+# The commonest question (is the old tip in the new one?) is answered up front for small pushes, which
+# saves a round trip; the server asks for anything else it needs.
+facts=()
+if [ "$hook" = pre-receive ]; then
+  zero=0000000000000000000000000000000000000000
+  if [ -n "$tmp" ]; then head_lines=$(head -n 16 "$tmp"); else head_lines=$input; fi
+  count=0
+  while [ -n "$head_lines" ] && [ "$count" -lt 16 ]; do
+    line=${head_lines%%$'\n'*}
+    if [ "$line" = "$head_lines" ]; then head_lines=""; else head_lines=${head_lines#*$'\n'}; fi
+    count=$((count + 1))
+    old=${line%% *}
+    new=${line#* }
+    new=${new%% *}
+    case "$old$new" in *"$zero"*) continue ;; esac
+    if ans=$(answer "$old" "$new"); then facts+=(--data-urlencode "fact=$old $new $ans"); fi
+  done
+fi
+
+for round in 1 2 3 4 5; do
+  [ "$round" -le 4 ] || refuse "the fence server still needed ancestry answers after 4 rounds" contended
+  left=$((budget_ms - ($(now_ms) - start_ms)))
+  [ "$left" -gt 100 ] || server_down "no answer within the ${budget}s budget"
+  max_time=$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))
+  connect=$max_time
+  [ "$left" -gt 1000 ] && connect=1
+  request=(curl -sS -X POST --max-time "$max_time" --connect-timeout "$connect" -H 'Accept: text/plain' -H 'Expect:'
+    -w '\n%{http_code}' "${fields[@]}" "${facts[@]}")
+  if [ -n "$tmp" ]; then
+    response=$("${request[@]}" --data-urlencode "stdin@$tmp" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
+      <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
+  else
+    response=$(printf '%s' "$input" | "${request[@]}" --data-urlencode 'stdin@-' \
+      -H "Authorization: Bearer $FENCE_CREDENTIAL" "$FENCE_SERVER/v1/hook/$hook" 2>&1)
+  fi
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    problem=${response##*$'\n'}
+    server_down "curl exit $rc: ${problem#curl: }"
+  fi
+  status=${response##*$'\n'}
+  body=${response%$'\n'*}
+  first=${body%%$'\n'*}
+  rest=""
+  [ "$first" != "$body" ] && rest=${body#*$'\n'}
+  rest=${rest%$'\n'}
+  case "$status" in
+    200) ;;
+    5??) server_down "HTTP $status: ${rest:-$first}" ;;
+    401 | 403) misconfigured "the fence server refused this hook's credential (HTTP $status: ${rest:-$first})" ;;
+    *) misconfigured "the fence server answered HTTP $status: ${rest:-$first}" ;;
+  esac
+  case "$first" in
+    accept | ok)
+      [ -n "$rest" ] && printf '%s\n' "$rest" >&2
+      exit 0 ;;
+    reject)
+      [ -n "$rest" ] && printf '%s\n' "$rest" >&2
+      exit 1 ;;
+    need\ *)
+      questions=$body
+      while [ -n "$questions" ]; do
+        line=${questions%%$'\n'*}
+        if [ "$line" = "$questions" ]; then questions=""; else questions=${questions#*$'\n'}; fi
+        case "$line" in need\ *) ;; *) continue ;; esac
+        line=${line#need }
+        ancestor=${line%% *}
+        descendant=${line#* }
+        ans=$(answer "$ancestor" "$descendant") \
+          || refuse "git merge-base --is-ancestor $ancestor $descendant failed in this repository" malformed
+        facts+=(--data-urlencode "fact=$ancestor $descendant $ans")
+      done
+      ;;
+    *) server_down "unexpected answer from the fence server: ${first:0:80}" ;;
+  esac
+done

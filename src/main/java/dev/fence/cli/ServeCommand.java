@@ -1,0 +1,262 @@
+package dev.fence.cli;
+
+import dev.fence.core.ConfigException;
+import dev.fence.core.Durations;
+import dev.fence.core.InvalidInputException;
+import dev.fence.hook.HookConfig;
+import dev.fence.server.CredentialsFile;
+import dev.fence.server.HookServer;
+import dev.fence.server.Role;
+import dev.fence.server.ServerSettings;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code fence serve}: the hook server. */
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the fence HTTP API (docs/api.md): leases, hook verdicts for curl shims, ledger queries,",
+            "/healthz, /readyz and /metrics. Callers authenticate with 'Authorization: Bearer <name>:<secret>'",
+            "from the credentials file (see 'fence serve credentials add'). Stops gracefully on SIGTERM.",
+            "The policy (fenced refs, pusher policies, agent patterns, on-store-down, store-timeout) comes",
+            "from --config (the hook configuration format); hook requests cannot change it."
+        },
+        subcommands = {ServeCommand.CredentialsCommand.class})
+final class ServeCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Option(
+            names = "--listen",
+            paramLabel = "HOST:PORT",
+            defaultValue = "127.0.0.1:8700",
+            description = "Address to listen on (default: ${DEFAULT-VALUE}; port 0 picks a free one).")
+    String listen;
+
+    @Option(
+            names = "--store",
+            paramLabel = "URL",
+            description = "Store URL (default: $FENCE_STORE, else the SQLite default).")
+    String store;
+
+    @Option(
+            names = "--credentials",
+            paramLabel = "FILE",
+            description = "Credentials file (re-read when it changes: a revoke takes effect at once).")
+    Path credentials;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Hook configuration (fence.conf format).")
+    Path config;
+
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            defaultValue = "16",
+            description = "Request threads (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    @Option(
+            names = "--max-body",
+            paramLabel = "BYTES",
+            defaultValue = "4194304",
+            description = "Largest request body in bytes (default: ${DEFAULT-VALUE}); larger ones get 413.")
+    int maxBody;
+
+    @Option(
+            names = "--grace",
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            description = "How long a stop waits for requests in flight (default: ${DEFAULT-VALUE}).")
+    String grace;
+
+    ServeCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (credentials == null) {
+            throw new InvalidInputException(
+                    "--credentials FILE is required (create one with 'fence serve credentials add')");
+        }
+        if (threads < 1 || threads > 512) {
+            throw new InvalidInputException("--threads must be from 1 to 512");
+        }
+        if (maxBody < 1024) {
+            throw new InvalidInputException("--max-body must be at least 1024 bytes");
+        }
+        // The server's own process environment may override the file (FENCE_STORE_TIMEOUT, ...), as for
+        // the hook; requests never can.
+        HookConfig hookConfig = HookConfig.load(ctx.env(), null, config, null);
+        String url =
+                Stores.resolveUrl(store != null ? store : hookConfig.store().orElse(null), ctx.env());
+        ServerSettings settings = new ServerSettings(
+                address(listen),
+                url,
+                credentials,
+                hookConfig,
+                threads,
+                ServerSettings.DEFAULT_QUEUE,
+                maxBody,
+                Durations.parsePositive("--grace", grace),
+                ServerSettings.DEFAULT_REQUEST_TIMEOUT);
+        StoreOptions options = new StoreOptions(
+                settings.storeTimeout(),
+                StoreOptions.defaults().retention(),
+                0,
+                StoreOptions.defaults().waitTimeout());
+        HookServer server = HookServer.start(settings, u -> Stores.open(u, options), ctx.clock(), line -> {
+            ctx.err().println("fence serve: " + line);
+            ctx.err().flush();
+        });
+        Thread hook = new Thread(server::close, "fence-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        ctx.out().println("listening on " + server.uri());
+        ctx.out().flush();
+        server.awaitStop();
+        return ExitCode.OK.code();
+    }
+
+    /** Parses {@code HOST:PORT} (IPv6 as {@code [::1]:PORT}). */
+    static InetSocketAddress address(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new InvalidInputException("--listen must be HOST:PORT, e.g. 127.0.0.1:8700; got '" + text + "'");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65535) {
+            throw new InvalidInputException(
+                    "--listen: the port must be 0-65535; got '" + text.substring(colon + 1) + "'");
+        }
+        return new InetSocketAddress(host, port);
+    }
+
+    /** {@code fence serve credentials}: manage the credentials file. */
+    @Command(
+            name = "credentials",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Manage fence serve's credentials file. Roles: hook (submit pushes for verdicts), agent (lease",
+                "operations as its holder names), auditor (read the ledger and lease status), admin (everything).",
+                "Only a hash of each secret is stored; a running server re-reads the file when it changes."
+            },
+            subcommands = {CredentialsAdd.class, CredentialsRevoke.class, CredentialsList.class})
+    static final class CredentialsCommand implements Runnable {
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "a subcommand is required (add, revoke, list)");
+        }
+    }
+
+    /** {@code fence serve credentials add}. */
+    @Command(
+            name = "add",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Add a credential with a new random secret and print '<name>:<secret>' once: it is the bearer",
+                "token (FENCE_CREDENTIAL) and is stored nowhere; only its SHA-256 goes into the file."
+            })
+    static final class CredentialsAdd implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--name", required = true, paramLabel = "NAME", description = "Credential name.")
+        String name;
+
+        @Option(names = "--role", required = true, paramLabel = "ROLE", description = "hook, agent, auditor or admin.")
+        String role;
+
+        @Option(
+                names = "--holder",
+                paramLabel = "GLOB",
+                description = "agent only: a holder name (glob) it may act as; repeatable (default: its own name).")
+        List<String> holders;
+
+        @Option(names = "--file", required = true, paramLabel = "FILE", description = "The credentials file.")
+        Path file;
+
+        CredentialsAdd(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            String token = CredentialsFile.add(
+                    file, name, Role.parse(role), holders == null ? List.of() : holders, new SecureRandom());
+            ctx.out().println(token);
+            ctx.err()
+                    .println("added credential '" + name + "' (" + role + ") to " + file
+                            + "; the line above is its secret, shown only now");
+            return ExitCode.OK.code();
+        }
+    }
+
+    /** {@code fence serve credentials revoke}. */
+    @Command(
+            name = "revoke",
+            mixinStandardHelpOptions = true,
+            description = "Remove a credential; servers stop accepting it at once.")
+    static final class CredentialsRevoke implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--name", required = true, paramLabel = "NAME", description = "Credential name.")
+        String name;
+
+        @Option(names = "--file", required = true, paramLabel = "FILE", description = "The credentials file.")
+        Path file;
+
+        CredentialsRevoke(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            if (!CredentialsFile.revoke(file, name)) {
+                throw new ConfigException("no credential named '" + name + "' in " + file);
+            }
+            ctx.out().println("revoked credential '" + name + "'");
+            return ExitCode.OK.code();
+        }
+    }
+
+    /** {@code fence serve credentials list}. */
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List names, roles and holders (never secrets).")
+    static final class CredentialsList implements Callable<Integer> {
+        private final Context ctx;
+
+        @Option(names = "--file", required = true, paramLabel = "FILE", description = "The credentials file.")
+        Path file;
+
+        CredentialsList(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            CredentialsFile.describe(file).forEach(ctx.out()::println);
+            return ExitCode.OK.code();
+        }
+    }
+}

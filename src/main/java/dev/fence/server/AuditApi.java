@@ -1,0 +1,125 @@
+package dev.fence.server;
+
+import dev.fence.core.Durations;
+import dev.fence.core.EventType;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.Names;
+import dev.fence.core.RefNames;
+import dev.fence.json.Json;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/** {@code /v1/audit} and {@code /v1/audit/timeline}: ledger queries, as {@code fence audit --json} prints them. */
+final class AuditApi {
+    private static final int DEFAULT_LIMIT = 1000;
+
+    private final LeaseStore store;
+    private final StoreCalls calls;
+    private final Clock clock;
+
+    AuditApi(LeaseStore store, StoreCalls calls, Clock clock) {
+        this.store = store;
+        this.calls = calls;
+        this.clock = clock;
+    }
+
+    Reply query(Call call) {
+        Form q = call.query();
+        Set<EventType> types = EnumSet.noneOf(EventType.class);
+        String typeList = q.get("type");
+        if (typeList != null && !typeList.isEmpty()) {
+            for (String t : typeList.split(",")) {
+                types.add(EventType.parse(t.strip()));
+            }
+        }
+        if (flag(q.get("rejected"))) {
+            types.add(EventType.REJECT);
+        }
+        int limit = limit(q.get("limit"));
+        String ref = q.get("ref");
+        LedgerQuery query = new LedgerQuery(
+                optionalName("resource", q.get("resource")),
+                optionalName("repo", q.get("repo")),
+                ref == null ? null : RefNames.full(ref),
+                optionalName("holder", q.get("holder")),
+                since(q.get("since")),
+                types,
+                limit);
+        return events(call, calls.call("audit", () -> store.query(query)));
+    }
+
+    Reply timeline(Call call) {
+        Form q = call.query();
+        String resource = Params.of(q).resource();
+        LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
+        return events(call, calls.call("audit", () -> store.query(query)));
+    }
+
+    /** JSON lines by default; one JSON array for {@code Accept: application/json}. */
+    private static Reply events(Call call, List<LedgerEvent> events) {
+        String accept = call.header("Accept");
+        List<Object> shaped = events.stream().map(e -> (Object) Json.event(e)).toList();
+        if (accept != null && accept.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            return Reply.json(200, shaped);
+        }
+        return Reply.jsonLines(shaped);
+    }
+
+    private Instant since(String text) {
+        if (text == null || text.isEmpty()) {
+            return null;
+        }
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            try {
+                return clock.instant().minus(Durations.parsePositive("since", text));
+            } catch (InvalidInputException notAnAge) {
+                throw new InvalidInputException(
+                        "since must be an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d); got '" + text
+                                + "'");
+            }
+        }
+    }
+
+    private static int limit(String text) {
+        if (text == null || text.isEmpty()) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(text);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new InvalidInputException("limit must be 0 (all) or a positive whole number; got '" + text + "'");
+    }
+
+    private static boolean flag(String text) {
+        if (text == null) {
+            return false;
+        }
+        return switch (text) {
+            case "", "1", "true", "yes" -> true;
+            case "0", "false", "no" -> false;
+            default -> throw new InvalidInputException("rejected must be true or false; got '" + text + "'");
+        };
+    }
+
+    private static String optionalName(String what, String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        return Names.require(what, value);
+    }
+}

@@ -1,0 +1,117 @@
+package dev.fence.server;
+
+import dev.fence.core.ConfigException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The server's live view of its credentials file: checks bearer tokens, and re-reads the file whenever
+ * its inode, size or modification time changes, so that a revoked credential stops working at the next
+ * request without a restart.
+ *
+ * <p>A file that becomes unreadable or invalid fails closed: every authenticated request is answered 503
+ * until it is fixed (the error is logged once per change). Thread-safe.
+ */
+final class Credentials {
+    /** Compared against when a name is unknown, so that unknown and known names take the same time. */
+    private static final byte[] DUMMY = CredentialsFile.hash("fence-dummy-secret-for-constant-time");
+
+    private final Path file;
+    private final Consumer<String> log;
+    private Object stamp;
+    private Map<String, Credential> byName;
+    private String broken;
+
+    /**
+     * @throws ConfigException when the file cannot be read or is invalid at start
+     */
+    Credentials(Path file, Consumer<String> log) {
+        this.file = file;
+        this.log = log;
+        this.stamp = stamp(file);
+        this.byName = CredentialsFile.read(file);
+    }
+
+    /** How many credentials are loaded (for the start-up line). */
+    synchronized int size() {
+        return byName.size();
+    }
+
+    /** Null when the file is usable, else what is wrong with it. */
+    synchronized String problem() {
+        refresh();
+        return broken;
+    }
+
+    /**
+     * The credential {@code authorization} (an {@code Authorization} header value) proves.
+     *
+     * @throws HttpError 401 without a valid bearer credential, 503 when the file is broken
+     */
+    Credential authenticate(String authorization) {
+        Map<String, Credential> current;
+        synchronized (this) {
+            refresh();
+            if (broken != null) {
+                throw new HttpError(503, "the server's credentials file is invalid; ask the operator to fix it");
+            }
+            current = byName;
+        }
+        if (authorization == null || authorization.isBlank()) {
+            throw HttpError.unauthorized("no credential: send 'Authorization: Bearer <name>:<secret>'");
+        }
+        String value = authorization.strip();
+        if (!value.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            throw HttpError.unauthorized("the Authorization header must be 'Bearer <name>:<secret>'");
+        }
+        String token = value.substring(7).strip();
+        int colon = token.indexOf(':');
+        String name = colon < 0 ? "" : token.substring(0, colon);
+        String secret = colon < 0 ? token : token.substring(colon + 1);
+        Credential c = current.get(name);
+        byte[] given = CredentialsFile.hash(secret);
+        boolean same = MessageDigest.isEqual(c == null ? DUMMY : c.hash(), given);
+        if (c == null || !same) {
+            // Never say which part was wrong, and never echo the token.
+            throw HttpError.unauthorized("the credential is unknown, revoked or wrong");
+        }
+        return c;
+    }
+
+    private void refresh() {
+        Object now = stamp(file);
+        if (Objects.equals(now, stamp)) {
+            return;
+        }
+        stamp = now;
+        try {
+            byName = CredentialsFile.read(file);
+            if (broken != null) {
+                log.accept("credentials file " + file + " is valid again (" + byName.size() + " credentials)");
+            } else {
+                log.accept("re-read credentials file " + file + " (" + byName.size() + " credentials)");
+            }
+            broken = null;
+        } catch (ConfigException e) {
+            broken = e.getMessage();
+            log.accept("credentials file is invalid, refusing every authenticated request until it is fixed: "
+                    + e.getMessage());
+        }
+    }
+
+    private static Object stamp(Path file) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return java.util.List.of(
+                    String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().toMillis(), a.lastModifiedTime());
+        } catch (IOException e) {
+            return "missing: " + e.getClass().getSimpleName();
+        }
+    }
+}

@@ -1,0 +1,307 @@
+package dev.fence.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.core.KnownAncestry;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.hook.HookConfig;
+import dev.fence.hook.HookEnvironments;
+import dev.fence.hook.PostReceiveHook;
+import dev.fence.hook.PreReceiveHook;
+import dev.fence.json.Json;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * {@code /v1/hook/pre-receive} and {@code /v1/hook/post-receive}: the hooks, judged by the same function
+ * the hook process uses, with the push and host identity taken from the request and ancestry answered by
+ * the caller.
+ *
+ * <p>Only host identity and push options are taken from the request's environment ({@link
+ * HookEnvironments#isPushVariable}):
+ * the policy is the server's, so a caller cannot relax it by sending {@code FENCE_PUSHER_POLICY} and the
+ * like.
+ */
+final class HookApi {
+    /** Most ancestry facts one request may carry. */
+    static final int MAX_FACTS = 100_000;
+
+    /** Most environment entries one request may carry (push options are up to 10,000). */
+    static final int MAX_ENV = 20_100;
+
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    private static final int MAX_ENV_VALUE = 65_536;
+
+    private final PreReceiveHook pre;
+    private final PostReceiveHook post;
+    private final HookConfig config;
+    private final String storeUrl;
+    private final StoreCalls calls;
+    private final ServerMetrics metrics;
+
+    HookApi(
+            PreReceiveHook pre,
+            PostReceiveHook post,
+            HookConfig config,
+            String storeUrl,
+            StoreCalls calls,
+            ServerMetrics metrics) {
+        this.pre = pre;
+        this.post = post;
+        this.config = config;
+        this.storeUrl = storeUrl;
+        this.calls = calls;
+        this.metrics = metrics;
+    }
+
+    Reply preReceive(Call call) {
+        Push push = read(call);
+        KnownAncestry ancestry = KnownAncestry.collecting();
+        push.facts().forEach(f -> ancestry.fact(f.ancestor(), f.descendant(), f.isAncestor()));
+        PreReceiveHook.Judgement j;
+        try {
+            j = pre.judge(push.config(config), push.env(), null, push.stdin(), storeUrl, ancestry);
+        } catch (KnownAncestry.Needed needed) {
+            metrics.verdict("pre-receive", "need", "ancestry");
+            return need(needed.questions(), call.wantsText());
+        }
+        boolean accepted = j.result().exitCode() == 0;
+        metrics.verdict("pre-receive", accepted ? "accept" : "reject", j.reason());
+        if (call.wantsText()) {
+            StringBuilder out = new StringBuilder(accepted ? "accept\n" : "reject\n");
+            j.result().lines().forEach(l -> out.append(l).append('\n'));
+            return Reply.text(200, out.toString());
+        }
+        Map<String, Object> m = Json.object();
+        m.put("verdict", accepted ? "accept" : "reject");
+        m.put("exitCode", j.result().exitCode());
+        m.put("reason", j.reason());
+        m.put("lines", j.result().lines());
+        return Reply.json(200, m);
+    }
+
+    Reply postReceive(Call call) {
+        Push push = read(call);
+        List<String> lines;
+        try {
+            lines = calls.call(
+                    "post-receive", () -> post.record(push.config(config), push.env(), null, push.stdin(), storeUrl));
+        } catch (StoreUnavailableException e) {
+            lines = List.of("warning: fence could not record the landed push: " + e.getMessage());
+        }
+        metrics.verdict("post-receive", lines.isEmpty() ? "recorded" : "warning", "-");
+        if (call.wantsText()) {
+            StringBuilder out = new StringBuilder("ok\n");
+            lines.forEach(l -> out.append(l).append('\n'));
+            return Reply.text(200, out.toString());
+        }
+        Map<String, Object> m = Json.object();
+        m.put("status", lines.isEmpty() ? "recorded" : "warning");
+        m.put("lines", lines);
+        return Reply.json(200, m);
+    }
+
+    private static Reply need(List<KnownAncestry.Question> questions, boolean text) {
+        if (text) {
+            StringBuilder out = new StringBuilder();
+            questions.forEach(q -> out.append("need ")
+                    .append(q.ancestor())
+                    .append(' ')
+                    .append(q.descendant())
+                    .append('\n'));
+            return Reply.text(200, out.toString());
+        }
+        List<Map<String, Object>> asked = new ArrayList<>();
+        for (KnownAncestry.Question q : questions) {
+            Map<String, Object> m = Json.object();
+            m.put("ancestor", q.ancestor());
+            m.put("descendant", q.descendant());
+            asked.add(m);
+        }
+        Map<String, Object> m = Json.object();
+        m.put("verdict", "need");
+        m.put("need", asked);
+        return Reply.json(200, m);
+    }
+
+    /** A fact the caller measured in its repository. */
+    record Fact(String ancestor, String descendant, boolean isAncestor) {}
+
+    /** A hook request, read from JSON or a form. */
+    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts) {
+        ByteArrayInputStream stdin() {
+            return new ByteArrayInputStream(stdinBytes);
+        }
+
+        /** The server's configuration, with the plain-git repo id the caller measured (if any). */
+        HookConfig config(HookConfig server) {
+            String repoId = env.get("FENCE_REPO_ID");
+            if (repoId == null || repoId.isEmpty()) {
+                return server;
+            }
+            return new HookConfig(server.policy(), server.store(), server.server(), Optional.of(repoId), server.file());
+        }
+    }
+
+    static Push read(Call call) {
+        String type = call.contentType();
+        if (type.equals("application/x-www-form-urlencoded")) {
+            return readForm(call.form());
+        } else if (type.equals("application/json") || type.isEmpty()) {
+            return readJson(call.json());
+        }
+        throw new HttpError(415, "send application/json or application/x-www-form-urlencoded, not " + type);
+    }
+
+    private static Push readForm(Form form) {
+        for (String name : form.names()) {
+            if (!List.of("stdin", "env", "option", "fact").contains(name)) {
+                throw HttpError.badRequest("unknown form field '" + name + "' (known: stdin, env, option, fact)");
+            }
+        }
+        String stdin = form.get("stdin");
+        if (stdin == null) {
+            throw HttpError.badRequest("'stdin' is required: the hook's standard input (may be empty)");
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        List<String> vars = form.all("env");
+        if (vars.size() > MAX_ENV) {
+            throw HttpError.badRequest("more than " + MAX_ENV + " env fields");
+        }
+        for (String v : vars) {
+            int eq = v.indexOf('=');
+            if (eq <= 0) {
+                throw HttpError.badRequest("env fields are NAME=VALUE; got one without a name or '='");
+            }
+            putEnv(env, v.substring(0, eq), v.substring(eq + 1));
+        }
+        addOptions(env, form.all("option"));
+        List<Fact> facts = new ArrayList<>();
+        List<String> given = form.all("fact");
+        if (given.size() > MAX_FACTS) {
+            throw HttpError.badRequest("more than " + MAX_FACTS + " facts");
+        }
+        for (String f : given) {
+            String[] parts = f.strip().split(" +");
+            if (parts.length != 3) {
+                throw HttpError.badRequest("fact fields are '<ancestor> <descendant> yes|no'");
+            }
+            facts.add(fact(parts[0], parts[1], answer(parts[2])));
+        }
+        return new Push(stdin.getBytes(StandardCharsets.UTF_8), env, facts);
+    }
+
+    private static Push readJson(JsonNode body) {
+        JsonNode stdin = body.get("stdin");
+        if (stdin == null || !stdin.isTextual()) {
+            throw HttpError.badRequest(
+                    "'stdin' is required: a string holding the hook's standard input (may be empty)");
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        JsonNode e = body.get("env");
+        if (e != null && !e.isNull()) {
+            if (!e.isObject()) {
+                throw HttpError.badRequest("'env' must be an object of NAME: \"value\"");
+            }
+            if (e.size() > MAX_ENV) {
+                throw HttpError.badRequest("more than " + MAX_ENV + " env entries");
+            }
+            var fields = e.fields();
+            while (fields.hasNext()) {
+                var f = fields.next();
+                if (!f.getValue().isTextual()) {
+                    throw HttpError.badRequest("env value of " + f.getKey() + " must be a string");
+                }
+                putEnv(env, f.getKey(), f.getValue().asText());
+            }
+        }
+        JsonNode options = body.get("pushOptions");
+        if (options != null && !options.isNull()) {
+            if (!options.isArray()) {
+                throw HttpError.badRequest("'pushOptions' must be an array of strings");
+            }
+            List<String> list = new ArrayList<>();
+            for (JsonNode o : options) {
+                if (!o.isTextual()) {
+                    throw HttpError.badRequest("'pushOptions' must be an array of strings");
+                }
+                list.add(o.asText());
+            }
+            addOptions(env, list);
+        }
+        List<Fact> facts = new ArrayList<>();
+        JsonNode a = body.get("ancestry");
+        if (a != null && !a.isNull()) {
+            if (!a.isArray()) {
+                throw HttpError.badRequest("'ancestry' must be an array of {ancestor, descendant, isAncestor}");
+            }
+            if (a.size() > MAX_FACTS) {
+                throw HttpError.badRequest("more than " + MAX_FACTS + " ancestry facts");
+            }
+            for (JsonNode f : a) {
+                JsonNode is = f.get("isAncestor");
+                if (!f.isObject() || is == null || !is.isBoolean()) {
+                    throw HttpError.badRequest(
+                            "each ancestry fact is {\"ancestor\": id, \"descendant\": id, \"isAncestor\": true|false}");
+                }
+                facts.add(
+                        fact(f.path("ancestor").asText(""), f.path("descendant").asText(""), is.asBoolean()));
+            }
+        }
+        for (var it = body.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            if (!List.of("stdin", "env", "pushOptions", "ancestry").contains(name)) {
+                throw HttpError.badRequest("unknown field '" + name + "' (known: stdin, env, pushOptions, ancestry)");
+            }
+        }
+        return new Push(stdin.asText().getBytes(StandardCharsets.UTF_8), env, facts);
+    }
+
+    private static void putEnv(Map<String, String> env, String name, String value) {
+        if (!ENV_NAME.matcher(name).matches()) {
+            throw HttpError.badRequest("env name '" + (name.length() > 40 ? name.substring(0, 40) + "…" : name)
+                    + "' is not a variable name");
+        }
+        if (value.length() > MAX_ENV_VALUE) {
+            throw HttpError.badRequest("env value of " + name + " is longer than " + MAX_ENV_VALUE + " characters");
+        }
+        if (HookEnvironments.isPushVariable(name)) {
+            env.put(name, value);
+        }
+    }
+
+    private static void addOptions(Map<String, String> env, List<String> options) {
+        if (options.isEmpty()) {
+            return;
+        }
+        if (env.containsKey("GIT_PUSH_OPTION_COUNT")) {
+            throw HttpError.badRequest(
+                    "give push options either as GIT_PUSH_OPTION_* variables or as a list, not both");
+        }
+        env.put("GIT_PUSH_OPTION_COUNT", Integer.toString(options.size()));
+        for (int i = 0; i < options.size(); i++) {
+            env.put("GIT_PUSH_OPTION_" + i, options.get(i));
+        }
+    }
+
+    private static Fact fact(String ancestor, String descendant, boolean isAncestor) {
+        if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {
+            throw HttpError.badRequest("an ancestry fact names something that is not a full object id");
+        }
+        return new Fact(ancestor, descendant, isAncestor);
+    }
+
+    private static boolean answer(String word) {
+        return switch (word) {
+            case "yes", "true", "1" -> true;
+            case "no", "false", "0" -> false;
+            default -> throw HttpError.badRequest("a fact's answer is yes or no, not '" + word + "'");
+        };
+    }
+}

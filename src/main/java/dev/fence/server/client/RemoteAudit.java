@@ -1,0 +1,52 @@
+package dev.fence.server.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.fence.core.EventType;
+import dev.fence.core.InternalException;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.json.Json;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Ledger queries through {@code fence serve}: the same events a direct query returns. */
+public final class RemoteAudit {
+    private final FenceClient client;
+
+    public RemoteAudit(FenceClient client) {
+        this.client = client;
+    }
+
+    /** The events matching {@code q}, oldest first. Relative times must already be absolute in {@code q}. */
+    public List<LedgerEvent> query(LedgerQuery q) {
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("resource", q.resource());
+        params.put("repo", q.repo());
+        params.put("ref", q.ref());
+        params.put("holder", q.holder());
+        params.put("since", q.since() == null ? null : q.since().toString());
+        if (q.types() != null && !q.types().isEmpty()) {
+            params.put("type", q.types().stream().map(EventType::label).collect(Collectors.joining(",")));
+        }
+        params.put("limit", Integer.toString(q.limit()));
+        FenceClient.Response r = client.get("/v1/audit", params, "application/x-ndjson");
+        if (r.status() != 200) {
+            throw client.failure(r);
+        }
+        List<LedgerEvent> out = new ArrayList<>();
+        for (String line : r.body().split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            try {
+                out.add(Json.readEvent(Json.read(line)));
+            } catch (JsonProcessingException | IllegalArgumentException e) {
+                throw new InternalException("the fence server sent a malformed ledger line", e);
+            }
+        }
+        return out;
+    }
+}

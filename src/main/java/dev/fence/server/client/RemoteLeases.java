@@ -1,0 +1,111 @@
+package dev.fence.server.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.core.Durations;
+import dev.fence.core.InternalException;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseService.AcquireOutcome;
+import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.ResourceState;
+import dev.fence.json.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/** The lease operations through {@code fence serve}: the same outcomes as {@link LeaseService}. */
+public final class RemoteLeases implements LeaseOperations {
+    private final FenceClient client;
+
+    public RemoteLeases(FenceClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
+        Map<String, Object> body = Json.object();
+        body.put("resource", resource);
+        body.put("holder", holder);
+        body.put("ttl", Durations.format(ttl));
+        if (grantSha != null) {
+            body.put("grantSha", grantSha);
+        }
+        FenceClient.Response r = client.post("/v1/leases/acquire", body);
+        JsonNode n = ok(r, "busy");
+        if ("busy".equals(Json.text(n, "status"))) {
+            return new AcquireOutcome.Busy(
+                    Json.text(n, "resource"), Json.text(n, "holder"), Instant.parse(Json.text(n, "expiresAt")));
+        }
+        return new AcquireOutcome.Acquired(read(() -> Json.readGrant(n)));
+    }
+
+    @Override
+    public CheckOutcome renew(String resource, String holder, long token, String proof, Duration ttl) {
+        Map<String, Object> body = check(resource, holder, token, proof);
+        body.put("ttl", Durations.format(ttl));
+        return checked(client.post("/v1/leases/renew", body));
+    }
+
+    @Override
+    public CheckOutcome release(String resource, String holder, long token, String proof) {
+        return checked(client.post("/v1/leases/release", check(resource, holder, token, proof)));
+    }
+
+    @Override
+    public LeaseService.Status status(String resource) {
+        FenceClient.Response r = client.get("/v1/leases/status", Map.of("resource", resource));
+        JsonNode n = ok(r, null);
+        return read(() -> new LeaseService.Status(
+                new ResourceState(
+                        Json.text(n, "resource"),
+                        0,
+                        n.path("latestGranted").asLong(),
+                        n.path("highestAccepted").asLong(),
+                        Json.readLease(n.get("lastLease")),
+                        0,
+                        null,
+                        null,
+                        Json.readTip(n.get("lastWrite"))),
+                Json.text(n, "generation"),
+                Instant.parse(Json.text(n, "at"))));
+    }
+
+    private static Map<String, Object> check(String resource, String holder, long token, String proof) {
+        Map<String, Object> body = Json.object();
+        body.put("resource", resource);
+        body.put("holder", holder);
+        body.put("token", token);
+        if (proof != null) {
+            body.put("proof", proof);
+        }
+        return body;
+    }
+
+    private CheckOutcome checked(FenceClient.Response r) {
+        JsonNode n = ok(r, "fenced");
+        String status = Json.text(n, "status");
+        if (r.status() == 409) {
+            return new CheckOutcome.Lost(read(() -> Json.readFenced(n)));
+        }
+        if (!"renewed".equals(status) && !"released".equals(status)) {
+            throw new InternalException("unexpected answer from the fence server: status " + status);
+        }
+        return new CheckOutcome.Current(Json.text(n, "resource"), read(() -> Json.readLease(n)));
+    }
+
+    /** The JSON of a 200, or of a 409 when {@code conflict} names what a 409 means here. */
+    private JsonNode ok(FenceClient.Response r, String conflict) {
+        if (r.status() == 200 || (r.status() == 409 && conflict != null)) {
+            return r.json();
+        }
+        throw client.failure(r);
+    }
+
+    private static <T> T read(java.util.function.Supplier<T> reader) {
+        try {
+            return reader.get();
+        } catch (IllegalArgumentException | NullPointerException | java.time.format.DateTimeParseException e) {
+            throw new InternalException("the fence server's answer has an unexpected shape: " + e.getMessage(), e);
+        }
+    }
+}

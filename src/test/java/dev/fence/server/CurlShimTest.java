@@ -1,0 +1,153 @@
+package dev.fence.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The curl shim on its own: server down, wrong credentials, budget and the GitLab prefix. */
+class CurlShimTest {
+    private static final String LINE = "0".repeat(40) + " " + "6".repeat(40) + " refs/heads/main\n";
+
+    @TempDir
+    static Path tmp;
+
+    static TestServer t;
+    static String hook;
+
+    @BeforeAll
+    static void start() {
+        t = TestServer.start(tmp.resolve("server"), "sqlite:" + tmp.resolve("shim.db"), "");
+        hook = t.add("githost", Role.HOOK);
+    }
+
+    @AfterAll
+    static void stop() {
+        t.close();
+    }
+
+    record Run(int exit, String err, long millis) {}
+
+    static Run shim(Map<String, String> extra) throws Exception {
+        Map<String, String> env = new HashMap<>(Map.of(
+                "PATH", "/usr/bin:/bin", "FENCE_PUSHER", "alice", "FENCE_REPO_ID", "app", "HOME", tmp.toString()));
+        env.putAll(extra);
+        ProcessBuilder pb = new ProcessBuilder(
+                        "bash",
+                        Path.of("hooks/pre-receive-curl.sh").toAbsolutePath().toString())
+                .directory(tmp.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        long start = System.nanoTime();
+        Process p = pb.start();
+        p.getOutputStream().write(LINE.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        return new Run(p.exitValue(), err, (System.nanoTime() - start) / 1_000_000);
+    }
+
+    static String closedPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return "http://127.0.0.1:" + s.getLocalPort();
+        }
+    }
+
+    @Test
+    void aReachableServerDecides() throws Exception {
+        Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook));
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void anUnreachableServerRejectsUnlessConfiguredToAcceptButNeverForTokens() throws Exception {
+        String down = closedPort();
+        Run reject = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook));
+        assertEquals(1, reject.exit());
+        assertTrue(
+                reject.err()
+                        .startsWith("REJECTED resource=- ref=- token=- current=0 reason=store-down\n"
+                                + "fence: the fence server is unavailable (curl exit 7"),
+                reject.err());
+
+        Run accept = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook, "FENCE_ON_SERVER_DOWN", "accept"));
+        assertEquals(0, accept.exit(), accept.err());
+        assertTrue(accept.err().contains("accepted without a fence check (FENCE_ON_SERVER_DOWN=accept)"), accept.err());
+
+        Run token = shim(Map.of(
+                "FENCE_SERVER",
+                down,
+                "FENCE_CREDENTIAL",
+                hook,
+                "FENCE_ON_SERVER_DOWN",
+                "accept",
+                "GIT_PUSH_OPTION_COUNT",
+                "1",
+                "GIT_PUSH_OPTION_0",
+                "fence=12"));
+        assertEquals(1, token.exit(), token.err());
+        assertTrue(token.err().contains("pushes carrying a fence token are refused"), token.err());
+    }
+
+    @Test
+    void aServerThatNeverAnswersCostsTheBudgetAndNoMore() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0)) {
+            Run r = shim(Map.of(
+                    "FENCE_SERVER",
+                    "http://127.0.0.1:" + silent.getLocalPort(),
+                    "FENCE_CREDENTIAL",
+                    hook,
+                    "FENCE_SHIM_BUDGET",
+                    "1.5"));
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.millis() < 3000, "took " + r.millis() + " ms");
+            assertTrue(r.err().contains("fence server is unavailable"), r.err());
+        }
+    }
+
+    @Test
+    void aWrongCredentialOrMissingSettingRejectsEvenWhenDownWouldAccept() throws Exception {
+        Run wrong = shim(Map.of(
+                "FENCE_SERVER",
+                t.url(),
+                "FENCE_CREDENTIAL",
+                "githost:" + "z".repeat(43),
+                "FENCE_ON_SERVER_DOWN",
+                "accept"));
+        assertEquals(1, wrong.exit());
+        assertTrue(wrong.err().contains("reason=bad-config"), wrong.err());
+        assertTrue(wrong.err().contains("refused this hook's credential (HTTP 401"), wrong.err());
+        assertTrue(!wrong.err().contains("z".repeat(43)), "never echo the credential");
+
+        Run missing = shim(Map.of("FENCE_SERVER", t.url()));
+        assertEquals(1, missing.exit());
+        assertTrue(missing.err().contains("FENCE_CREDENTIAL is not set"), missing.err());
+
+        Run gitlab = shim(Map.of(
+                "FENCE_SERVER",
+                closedPort(),
+                "FENCE_CREDENTIAL",
+                hook,
+                "GL_ID",
+                "user-1",
+                "GL_USERNAME",
+                "alice",
+                "GL_REPOSITORY",
+                "project-1"));
+        assertEquals(1, gitlab.exit());
+        for (String line : gitlab.err().split("\n")) {
+            assertTrue(line.startsWith("GL-HOOK-ERR: "), line);
+        }
+    }
+}

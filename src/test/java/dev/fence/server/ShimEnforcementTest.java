@@ -1,0 +1,509 @@
+package dev.fence.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.cli.Context;
+import dev.fence.cli.Main;
+import dev.fence.json.Json;
+import dev.fence.testing.GitProcess;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The enforcement scenarios pushed with the real git to three bare repositories, one per way in:
+ *
+ * <ul>
+ *   <li>{@code direct}: the Java hook with its own SQLite store ({@code fence install --bare});
+ *   <li>{@code shim}: {@code hooks/pre-receive-curl.sh} (and as post-receive) asking an in-process
+ *       {@code fence serve};
+ *   <li>{@code client}: the Java hook in server mode ({@code server = URL} in fence.conf) asking a second
+ *       in-process server.
+ * </ul>
+ *
+ * Each scenario runs the same steps on all three (same commits, so the same SHAs) and every push must
+ * give the same exit code and the same message lines; token numbers (stores differ) and clock times are
+ * normalised before comparing.
+ */
+class ShimEnforcementTest {
+    private static final String CONFIG = "agent-pushers = bot-*\n";
+    private static final String ZERO = "0".repeat(40);
+
+    @TempDir
+    static Path tmp;
+
+    static TestServer shimServer;
+    static TestServer clientServer;
+    static Path launcher;
+
+    /** One way in: its repositories, its store or server, and how it leases. */
+    static final class Side {
+        final String name;
+        final Path root;
+        final Path bare;
+        Path work;
+        final Map<String, String> pushEnv;
+        final String store;
+        final TestServer server;
+        final String agentCredential;
+        final Map<String, Long> tokenRanks = new LinkedHashMap<>();
+        int scenario;
+
+        Side(String name, Path root, String store, TestServer server, String agentCredential, Map<String, String> env) {
+            this.name = name;
+            this.root = root;
+            this.bare = root.resolve("app.git");
+            this.store = store;
+            this.server = server;
+            this.agentCredential = agentCredential;
+            this.pushEnv = env;
+        }
+    }
+
+    static Side direct;
+    static Side shim;
+    static Side client;
+
+    @BeforeAll
+    static void setUp() throws IOException {
+        launcher = tmp.resolve("bin/fence");
+        Files.createDirectories(launcher.getParent());
+        Files.writeString(
+                launcher,
+                "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                        + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -cp '"
+                        + System.getProperty("java.class.path") + "' dev.fence.cli.Main \"$@\"\n");
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        shimServer = TestServer.start(tmp.resolve("shim-server"), "sqlite:" + tmp.resolve("shim.db"), CONFIG);
+        clientServer = TestServer.start(tmp.resolve("client-server"), "sqlite:" + tmp.resolve("client.db"), CONFIG);
+        String shimHook = shimServer.add("githost", Role.HOOK);
+        String clientHook = clientServer.add("githost", Role.HOOK);
+
+        direct = new Side("direct", tmp.resolve("direct"), "sqlite:" + tmp.resolve("direct.db"), null, null, Map.of());
+        shim = new Side(
+                "shim",
+                tmp.resolve("shim"),
+                null,
+                shimServer,
+                shimServer.add("agents", Role.AGENT, "agent-*"),
+                Map.of());
+        client = new Side(
+                "client",
+                tmp.resolve("client"),
+                null,
+                clientServer,
+                clientServer.add("agents", Role.AGENT, "agent-*"),
+                Map.of("FENCE_CREDENTIAL", clientHook));
+
+        for (Side s : List.of(direct, shim, client)) {
+            Files.createDirectories(s.root);
+            GitProcess.run(s.root, env(), "init", "--bare", "-q", s.bare.toString());
+        }
+        // direct: the Java hook on its own store.
+        assertEquals(
+                0,
+                fence(
+                                Map.of(),
+                                "install",
+                                "--bare",
+                                direct.bare.toString(),
+                                "--launcher",
+                                launcher.toString(),
+                                "--store",
+                                direct.store)
+                        .exit());
+        Files.writeString(direct.bare.resolve("fence.conf"), CONFIG, java.nio.file.StandardOpenOption.APPEND);
+        Files.delete(direct.bare.resolve("hooks/post-receive"));
+        // client: the Java hook asking fence serve.
+        assertEquals(
+                0,
+                fence(Map.of(), "install", "--bare", client.bare.toString(), "--launcher", launcher.toString())
+                        .exit());
+        Files.writeString(client.bare.resolve("fence.conf"), "server = " + clientServer.url() + "\n");
+        Files.delete(client.bare.resolve("hooks/post-receive"));
+        // shim: the curl shim, as pre-receive and post-receive, configured by fence-shim.conf beside it.
+        GitProcess.run(shim.bare, env(), "config", "receive.advertisePushOptions", "true");
+        for (String hook : List.of("pre-receive", "post-receive")) {
+            Path h = shim.bare.resolve("hooks").resolve(hook);
+            Files.copy(Path.of("hooks/pre-receive-curl.sh"), h, StandardCopyOption.REPLACE_EXISTING);
+            Files.setPosixFilePermissions(h, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Files.writeString(
+                shim.bare.resolve("hooks/fence-shim.conf"),
+                "FENCE_SERVER=" + shimServer.url() + "\nFENCE_CREDENTIAL=" + shimHook + "\n");
+    }
+
+    @AfterAll
+    static void tearDown() {
+        shimServer.close();
+        clientServer.close();
+    }
+
+    static Map<String, String> env() {
+        Map<String, String> env = new HashMap<>(GitProcess.cleanEnv(tmp));
+        env.put("GIT_AUTHOR_DATE", "2026-11-29T12:00:00Z");
+        env.put("GIT_COMMITTER_DATE", "2026-11-29T12:00:00Z");
+        return env;
+    }
+
+    record Run(int exit, String out, String err) {}
+
+    static Run fence(Map<String, String> extraEnv, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Map<String, String> e = new HashMap<>(env());
+        e.putAll(extraEnv);
+        int code = Main.run(
+                new Context(
+                        new ByteArrayInputStream(new byte[0]),
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true),
+                        e,
+                        Clock.systemUTC(),
+                        tmp),
+                args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** A fresh work tree per scenario, cloned from the (possibly non-empty) bare repository. */
+    static void freshWork(Side s, String scenario) throws IOException {
+        s.work = s.root.resolve("work-" + scenario);
+        GitProcess.run(s.root, env(), "init", "-q", "-b", "main", s.work.toString());
+        GitProcess.run(s.work, env(), "remote", "add", "origin", s.bare.toString());
+    }
+
+    /** A lease's token and proof. */
+    record Lease(long token, String proof) {}
+
+    static Lease acquire(Side s, String ref, String holder, String ttl) {
+        Run r = s.server == null
+                ? fence(
+                        Map.of(),
+                        "lease",
+                        "acquire",
+                        "--store",
+                        s.store,
+                        "--repo",
+                        "app",
+                        "--ref",
+                        ref,
+                        "--holder",
+                        holder,
+                        "--ttl",
+                        ttl,
+                        "--json")
+                : fence(
+                        Map.of("FENCE_CREDENTIAL", s.agentCredential),
+                        "lease",
+                        "acquire",
+                        "--server",
+                        s.server.url(),
+                        "--repo",
+                        "app",
+                        "--ref",
+                        ref,
+                        "--holder",
+                        holder,
+                        "--ttl",
+                        ttl,
+                        "--json");
+        assertEquals(0, r.exit(), s.name + ": " + r.err());
+        try {
+            JsonNode n = Json.read(r.out().strip());
+            return new Lease(n.get("token").asLong(), n.get("proof").asText());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static void commit(Side s, String file, String text) throws IOException {
+        Files.writeString(s.work.resolve(file), text);
+        GitProcess.run(s.work, env(), "add", file);
+        GitProcess.run(s.work, env(), "commit", "-q", "-m", file + ": " + text.strip());
+    }
+
+    /** Pushes; returns the exit code and the hook's lines, normalised. */
+    static List<String> push(Side s, Map<String, String> extra, String... args) {
+        Map<String, String> e = new HashMap<>(env());
+        e.putAll(s.pushEnv);
+        e.putAll(extra);
+        List<String> command = new ArrayList<>(List.of("push", "-q"));
+        command.addAll(List.of(args));
+        var r = GitProcess.runAllowingFailure(s.work, e, command.toArray(String[]::new));
+        List<String> lines = new ArrayList<>();
+        lines.add("exit=" + (r.exit() == 0 ? 0 : 1));
+        for (String line : r.stderr().split("\n")) {
+            if (line.startsWith("remote: ")) {
+                lines.add(normalise(s, line.substring("remote: ".length()).stripTrailing()));
+            }
+        }
+        return lines;
+    }
+
+    private static final Pattern TOKEN = Pattern.compile("\\b1\\d{12}\\b");
+    private static final Pattern TIME = Pattern.compile("\\b\\d\\d:\\d\\d:\\d\\dZ");
+
+    static String normalise(Side s, String line) {
+        Matcher m = TOKEN.matcher(line);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            long rank = s.tokenRanks.computeIfAbsent(m.group(), k -> (long) s.tokenRanks.size() + 1);
+            m.appendReplacement(out, "T" + rank);
+        }
+        m.appendTail(out);
+        return TIME.matcher(out).replaceAll("HH:MM:SSZ");
+    }
+
+    /** Runs {@code steps} on every side and checks that each push gave the same output everywhere. */
+    static List<List<String>> onEverySide(String scenario, Steps steps) throws Exception {
+        Map<String, List<List<String>>> results = new LinkedHashMap<>();
+        for (Side s : List.of(direct, shim, client)) {
+            s.tokenRanks.clear();
+            freshWork(s, scenario);
+            List<List<String>> pushes = new ArrayList<>();
+            steps.run(s, pushes);
+            results.put(s.name, pushes);
+        }
+        assertEquals(
+                results.get("direct"), results.get("shim"), scenario + ": the curl shim differs from the Java hook");
+        assertEquals(
+                results.get("direct"),
+                results.get("client"),
+                scenario + ": the Java client differs from the Java hook");
+        return results.get("direct");
+    }
+
+    @FunctionalInterface
+    interface Steps {
+        void run(Side s, List<List<String>> pushes) throws Exception;
+    }
+
+    static String proofArg(Lease l) {
+        return "fence-proof=" + l.proof();
+    }
+
+    static Map<String, String> pusher(String name) {
+        return Map.of("FENCE_PUSHER", name);
+    }
+
+    @Test
+    void currentTokenIsAcceptedAndAForeignForcePushIsFencedButYourOwnIsNot() throws Exception {
+        var pushes = onEverySide("a", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/a"));
+            Lease one = acquire(s, "a", "agent-1", "600ms");
+            commit(s, "a.txt", "one\n");
+            p.add(push(
+                    s,
+                    pusher("agent-1"),
+                    "-o",
+                    "fence=" + one.token(),
+                    "-o",
+                    proofArg(one),
+                    "origin",
+                    "HEAD:refs/heads/a"));
+            String x = GitProcess.run(s.work, env(), "rev-parse", "HEAD");
+            Thread.sleep(700);
+            Lease two = acquire(s, "a", "agent-2", "30s");
+            // agent-2 rewrites history from the base: it would discard agent-1's commit.
+            GitProcess.run(s.work, env(), "reset", "-q", "--hard", "HEAD~1");
+            commit(s, "b.txt", "rewrite\n");
+            p.add(push(
+                    s,
+                    pusher("agent-2"),
+                    "-f",
+                    "-o",
+                    "fence=" + two.token(),
+                    "-o",
+                    proofArg(two),
+                    "origin",
+                    "HEAD:refs/heads/a"));
+            // agent-2 builds on agent-1's commit, then rewrites only its own work: allowed (the server must ask
+            // whether x is in the new tip, which the shim answers with git merge-base).
+            GitProcess.run(s.work, env(), "reset", "-q", "--hard", x);
+            commit(s, "c.txt", "mine\n");
+            p.add(push(
+                    s,
+                    pusher("agent-2"),
+                    "-o",
+                    "fence=" + two.token(),
+                    "-o",
+                    proofArg(two),
+                    "origin",
+                    "HEAD:refs/heads/a"));
+            GitProcess.run(s.work, env(), "commit", "-q", "--amend", "-m", "mine, amended");
+            p.add(push(
+                    s,
+                    pusher("agent-2"),
+                    "-f",
+                    "-o",
+                    "fence=" + two.token(),
+                    "-o",
+                    proofArg(two),
+                    "origin",
+                    "HEAD:refs/heads/a"));
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0), "a tokenless creation is accepted");
+        assertEquals(List.of("exit=0"), pushes.get(1), "the current token is accepted");
+        assertTrue(
+                pushes.get(2).get(1).startsWith("FENCED resource=git:app:refs/heads/a ref=refs/heads/a token=T")
+                        && pushes.get(2).get(1).endsWith("reason=foreign-overwrite"),
+                pushes.get(2).toString());
+        assertEquals(List.of("exit=0"), pushes.get(3));
+        assertEquals(List.of("exit=0"), pushes.get(4), "rewriting your own commits is allowed");
+        assertTrue(shimServer.server() != null);
+        String metrics = shimServer.get("/metrics", null, null).body();
+        assertTrue(
+                metrics.contains(
+                        "fence_hook_verdicts_total{hook=\"pre-receive\",reason=\"ancestry\",verdict=\"need\"}"),
+                "the shim went through an ancestry round trip:\n" + metrics);
+    }
+
+    @Test
+    void staleTokenAfterASuccessorGrantIsFenced() throws Exception {
+        var pushes = onEverySide("b", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/b"));
+            Lease old = acquire(s, "b", "agent-1", "300ms");
+            Thread.sleep(400);
+            acquire(s, "b", "agent-2", "30s");
+            commit(s, "a.txt", "late\n");
+            p.add(push(
+                    s,
+                    pusher("agent-1"),
+                    "-o",
+                    "fence=" + old.token(),
+                    "-o",
+                    proofArg(old),
+                    "origin",
+                    "HEAD:refs/heads/b"));
+        });
+        assertEquals("exit=1", pushes.get(1).get(0));
+        assertEquals(
+                "FENCED resource=git:app:refs/heads/b ref=refs/heads/b token=T1 current=T2 reason=superseded",
+                pushes.get(1).get(1));
+        assertTrue(
+                pushes.get(1).get(3).startsWith("Current lease holder: agent-2 (token T2)."),
+                pushes.get(1).toString());
+    }
+
+    @Test
+    void aTokenWithoutItsProofOrWithAnotherRefsProofIsFenced() throws Exception {
+        var pushes = onEverySide("c", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/c"));
+            Lease c = acquire(s, "c", "agent-1", "30s");
+            Lease other = acquire(s, "other", "agent-1", "30s");
+            commit(s, "a.txt", "next\n");
+            p.add(push(s, pusher("agent-1"), "-o", "fence=" + c.token(), "origin", "HEAD:refs/heads/c"));
+            p.add(push(
+                    s,
+                    pusher("agent-1"),
+                    "-o",
+                    "fence=" + c.token(),
+                    "-o",
+                    proofArg(other),
+                    "origin",
+                    "HEAD:refs/heads/c"));
+            p.add(push(s, pusher("agent-1"), "-o", "fence=abc", "origin", "HEAD:refs/heads/c"));
+        });
+        assertTrue(
+                pushes.get(1).get(1).endsWith("reason=bad-proof"), pushes.get(1).toString());
+        assertTrue(
+                pushes.get(2).get(1).endsWith("reason=bad-proof"), pushes.get(2).toString());
+        assertEquals("REJECTED ref=- reason=malformed", pushes.get(3).get(1));
+    }
+
+    @Test
+    void aTokenlessPushBumpsTheLeaseAndTheHolderIsThenFenced() throws Exception {
+        var pushes = onEverySide("d", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/d"));
+            Lease l = acquire(s, "d", "agent-1", "30s");
+            commit(s, "a.txt", "human\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/d"));
+            commit(s, "a.txt", "agent\n");
+            p.add(push(
+                    s,
+                    pusher("agent-1"),
+                    "-o",
+                    "fence=" + l.token(),
+                    "-o",
+                    proofArg(l),
+                    "origin",
+                    "HEAD:refs/heads/d"));
+        });
+        assertEquals(
+                List.of(
+                        "exit=0",
+                        "fence: this push superseded agent-1's lease on refs/heads/d (token T1 is now stale)"),
+                pushes.get(1));
+        // The bump raised the ref's highest token past the lease's: the storage rule fences it first.
+        assertEquals(
+                "FENCED resource=git:app:refs/heads/d ref=refs/heads/d token=T1 current=T2 reason=stale-token",
+                pushes.get(2).get(1));
+    }
+
+    @Test
+    void anAgentPusherWithoutATokenIsRefusedAndRefsOutsideThePatternsAreUntouched() throws Exception {
+        var pushes = onEverySide("e", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/heads/e"));
+            p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/tags/v1-e"));
+            p.add(push(s, pusher("bot-7"), "-o", "fence=1", "origin", "HEAD:refs/notes/e"));
+        });
+        assertEquals(
+                "FENCED resource=git:app:refs/heads/e ref=refs/heads/e token=0 current=0 reason=token-required",
+                pushes.get(0).get(1));
+        assertEquals(List.of("exit=0"), pushes.get(1));
+        assertEquals(List.of("exit=0"), pushes.get(2));
+    }
+
+    @Test
+    void gitlabPushesGetGitlabPrefixesOnEveryLine() throws Exception {
+        Map<String, String> gitlab =
+                Map.of("GL_ID", "user-4", "GL_USERNAME", "agent-1", "GL_REPOSITORY", "project-9", "GL_PROTOCOL", "ssh");
+        var pushes = onEverySide("f", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, gitlab, "-o", "fence=12", "-o", "fence-proof=fp1.abc.", "origin", "HEAD:refs/heads/f"));
+            p.add(push(s, gitlab, "-o", "fence=12", "origin", "HEAD:refs/heads/f"));
+        });
+        assertEquals("exit=1", pushes.get(0).get(0));
+        assertEquals("exit=1", pushes.get(1).get(0));
+        for (String line : pushes.get(1).subList(1, pushes.get(1).size())) {
+            assertTrue(line.startsWith("GL-HOOK-ERR: "), line);
+        }
+        assertEquals(
+                "GL-HOOK-ERR: FENCED resource=git:project-9:refs/heads/f ref=refs/heads/f token=12 current=0"
+                        + " reason=bad-proof",
+                pushes.get(1).get(1));
+    }
+
+    @Test
+    void theShimRecordsLandedPushes() {
+        var r = shimServer.get("/v1/audit?type=landed&ref=refs/heads/a", shimServer.add("reader", Role.AUDITOR), null);
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("\"type\":\"landed\""), r.body());
+        assertTrue(r.body().isEmpty() || !r.body().contains(ZERO + "\",\"newSha\":\"" + ZERO));
+    }
+}
