@@ -1,6 +1,5 @@
 package dev.fence.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -95,8 +94,8 @@ final class IncidentDemo {
         Path b = clone(bare, "agent-B");
 
         say("14:26:10", "lease service", "GRANT " + BRANCH + " -> agent-A (ttl " + ttl.toSeconds() + "s)");
-        JsonNode grantA = acquire(a, "agent-A");
-        long tokenA = grantA.path("token").asLong();
+        Grant grantA = acquire(a, "agent-A");
+        long tokenA = grantA.token();
         expect(tokenA > 0, "agent-A is granted a token (" + tokenA + ")", "");
 
         say("14:26:40", "agent-A", "writes its 0042 and pushes it with fence push");
@@ -110,10 +109,10 @@ final class IncidentDemo {
         sleep(ttl.plusMillis(600));
 
         say("14:31:14", "lease service", "lease of agent-A expired; GRANT " + BRANCH + " -> agent-B");
-        JsonNode grantB = acquire(b, "agent-B");
-        long tokenB = grantB.path("token").asLong();
+        Grant grantB = acquire(b, "agent-B");
+        long tokenB = grantB.token();
         expect(tokenB > tokenA, "agent-B gets a larger token (" + tokenB + " > " + tokenA + ")", "");
-        String tipSeenByB = grantB.path("tip").path("sha").asText("");
+        String tipSeenByB = grantB.tip() == null ? "" : grantB.tip().sha();
         expect(
                 tipSeenByB.equals(head(a)),
                 "agent-B's grant carries the fresh state: A's tip " + abbrev(tipSeenByB),
@@ -150,7 +149,7 @@ final class IncidentDemo {
         expectFenced(stale, "agent-A's stale push is FENCED", null);
         showFenced(stale);
 
-        String proofA = grantA.path("proof").asText();
+        String proofA = grantA.proof();
         say(
                 "14:40:19",
                 "agent-A",
@@ -167,9 +166,9 @@ final class IncidentDemo {
         expectFenced(w3, "an agent pusher cannot push without a token", "token-required");
 
         say("14:40:25", "agent-A", "workaround 4: take a fresh lease and push its old plan again");
-        JsonNode grantA2 = acquire(a, "agent-A");
-        long tokenA2 = grantA2.path("token").asLong();
-        String fresh = grantA2.path("tip").path("sha").asText("");
+        Grant grantA2 = acquire(a, "agent-A");
+        long tokenA2 = grantA2.token();
+        String fresh = grantA2.tip() == null ? "" : grantA2.tip().sha();
         expect(
                 tokenA2 > tokenB && fresh.equals(tipB),
                 "the fresh lease (token " + tokenA2 + ") comes with agent-B's state: tip " + abbrev(fresh),
@@ -251,7 +250,7 @@ final class IncidentDemo {
                 .forEach(l -> ctx.out().println("           | " + l));
     }
 
-    private JsonNode acquire(Path clone, String holder) {
+    private Grant acquire(Path clone, String holder) {
         Run r = fence(
                 "lease",
                 "acquire",
@@ -270,16 +269,10 @@ final class IncidentDemo {
                 "--clone",
                 clone.toString(),
                 "--json");
-        try {
-            JsonNode n = Json.read(r.out.strip());
-            if (r.exit != 0) {
-                failures.add(holder + " could not acquire: " + r.err.strip());
-            }
-            return n;
-        } catch (IOException e) {
-            failures.add(holder + " could not acquire: " + r.err.strip());
-            return Json.mapper().createObjectNode();
+        if (r.exit != 0) {
+            throw new IllegalStateException(holder + " could not acquire the lease: " + r.err.strip());
         }
+        return Json.parseGrant(r.out.strip());
     }
 
     private Run fencePush(Path clone, String holder) {

@@ -146,6 +146,19 @@ public final class Json {
     // call returns, so that both print the same output. Each throws IllegalArgumentException on a shape
     // it does not know.
 
+    /**
+     * Parses the JSON object {@code lease acquire --json} prints.
+     *
+     * @throws dev.fence.core.InvalidInputException when the text is not such an object
+     */
+    public static Grant parseGrant(String text) {
+        try {
+            return readGrant(read(text));
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw new dev.fence.core.InvalidInputException("not a grant: " + e.getMessage());
+        }
+    }
+
     /** Reads {@link #grant}. */
     public static Grant readGrant(JsonNode n) {
         return new Grant(

@@ -133,14 +133,14 @@ class ShimEnforcementTest {
                                 direct.store)
                         .exit());
         Files.writeString(direct.bare.resolve("fence.conf"), CONFIG, java.nio.file.StandardOpenOption.APPEND);
-        Files.delete(direct.bare.resolve("hooks/post-receive"));
+        Files.deleteIfExists(direct.bare.resolve("hooks/post-receive"));
         // client: the Java hook asking fence serve.
         assertEquals(
                 0,
                 fence(Map.of(), "install", "--bare", client.bare.toString(), "--launcher", launcher.toString())
                         .exit());
         Files.writeString(client.bare.resolve("fence.conf"), "server = " + clientServer.url() + "\n");
-        Files.delete(client.bare.resolve("hooks/post-receive"));
+        Files.deleteIfExists(client.bare.resolve("hooks/post-receive"));
         // shim: the curl shim, as pre-receive and post-receive, configured by fence-shim.conf beside it.
         GitProcess.run(shim.bare, env(), "config", "receive.advertisePushOptions", "true");
         for (String hook : List.of("pre-receive", "post-receive")) {
