@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.core.Grant;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
