@@ -251,6 +251,21 @@ abstract class PreReceiveEndToEndTest {
     }
 
     @Test
+    void aBrokenConfigurationNamesTheKeyAndFailsClosedForFencedRefs() throws Exception {
+        Clone human = seeded("human");
+        Files.writeString(
+                repo.bare().resolve("fence.conf"),
+                "store = " + storeUrl() + "\non-store-down = maybe\n",
+                StandardCharsets.UTF_8);
+        human.commit("a change while the configuration is broken");
+        Run branch = human.push(List.of(), "HEAD:" + MAIN);
+        assertFalse(branch.ok(), "fenced refs fail closed");
+        assertTrue(branch.err().contains("on-store-down"), "the message names the key:\n" + branch.err());
+        human.git("tag", "v-broken").check();
+        assertTrue(human.push(List.of(), "refs/tags/v-broken").ok(), "refs outside the default patterns still pass");
+    }
+
+    @Test
     void malformedOptionsAreRefusedNamingTheProblemAndNothingIsAccepted() {
         seeded("human");
         Clone a = repo.clone("agent-a");
