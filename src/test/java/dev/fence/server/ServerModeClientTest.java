@@ -2,6 +2,7 @@ package dev.fence.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +10,7 @@ import dev.fence.core.ObjectIds;
 import dev.fence.json.Json;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.GitProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,6 +20,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -28,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code fence push}, {@code status} and {@code exec} in server mode, end to end: real
+ * {@code fence push}, {@code status}, {@code exec} and {@code guard} in server mode, end to end: real
  * HTTP on loopback to an in-process {@code fence serve} on SQLite, the real git, and a bare repository
  * whose pre-receive and post-receive hooks are the curl shim asking the same server. The agents hold
  * only their agent credentials (bound to their holder names), through {@code FENCE_CREDENTIAL_FILE}.
@@ -335,6 +338,58 @@ class ServerModeClientTest {
         assertEquals(3, stale.exit(), stale.all());
         assertTrue(stale.err().startsWith("FENCED resource=db/migrations ref=- token="), stale.all());
         assertFalse(Files.exists(tmp.resolve("ran")));
+    }
+
+    @Test
+    void theGuardReadsLeasesThroughTheServer() throws Exception {
+        Path bare = git.bareWithMain("app"); // no fence hook: what the guard lets through lands
+        FenceCli a = as(agentA);
+        Path clone = git.clone(bare, "agent-a");
+        FenceCli.Run installed = a.run(
+                tmp,
+                "guard",
+                "install",
+                "--clone",
+                clone.toString(),
+                "--holder",
+                "agent-a",
+                "--repo",
+                "app",
+                "--server",
+                t.url());
+        assertEquals(0, installed.exit(), installed.all());
+        assertEquals(t.url(), git.git(clone, "config", "--get", "fence.server").strip());
+        assertEquals(
+                1,
+                git.gitAllowingFailure(clone, "config", "--get", "fence.store").exit());
+
+        git.commit(clone, "notes.txt", "A\n", "A: change");
+        Map<String, String> pushEnv = new HashMap<>(git.env());
+        pushEnv.put("FENCE_CREDENTIAL_FILE", credentialDir.resolve("agent-a").toString());
+        GitProcess.Result refused = GitProcess.runAllowingFailure(clone, pushEnv, "push", "origin", "main");
+        assertNotEquals(0, refused.exit(), refused.stderr());
+        assertTrue(refused.stderr().contains("FENCED resource=" + RESOURCE), refused.stderr());
+        assertTrue(refused.stderr().contains("fence guard (pre-push): push refused"), refused.stderr());
+
+        acquire(a, clone, "agent-a", "30s");
+        GitProcess.Result allowed = GitProcess.runAllowingFailure(clone, pushEnv, "push", "origin", "main");
+        assertEquals(0, allowed.exit(), allowed.stderr());
+        assertEquals(git.head(clone), git.tip(bare, MAIN));
+
+        // Without a credential the guard cannot ask the server: it fails closed.
+        git.commit(clone, "notes.txt", "A again\n", "A: another change");
+        GitProcess.Result noCredential = GitProcess.runAllowingFailure(clone, git.env(), "push", "origin", "main");
+        assertNotEquals(0, noCredential.exit(), noCredential.stderr());
+        assertTrue(noCredential.stderr().contains("fence guard: cannot check the lease"), noCredential.stderr());
+
+        // Re-installing with --store switches the clone back to direct mode.
+        FenceCli.Run direct =
+                a.run(tmp, "guard", "install", "--clone", clone.toString(), "--store", "sqlite:" + tmp.resolve("d.db"));
+        assertEquals(0, direct.exit(), direct.all());
+        assertEquals(
+                1,
+                git.gitAllowingFailure(clone, "config", "--get", "fence.server").exit());
+        assertTrue(direct.out().contains("unset git config fence.server"), direct.all());
     }
 
     private long metric(String series) {
