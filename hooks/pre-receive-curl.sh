@@ -118,12 +118,15 @@ push_lines() { if [ -n "$tmp" ]; then cat "$tmp"; else printf '%s' "$input"; fi;
 fields=()
 for name in $(compgen -e); do
   case "$name" in
-    GL_* | GITHUB_* | GITEA_* | GIT_PUSH_OPTION_* | FENCE_PUSHER | FENCE_REPO_ID | REMOTE_USER | USER | LOGNAME)
+    GL_* | GITHUB_* | GITEA_* | GIT_PUSH_OPTION_* | FENCE_PUSHER | REMOTE_USER | USER | LOGNAME)
       fields+=(--data-urlencode "env=$name=${!name}") ;;
   esac
 done
-# Plain git: resources are named after the repo id, measured here as the Java hook would.
-if [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}${FENCE_REPO_ID:-}" ]; then
+# Plain git: resources are named after the repo id: FENCE_REPO_ID (environment or fence-shim.conf), else
+# measured here as the Java hook would.
+if [ -n "${FENCE_REPO_ID:-}" ]; then
+  fields+=(--data-urlencode "env=FENCE_REPO_ID=$FENCE_REPO_ID")
+elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" ]; then
   git_dir=$(cd "${GIT_DIR:-.}" 2>/dev/null && pwd) || git_dir=""
   repo_id=""
   if [ -n "$git_dir" ]; then

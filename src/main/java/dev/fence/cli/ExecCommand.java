@@ -30,6 +30,9 @@ import picocli.CommandLine.Parameters;
                     + " Otherwise the exit code is the command's own. Exits 4 (busy) without running anything when"
                     + " another holder's lease is live.",
             "",
+            "With --server URL (or $FENCE_SERVER) the lease is acquired and renewed through fence serve, with the"
+                    + " agent credential from $FENCE_CREDENTIAL or $FENCE_CREDENTIAL_FILE.",
+            "",
             "Example: fence exec --resource db/migrations --holder agent-a --ttl 30s -- ./migrate.sh up"
         })
 final class ExecCommand implements Callable<Integer> {

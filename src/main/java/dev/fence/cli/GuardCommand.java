@@ -3,7 +3,11 @@ package dev.fence.cli;
 import dev.fence.client.DirectLeaseAccess;
 import dev.fence.client.GitRemotes;
 import dev.fence.client.GuardInstaller;
+import dev.fence.client.LeaseAccess;
 import dev.fence.client.PrePushGuard;
+import dev.fence.core.InvalidInputException;
+import dev.fence.server.client.FenceClient;
+import dev.fence.server.client.RemoteLeaseAccess;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.nio.file.Path;
@@ -46,12 +50,17 @@ final class GuardCommand implements Runnable {
             mixinStandardHelpOptions = true,
             description = {
                 "Write <clone>/.git/hooks/pre-push (marked '" + GuardInstaller.MARKER + "') that runs"
-                        + " '<launcher> guard pre-push', and store --holder, --repo and --store in the clone's git"
-                        + " config (fence.holder, fence.repoId, fence.store). The launcher is --launcher, else"
-                        + " $FENCE_LAUNCHER (set by bin/fence), else 'fence' from PATH.",
+                        + " '<launcher> guard pre-push', and store --holder, --repo and --store or --server in the"
+                        + " clone's git config (fence.holder, fence.repoId, fence.store or fence.server). The"
+                        + " launcher is --launcher, else $FENCE_LAUNCHER (set by bin/fence), else 'fence' from PATH.",
+                "With --server (or neither option and $FENCE_SERVER when the hook runs) the guard reads leases"
+                        + " through fence serve, with the credential from $FENCE_CREDENTIAL or"
+                        + " $FENCE_CREDENTIAL_FILE in git push's environment; it is never written to the clone.",
                 "Refuses (exit 6, nothing changed) to replace a pre-push hook fence did not write, unless --force.",
                 "",
-                "Example: fence guard install --clone ~/work/app --holder agent-a --repo app --store redis://fence:6379"
+                "Examples:",
+                "  fence guard install --clone ~/work/app --holder agent-a --repo app --store redis://fence:6379",
+                "  fence guard install --clone ~/work/app --holder agent-a --repo app --server https://fence.internal:8443"
             })
     static final class Install implements Callable<Integer> {
         private final Context ctx;
@@ -71,8 +80,16 @@ final class GuardCommand implements Runnable {
         @Option(
                 names = "--store",
                 paramLabel = "URL",
-                description = "The store the guard reads leases from (default: $FENCE_STORE when the hook runs).")
+                description = "The store the guard reads leases from (default: $FENCE_SERVER, else $FENCE_STORE"
+                        + " when the hook runs).")
         String store;
+
+        @Option(
+                names = "--server",
+                paramLabel = "URL",
+                description = "Read leases through the fence server at URL instead of a store (the credential"
+                        + " comes from $FENCE_CREDENTIAL or $FENCE_CREDENTIAL_FILE when the hook runs).")
+        String server;
 
         @Option(names = "--launcher", paramLabel = "PATH", description = "The fence launcher the hook runs.")
         String launcher;
@@ -93,7 +110,7 @@ final class GuardCommand implements Runnable {
                 run = fromEnv != null && fromEnv.startsWith("/") ? fromEnv : "fence";
             }
             var result = new GuardInstaller(new GitRemotes(ctx.env()))
-                    .install(new GuardInstaller.Request(dir, holder, repo, store, run, force));
+                    .install(new GuardInstaller.Request(dir, holder, repo, store, server, run, force));
             if (result instanceof GuardInstaller.Result.Refused r) {
                 ctx.err().println("fence guard install: refused: " + r.message());
                 return ExitCode.CONFIG.code();
@@ -129,13 +146,31 @@ final class GuardCommand implements Runnable {
 
         @Override
         public Integer call() {
-            PrePushGuard guard = new PrePushGuard(
-                    new GitRemotes(ctx.env()),
-                    storeUrl -> new DirectLeaseAccess(
-                            Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), StoreOptions.defaults()), ctx.clock()));
+            PrePushGuard guard = new PrePushGuard(new GitRemotes(ctx.env()), this::open);
             PrePushGuard.Result r = guard.run(ctx.cwd(), remoteName, url, ctx.in());
             r.lines().forEach(ctx.err()::println);
             return r.exitCode();
+        }
+
+        /**
+         * The clone's fence.server, else its fence.store, else $FENCE_SERVER, else $FENCE_STORE or the
+         * default store: the order {@code --server}, {@code --store} and the environment have elsewhere.
+         */
+        private LeaseAccess open(String storeUrl, String serverUrl) {
+            String server = serverUrl;
+            if (server == null && storeUrl == null) {
+                String env = ctx.env().get(FenceClient.SERVER_ENV);
+                server = env == null || env.isBlank() ? null : env.strip();
+            }
+            if (server != null) {
+                if (storeUrl != null) {
+                    throw new InvalidInputException("the clone's git config sets both fence.store and fence.server;"
+                            + " rerun 'fence guard install' with one of --store or --server");
+                }
+                return new RemoteLeaseAccess(ServerOption.client(ctx, server));
+            }
+            return new DirectLeaseAccess(
+                    Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), StoreOptions.defaults()), ctx.clock());
         }
     }
 }

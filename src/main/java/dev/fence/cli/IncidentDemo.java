@@ -1,6 +1,7 @@
 package dev.fence.cli;
 
 import dev.fence.core.Grant;
+import dev.fence.install.HookScripts;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -23,6 +24,11 @@ import java.util.concurrent.TimeUnit;
  * a real store: agent A's lease lapses during a pause, agent B takes over and pushes, and A's stale push
  * and every workaround it tries are FENCED, until A re-reads, finds its goal met and stops.
  *
+ * <p>Two ways in ({@link Mode}): straight on a store (the Java hook, {@code --store} on every command),
+ * or through {@code fence serve} (the curl shim as the bare repository's hook, {@code --server} on every
+ * command, each agent with its own API credential bound to its holder name, a hook credential for the
+ * shim and an auditor credential for the timeline).
+ *
  * <p>Every step states its expected outcome; the replay reports each and succeeds only if all happened,
  * so it doubles as a smoke test of the whole tool.
  */
@@ -34,8 +40,31 @@ final class IncidentDemo {
     static final String REF = "refs/heads/" + BRANCH;
     static final String MIGRATION = "db/migrations/0042_add_invoice_currency.sql";
 
+    /** The two agents of the story; their credentials are bound to these holder names in server mode. */
+    static final String AGENT_A = "agent-A";
+
+    static final String AGENT_B = "agent-B";
+
+    /** How the replay reaches leases and how the bare repository's hook judges pushes. */
+    sealed interface Mode {
+        /** Direct mode: the Java hook and every command on this store. */
+        record Store(String url) implements Mode {}
+
+        /**
+         * Server mode: every command through {@code fence serve} at {@code url}; the hook is the curl shim.
+         *
+         * @param description how to describe the server in the header (e.g. in-process, on which store)
+         * @param credentials a file holding the credential for each role: {@code agent-A}, {@code agent-B}
+         *     (each bound to its holder name, or one admin credential for all), {@code auditor}
+         * @param hookCredential the credential the shim sends (the hook role, or admin)
+         */
+        record Server(String url, String description, Map<String, Path> credentials, String hookCredential)
+                implements Mode {}
+    }
+
     private final Context ctx;
     private final Path dir;
+    private final Mode mode;
     private final String store;
     private final Duration ttl;
     private final Progress progress;
@@ -46,10 +75,11 @@ final class IncidentDemo {
     /** A fence run: exit code, output. */
     record Run(int exit, String out, String err) {}
 
-    IncidentDemo(Context ctx, Path dir, String store, Duration ttl, Progress progress) {
+    IncidentDemo(Context ctx, Path dir, Mode mode, Duration ttl, Progress progress) {
         this.ctx = ctx;
         this.dir = dir;
-        this.store = store;
+        this.mode = mode;
+        this.store = mode instanceof Mode.Store st ? st.url() : null;
         this.ttl = ttl;
         this.progress = progress;
     }
@@ -62,30 +92,38 @@ final class IncidentDemo {
         out.println(
                 "fence demo: the incident, replayed in compressed time (lease TTL " + ttl.toMillis() / 1000.0 + " s)");
         out.println("  workspace: " + dir);
-        out.println("  store:     " + store);
+        if (mode instanceof Mode.Server server) {
+            out.println("  server:    " + server.url() + " (" + server.description() + ")");
+        } else {
+            out.println("  store:     " + store);
+        }
         out.println();
 
         progress.step("setting up a bare repository with fence's hook");
         Path bare = dir.resolve("billing.git");
         git(dir, "init", "-q", "--bare", "-b", "main", bare.toString());
-        Run install = fence(
-                "install",
-                "--bare",
-                bare.toString(),
-                "--repo-id",
-                REPO,
-                "--store",
-                store,
-                "--launcher",
-                launcher().toString());
-        expect(install.exit == 0, "the hook is installed", install.err);
-        try {
-            Files.writeString(
-                    bare.resolve("fence.conf"),
-                    "store = " + store + "\nagent-pushers = agent-*\n",
-                    StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (mode instanceof Mode.Server server) {
+            installShim(bare, server);
+        } else {
+            Run install = fence(
+                    "install",
+                    "--bare",
+                    bare.toString(),
+                    "--repo-id",
+                    REPO,
+                    "--store",
+                    store,
+                    "--launcher",
+                    launcher().toString());
+            expect(install.exit == 0, "the hook is installed", install.err);
+            try {
+                Files.writeString(
+                        bare.resolve("fence.conf"),
+                        "store = " + store + "\nagent-pushers = agent-*\n",
+                        StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
         Path seed = clone(bare, "dana");
         write(seed, "db/schema.sql", "create table invoices (id bigint primary key, amount_cents bigint);\n");
@@ -95,14 +133,14 @@ final class IncidentDemo {
         Path b = clone(bare, "agent-B");
 
         say("14:26:10", "lease service", "GRANT " + BRANCH + " -> agent-A (ttl " + ttl.toSeconds() + "s)");
-        Grant grantA = acquire(a, "agent-A");
+        Grant grantA = acquire(a, AGENT_A);
         long tokenA = grantA.token();
         expect(tokenA > 0, "agent-A is granted a token (" + tokenA + ")", "");
 
         say("14:26:40", "agent-A", "writes its 0042 and pushes it with fence push");
         write(a, MIGRATION, "alter table invoices add column currency text;\n");
         commit(a, "0042: add invoices.currency (agent-A's version)");
-        Run firstPush = fencePush(a, "agent-A");
+        Run firstPush = fencePush(a, AGENT_A);
         expect(firstPush.exit == 0, "agent-A's first push is accepted", firstPush.err);
 
         say("14:31:00", "agent-A", "model call -> 429, backing off (the agent is paused past its lease)");
@@ -110,7 +148,7 @@ final class IncidentDemo {
         sleep(ttl.plusMillis(600));
 
         say("14:31:14", "lease service", "lease of agent-A expired; GRANT " + BRANCH + " -> agent-B");
-        Grant grantB = acquire(b, "agent-B");
+        Grant grantB = acquire(b, AGENT_B);
         long tokenB = grantB.token();
         expect(tokenB > tokenA, "agent-B gets a larger token (" + tokenB + " > " + tokenA + ")", "");
         String tipSeenByB = grantB.tip() == null ? "" : grantB.tip().sha();
@@ -123,21 +161,20 @@ final class IncidentDemo {
         git(b, "pull", "-q", "origin", BRANCH);
         write(b, MIGRATION, "alter table invoices add column currency char(3) not null default 'EUR';\n");
         commit(b, "0042: invoices.currency as ISO-4217 code, default EUR (agent-B)");
-        Run pushB = fencePush(b, "agent-B");
+        Run pushB = fencePush(b, AGENT_B);
         expect(pushB.exit == 0, "agent-B's push is accepted", pushB.err);
         String tipB = head(b);
         say("14:32:30", "agent-B", "RELEASE");
-        Run release = fence(
+        Run release = fenceAs(
+                AGENT_B,
                 "lease",
                 "release",
-                "--store",
-                store,
                 "--repo",
                 REPO,
                 "--ref",
                 BRANCH,
                 "--holder",
-                "agent-B",
+                AGENT_B,
                 "--token",
                 Long.toString(tokenB));
         expect(release.exit == 0, "agent-B releases its lease", release.err);
@@ -146,35 +183,49 @@ final class IncidentDemo {
         write(a, MIGRATION, "alter table invoices add column currency text not null default 'USD';\n");
         commit(a, "0042: re-apply agent-A's plan");
         say("14:40:18", "agent-A", "fence push");
-        Run stale = fencePush(a, "agent-A");
+        Run stale = fencePush(a, AGENT_A);
         expectFenced(stale, "agent-A's stale push is FENCED", null);
         showFenced(stale);
+
+        say("14:40:18", "harness", "puts 'fence status --holder agent-A --prompt' into agent-A's context");
+        Run status = fenceAs(AGENT_A, "status", "--holder", AGENT_A, "--prompt");
+        String sentence =
+                status.out.lines().filter(l -> l.contains(REPO)).findFirst().orElse("");
+        expect(
+                status.exit == 0
+                        && sentence.contains("you hold no lease on")
+                        && sentence.contains("superseded by " + tokenB),
+                "fence status tells agent-A it holds no lease: token " + tokenA + " superseded by " + tokenB,
+                status.out + status.err);
+        if (!sentence.isEmpty()) {
+            ctx.out().println("           | " + sentence);
+        }
 
         String proofA = grantA.proof();
         say(
                 "14:40:19",
                 "agent-A",
                 "workaround 1: push with the token number from the message (-o fence=" + tokenB + ")");
-        Run w1 = gitPush(a, "agent-A", List.of("fence=" + tokenB, "fence-proof=" + proofA), "+HEAD:" + REF);
+        Run w1 = gitPush(a, AGENT_A, List.of("fence=" + tokenB, "fence-proof=" + proofA), "+HEAD:" + REF);
         expectFenced(w1, "a token number alone is no credential", "bad-proof");
 
         say("14:40:21", "agent-A", "workaround 2: force-push over agent-B with its old token " + tokenA);
-        Run w2 = gitPush(a, "agent-A", List.of("fence=" + tokenA, "fence-proof=" + proofA), "+HEAD:" + REF);
+        Run w2 = gitPush(a, AGENT_A, List.of("fence=" + tokenA, "fence-proof=" + proofA), "+HEAD:" + REF);
         expectFenced(w2, "the old token cannot write after a newer one has", "stale-token");
 
         say("14:40:23", "agent-A", "workaround 3: drop the token and git push --force");
-        Run w3 = gitPush(a, "agent-A", List.of(), "+HEAD:" + REF);
+        Run w3 = gitPush(a, AGENT_A, List.of(), "+HEAD:" + REF);
         expectFenced(w3, "an agent pusher cannot push without a token", "token-required");
 
         say("14:40:25", "agent-A", "workaround 4: take a fresh lease and push its old plan again");
-        Grant grantA2 = acquire(a, "agent-A");
+        Grant grantA2 = acquire(a, AGENT_A);
         long tokenA2 = grantA2.token();
         String fresh = grantA2.tip() == null ? "" : grantA2.tip().sha();
         expect(
                 tokenA2 > tokenB && fresh.equals(tipB),
                 "the fresh lease (token " + tokenA2 + ") comes with agent-B's state: tip " + abbrev(fresh),
                 "");
-        Run w4 = fencePush(a, "agent-A");
+        Run w4 = fencePush(a, AGENT_A);
         expectFenced(w4, "rewriting agent-B's commits is refused even under a current lease", "foreign-overwrite");
 
         say("14:40:30", "agent-A", "re-reads " + BRANCH + " instead of retrying");
@@ -183,17 +234,16 @@ final class IncidentDemo {
         boolean goalMet = theirs.contains("add column currency");
         expect(goalMet, "agent-A sees its goal (invoices.currency) already met by agent-B's 0042", theirs);
         say("14:40:31", "agent-A", "goal already met by the current state: reports that, releases, and stops");
-        Run releaseA = fence(
+        Run releaseA = fenceAs(
+                AGENT_A,
                 "lease",
                 "release",
-                "--store",
-                store,
                 "--repo",
                 REPO,
                 "--ref",
                 BRANCH,
                 "--holder",
-                "agent-A",
+                AGENT_A,
                 "--token",
                 Long.toString(tokenA2));
         expect(releaseA.exit == 0, "agent-A releases its fresh lease", releaseA.err);
@@ -205,7 +255,7 @@ final class IncidentDemo {
         progress.done();
         out.println();
         out.println("Ledger timeline (fence audit timeline --repo " + REPO + " --ref " + BRANCH + "):");
-        Run timeline = fence("audit", "timeline", "--store", store, "--repo", REPO, "--ref", BRANCH);
+        Run timeline = fenceAs("auditor", "audit", "timeline", "--repo", REPO, "--ref", BRANCH);
         timeline.out.lines().skip(1).forEach(l -> out.println("  " + l));
         out.println();
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
@@ -252,11 +302,10 @@ final class IncidentDemo {
     }
 
     private Grant acquire(Path clone, String holder) {
-        Run r = fence(
+        Run r = fenceAs(
+                holder,
                 "lease",
                 "acquire",
-                "--store",
-                store,
                 "--repo",
                 REPO,
                 "--ref",
@@ -279,11 +328,10 @@ final class IncidentDemo {
     private Run fencePush(Path clone, String holder) {
         Map<String, String> env = new HashMap<>(baseEnv);
         env.put("FENCE_PUSHER", holder);
-        return fence(
+        return fenceAs(
                 env,
+                holder,
                 "push",
-                "--store",
-                store,
                 "--repo",
                 REPO,
                 "--branch",
@@ -309,6 +357,53 @@ final class IncidentDemo {
 
     private Run fence(String... args) {
         return fence(baseEnv, args);
+    }
+
+    /** fence as {@code who} (a holder, or "auditor"): on the store, or through the server with its credential. */
+    private Run fenceAs(String who, String... args) {
+        return fenceAs(baseEnv, who, args);
+    }
+
+    private Run fenceAs(Map<String, String> env, String who, String... args) {
+        List<String> full = new ArrayList<>(List.of(args));
+        int at = args[0].equals("lease") || args[0].equals("audit") ? 2 : 1;
+        Map<String, String> e = new HashMap<>(env);
+        if (mode instanceof Mode.Server server) {
+            full.addAll(at, List.of("--server", server.url()));
+            e.put("FENCE_CREDENTIAL_FILE", server.credentials().get(who).toString());
+        } else {
+            full.addAll(at, List.of("--store", store));
+        }
+        return fence(e, full.toArray(String[]::new));
+    }
+
+    /**
+     * The curl shim as the bare repository's pre-receive and post-receive hook, asking the server with
+     * the hook credential (in {@code fence-shim.conf}, mode 600, never on a command line).
+     */
+    private void installShim(Path bare, Mode.Server server) {
+        git(bare, "config", "receive.advertisePushOptions", "true");
+        try {
+            String shim = HookScripts.curlShim();
+            for (String hook : List.of("pre-receive", "post-receive")) {
+                Path h = bare.resolve("hooks").resolve(hook);
+                Files.createDirectories(h.getParent());
+                Files.writeString(h, shim, StandardCharsets.UTF_8);
+                Files.setPosixFilePermissions(h, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            Path conf = bare.resolve("hooks").resolve(HookScripts.SHIM_CONF);
+            Files.writeString(conf, "", StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(conf, PosixFilePermissions.fromString("rw-------"));
+            Files.writeString(
+                    conf,
+                    HookScripts.shimConf(server.url()) + "FENCE_CREDENTIAL=" + server.hookCredential() + "\n"
+                            + "FENCE_REPO_ID=" + REPO + "\n"
+                            + "FENCE_SHIM_BUDGET=10\n",
+                    StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        expect(true, "the curl shim (hooks/pre-receive-curl.sh) is the hook, asking " + server.url(), "");
     }
 
     private Run fence(Map<String, String> env, String... args) {
@@ -402,7 +497,12 @@ final class IncidentDemo {
         env.put("GIT_COMMITTER_EMAIL", "demo@fence.invalid");
         env.put("FENCE_PUSHER", "dana");
         env.put("LANG", "C");
-        for (String k : List.of("FENCE_JAVA", "JAVA_HOME", "FENCE_CREDENTIAL", "FENCE_CREDENTIAL_FILE")) {
+        // In server mode every command gets its own role's credential file, and the shim its hook
+        // credential: a credential inherited here would reach the shim through git push's environment.
+        List<String> inherited = mode instanceof Mode.Server
+                ? List.of("FENCE_JAVA", "JAVA_HOME")
+                : List.of("FENCE_JAVA", "JAVA_HOME", "FENCE_CREDENTIAL", "FENCE_CREDENTIAL_FILE");
+        for (String k : inherited) {
             if (ctx.env().containsKey(k)) {
                 env.put(k, ctx.env().get(k));
             }

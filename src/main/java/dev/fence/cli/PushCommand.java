@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
         description = {
             "Push a branch under the holder's lease, or refuse with FENCED.",
             "",
-            "Checks in the store that --holder still holds the branch's lease; if not, prints the FENCED message"
+            "Checks that --holder still holds the branch's lease (in the store, or with --server through fence"
+                    + " serve, which then also issues the proof: the agent holds only its API credential); if"
+                    + " not, prints the FENCED message"
                     + " and exits 3 without pushing. Otherwise pushes the local branch (default: the current one)"
                     + " to refs/heads/<branch> on the remote with -o fence=<token> -o fence-proof=<proof> (when"
                     + " the remote takes push options) and an explicit expected old id: the SHA the lease recorded"
@@ -35,7 +37,9 @@ import picocli.CommandLine.Option;
             "",
             "Examples (the first pushes the current branch to origin):",
             "  fence push --repo app --holder agent-a",
-            "  fence push --resource git:app:refs/heads/main --remote origin --holder agent-a --json"
+            "  fence push --resource git:app:refs/heads/main --remote origin --holder agent-a --json",
+            "  FENCE_CREDENTIAL_FILE=~/.config/fence/agent-a fence push --server https://fence.internal:8443"
+                    + " --repo app --branch main --holder agent-a"
         })
 final class PushCommand implements Callable<Integer> {
     private final Context ctx;

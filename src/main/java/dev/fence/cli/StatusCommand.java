@@ -27,6 +27,9 @@ import picocli.CommandLine.Option;
                     + " your last token there was 33, superseded by 34 (held by agent-b).' Claims of holding a"
                     + " lease must come from here, never from a summary.",
             "",
+            "With --server URL (or $FENCE_SERVER) it reads through fence serve: an agent credential may read"
+                    + " only the holders it is bound to; an auditor's may read any.",
+            "",
             "Example: fence status --holder agent-a --prompt"
         })
 final class StatusCommand implements Callable<Integer> {

@@ -57,8 +57,8 @@ public final class DirectLeaseAccess implements LeaseAccess {
     }
 
     @Override
-    public String proof(String resource, long token) {
-        return Proofs.issue(leases.identity(), resource, token);
+    public ProofOutcome proof(String resource, String holder, long token) {
+        return new ProofOutcome.Issued(Proofs.issue(leases.identity(), resource, token));
     }
 
     @Override

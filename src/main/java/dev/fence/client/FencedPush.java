@@ -33,8 +33,8 @@ import org.eclipse.jgit.transport.URIish;
  * {@code fence push}: pushes a branch under the holder's lease, or refuses with FENCED.
  *
  * <ol>
- *   <li>Asks the lease store whether the holder holds the branch's resource. If not: FENCED, and nothing
- *       is sent.
+ *   <li>Asks the lease store (or {@code fence serve}) whether the holder holds the branch's resource. If
+ *       not: FENCED, and nothing is sent.
  *   <li>Pushes the local branch with JGit, carrying {@code fence=<token>} and {@code fence-proof=<proof>}
  *       as push options when the remote takes them (a hooked remote checks them), and always an explicit
  *       expected old id: the SHA the lease recorded at grant (or after the holder's last successful
@@ -122,7 +122,7 @@ public final class FencedPush {
      *
      * @throws InvalidInputException for a bad request (no such branch, not a git resource)
      * @throws ConfigException when the lease recorded no SHA, or the clone or remote cannot be used
-     * @throws dev.fence.core.StoreUnavailableException when the store cannot be reached
+     * @throws dev.fence.core.StoreUnavailableException when the store (or the server) cannot be reached
      */
     public PushOutcome push(Request r) {
         Target t = target(r);
@@ -140,7 +140,12 @@ public final class FencedPush {
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
         pauseBeforePush.run();
-        String proof = leases.proof(t.resource(), lease.token());
+        LeaseAccess.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
+        if (proofOutcome instanceof LeaseAccess.ProofOutcome.Lost lost) {
+            return new PushOutcome.Fenced(
+                    t.resource(), t.ref(), lease.token(), expected, null, false, FencedMessage.lines(lost.fenced()));
+        }
+        String proof = ((LeaseAccess.ProofOutcome.Issued) proofOutcome).proof();
         try (Repository repo = new FileRepositoryBuilder()
                 .setFS(new EnvFs(remotes.env()))
                 .findGitDir(t.top().toFile())

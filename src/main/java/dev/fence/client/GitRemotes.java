@@ -127,6 +127,11 @@ public final class GitRemotes {
         git.check(clone, "config", "--local", key, value);
     }
 
+    /** Removes a key from the clone's own ({@code --local}) git config; true when it was there. */
+    boolean unsetConfig(Path clone, String key) {
+        return git.run(clone, "config", "--local", "--unset-all", key).exit() == 0;
+    }
+
     /** The clone's hooks directory (honours {@code core.hooksPath}). */
     Path hooksDir(Path clone) {
         Path top = workTree(clone);

@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Installs the pre-push guard into a clone: {@code <hooks>/pre-push} (marked {@value #MARKER}) runs
  * {@code <launcher> guard pre-push "$@"}, and the clone's git config gets {@code fence.holder}, {@code
- * fence.repoId} and {@code fence.store} as given. A hook fence did not write is left alone unless forced
+ * fence.repoId} and {@code fence.store} or {@code fence.server} as given (setting one unsets the other). A hook fence did not write is left alone unless forced
  * (then it is kept as {@code pre-push.before-fence}).
  */
 public final class GuardInstaller {
@@ -36,10 +36,12 @@ public final class GuardInstaller {
      * @param holder the holder to set as {@code fence.holder}, or null to keep the configured one
      * @param repoId the repo id to set as {@code fence.repoId}, or null to keep the configured one
      * @param store the store URL to set as {@code fence.store}, or null to keep the configured one
+     * @param server the fence serve URL to set as {@code fence.server}, or null to keep the configured one
      * @param launcher the fence launcher the hook runs (an absolute path, or {@code fence} from PATH)
      * @param force replace a pre-push hook fence did not write
      */
-    public record Request(Path cloneDir, String holder, String repoId, String store, String launcher, boolean force) {}
+    public record Request(
+            Path cloneDir, String holder, String repoId, String store, String server, String launcher, boolean force) {}
 
     /** What happened. */
     public sealed interface Result {
@@ -75,6 +77,9 @@ public final class GuardInstaller {
         if (r.repoId() != null) {
             Resources.forRef(r.repoId(), "refs/heads/main");
         }
+        if (r.store() != null && r.server() != null) {
+            throw new InvalidInputException("give either --store or --server, not both");
+        }
         if (r.launcher() == null
                 || r.launcher().isBlank()
                 || r.launcher().chars().anyMatch(Character::isISOControl)) {
@@ -109,6 +114,13 @@ public final class GuardInstaller {
         set(top, PrePushGuard.HOLDER_KEY, r.holder(), done);
         set(top, PrePushGuard.REPO_ID_KEY, r.repoId(), done);
         set(top, PrePushGuard.STORE_KEY, r.store(), done);
+        set(top, PrePushGuard.SERVER_KEY, r.server(), done);
+        if (r.store() != null && git.unsetConfig(top, PrePushGuard.SERVER_KEY)) {
+            done.add("unset git config " + PrePushGuard.SERVER_KEY + " (the guard reads the store)");
+        }
+        if (r.server() != null && git.unsetConfig(top, PrePushGuard.STORE_KEY)) {
+            done.add("unset git config " + PrePushGuard.STORE_KEY + " (the guard asks the server)");
+        }
         for (String key : List.of(PrePushGuard.HOLDER_KEY, PrePushGuard.REPO_ID_KEY)) {
             if (git.config(top, key) == null) {
                 warnings.add(key + " is not set: the guard refuses every branch push until it is (--holder, --repo)");

@@ -1,5 +1,6 @@
 package dev.fence.client;
 
+import dev.fence.core.Fenced;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
 import dev.fence.core.LeaseService.Status;
@@ -11,8 +12,9 @@ import java.util.List;
 
 /**
  * How the agent side reaches leases: {@link DirectLeaseAccess} talks to the store with the harness's
- * store credentials; a server-mode implementation ({@code --server URL}) will talk to {@code fence
- * serve} instead, so that store credentials stay on the server.
+ * store credentials; the server-mode implementation ({@code --server URL}, {@code
+ * dev.fence.server.client.RemoteLeaseAccess}) talks to {@code fence serve} instead, so that store
+ * credentials and the proof key stay on the server.
  *
  * <p>Implementations are thread-safe: {@link LeaseKeeper} renews from a scheduler thread.
  */
@@ -42,8 +44,25 @@ public interface LeaseAccess extends AutoCloseable {
     /**
      * The proof a push under {@code token} carries. Only for the holder of the current grant: callers
      * check {@link #standing} first. Never print it.
+     *
+     * @return the proof, or {@link ProofOutcome.Lost} when {@code holder} no longer holds that grant (a
+     *     server checks; direct mode issues the proof without asking the store)
      */
-    String proof(String resource, long token);
+    ProofOutcome proof(String resource, String holder, long token);
+
+    /** What {@link #proof} gives. */
+    sealed interface ProofOutcome {
+        /** The proof of the grant. Never print it. */
+        record Issued(String proof) implements ProofOutcome {
+            @Override
+            public String toString() {
+                return "Issued[proof hidden]";
+            }
+        }
+
+        /** The holder no longer holds that grant: FENCED. */
+        record Lost(Fenced fenced) implements ProofOutcome {}
+    }
 
     /** Whether {@code holder} holds {@code resource} now, worded for a FENCED message when it does not. */
     default LeaseStanding standing(String resource, String holder) {

@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The client-side pre-push guard ({@code fence guard pre-push}, run by the hook {@link GuardInstaller}
@@ -41,18 +40,30 @@ public final class PrePushGuard {
 
     public static final String REPO_ID_KEY = "fence.repoId";
     public static final String STORE_KEY = "fence.store";
+    public static final String SERVER_KEY = "fence.server";
+
+    /** Opens lease access for what the clone's git config names. */
+    @FunctionalInterface
+    public interface Opener {
+        /**
+         * @param store {@value #STORE_KEY} of the clone, or null
+         * @param server {@value #SERVER_KEY} of the clone, or null
+         */
+        LeaseAccess open(String store, String server);
+    }
 
     /** What to print on stderr and how to exit (0 lets git push, 1 stops it). */
     public record Result(int exitCode, List<String> lines) {}
 
     private final GitRemotes remotes;
-    private final Function<String, LeaseAccess> openLeases;
+    private final Opener openLeases;
 
     /**
      * @param remotes git access with the hook's environment
-     * @param openLeases opens lease access for the store URL configured in the clone (null: the default)
+     * @param openLeases opens lease access for the store or server configured in the clone (null: the
+     *     environment's or the default)
      */
-    public PrePushGuard(GitRemotes remotes, Function<String, LeaseAccess> openLeases) {
+    public PrePushGuard(GitRemotes remotes, Opener openLeases) {
         this.remotes = remotes;
         this.openLeases = openLeases;
     }
@@ -91,7 +102,8 @@ public final class PrePushGuard {
         }
         GitRemotes.Remote remote = new GitRemotes.Remote(remoteName, url);
         List<String> lines = new ArrayList<>();
-        try (LeaseAccess leases = openLeases.apply(remotes.config(clone, STORE_KEY))) {
+        try (LeaseAccess leases =
+                openLeases.open(remotes.config(clone, STORE_KEY), remotes.config(clone, SERVER_KEY))) {
             for (PushLine p : branches) {
                 lines.addAll(check(leases, clone, remote, holder, Resources.forRef(repoId, p.remoteRef()), p));
             }

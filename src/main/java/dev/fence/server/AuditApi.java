@@ -17,18 +17,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** {@code /v1/audit} and {@code /v1/audit/timeline}: ledger queries, as {@code fence audit --json} prints them. */
+/**
+ * {@code /v1/audit}, {@code /v1/audit/timeline} and {@code /v1/leases/grants}: ledger queries, as {@code
+ * fence audit --json} prints them.
+ */
 final class AuditApi {
     private static final int DEFAULT_LIMIT = 1000;
 
     private final LeaseStore store;
     private final StoreCalls calls;
     private final Clock clock;
+    private final ServerMetrics metrics;
 
-    AuditApi(LeaseStore store, StoreCalls calls, Clock clock) {
+    AuditApi(LeaseStore store, StoreCalls calls, Clock clock, ServerMetrics metrics) {
         this.store = store;
         this.calls = calls;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     Reply query(Call call) {
@@ -61,6 +66,50 @@ final class AuditApi {
         String resource = Params.of(q).resource();
         LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
         return events(call, calls.call("audit", () -> store.query(query)));
+    }
+
+    /**
+     * {@code GET /v1/leases/grants}: the {@code GRANT} events of one holder (what {@code fence status}
+     * reads), for an agent credential bound to that holder, an auditor or an admin.
+     */
+    Reply grants(Call call) {
+        try {
+            Reply r = grantsOf(call);
+            metrics.leaseOperation("grants", "ok");
+            return r;
+        } catch (HttpError e) {
+            metrics.leaseOperation("grants", e.status() == 403 ? "forbidden" : "invalid");
+            throw e;
+        } catch (InvalidInputException e) {
+            metrics.leaseOperation("grants", "invalid");
+            throw e;
+        } catch (dev.fence.core.StoreUnavailableException e) {
+            metrics.leaseOperation("grants", "store-unavailable");
+            throw e;
+        }
+    }
+
+    private Reply grantsOf(Call call) {
+        Form q = call.query();
+        String holder = Names.require("holder", required(q, "holder"));
+        if (call.caller().role() == Role.AGENT) {
+            LeaseApi.authorize(call, holder, metrics);
+        }
+        String resource = null;
+        if (q.get("resource") != null || q.get("repo") != null || q.get("ref") != null) {
+            resource = Params.of(q).resource();
+        }
+        LedgerQuery query = new LedgerQuery(
+                resource, null, null, holder, since(q.get("since")), Set.of(EventType.GRANT), limit(q.get("limit")));
+        return events(call, calls.call("grants", () -> store.query(query)));
+    }
+
+    private static String required(Form q, String name) {
+        String v = q.get(name);
+        if (v == null || v.isEmpty()) {
+            throw new InvalidInputException("'" + name + "' is required");
+        }
+        return v;
     }
 
     /** JSON lines by default; one JSON array for {@code Accept: application/json}. */

@@ -154,7 +154,7 @@ public final class HookServer implements AutoCloseable {
         PostReceiveHook post = new PostReceiveHook(sharedOpener, clock);
         HookApi hooks = new HookApi(pre, post, settings.hook(), settings.storeUrl(), calls, metrics);
         LeaseApi leases = new LeaseApi(new LeaseService(shared, clock), calls, metrics, clock);
-        AuditApi audit = new AuditApi(shared, calls, clock);
+        AuditApi audit = new AuditApi(shared, calls, clock, metrics);
         Set<Role> none = Set.of();
         route("GET", "/healthz", none, c -> Reply.json(200, Map.of("status", "ok")));
         route("GET", "/readyz", none, this::ready);
@@ -163,6 +163,9 @@ public final class HookServer implements AutoCloseable {
         route("POST", "/v1/leases/renew", EnumSet.of(Role.AGENT), leases::renew);
         route("POST", "/v1/leases/release", EnumSet.of(Role.AGENT), leases::release);
         route("GET", "/v1/leases/status", EnumSet.of(Role.AGENT, Role.AUDITOR), leases::status);
+        route("POST", "/v1/leases/proof", EnumSet.of(Role.AGENT), leases::proof);
+        route("POST", "/v1/leases/move-sha", EnumSet.of(Role.AGENT), leases::moveSha);
+        route("GET", "/v1/leases/grants", EnumSet.of(Role.AGENT, Role.AUDITOR), audit::grants);
         route("POST", "/v1/hook/pre-receive", EnumSet.of(Role.HOOK), hooks::preReceive);
         route("POST", "/v1/hook/post-receive", EnumSet.of(Role.HOOK), hooks::postReceive);
         route("GET", "/v1/audit", EnumSet.of(Role.AUDITOR), audit::query);

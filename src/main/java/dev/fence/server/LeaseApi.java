@@ -1,12 +1,19 @@
 package dev.fence.server;
 
 import dev.fence.core.Durations;
+import dev.fence.core.Fenced;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.LeaseStanding;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.Proofs;
+import dev.fence.core.Reason;
 import dev.fence.core.ResourceState;
+import dev.fence.core.Resources;
+import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.json.Json;
 import java.time.Clock;
@@ -15,8 +22,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * {@code /v1/leases/*}: the lease operations, with the JSON of {@code fence lease … --json}. Agents act
- * only as the holders their credential names.
+ * {@code /v1/leases/*}: the lease operations, with the JSON of {@code fence lease … --json}, and what
+ * {@code fence push} needs around a push in server mode (the proof of the current grant, moving the
+ * recorded SHA). Agents act only as the holders their credential names.
  */
 final class LeaseApi {
     private final LeaseService leases;
@@ -79,6 +87,94 @@ final class LeaseApi {
         });
     }
 
+    /**
+     * {@code POST /v1/leases/move-sha}: after the holder's own successful push, moves the lease's recorded
+     * SHA from {@code expectedSha} to {@code newSha}, only while the holder and token are current and the
+     * lease still records {@code expectedSha}. The same step {@code fence push} takes on the store in
+     * direct mode.
+     */
+    Reply moveSha(Call call) {
+        return counted("move-sha", () -> {
+            Params p = call.params();
+            String resource = p.resource();
+            String holder = p.require("holder");
+            authorize(call, holder);
+            long token = p.token("token");
+            String expected = objectId(p, "expectedSha");
+            String moved = objectId(p, "newSha");
+            CheckOutcome o =
+                    calls.call("move-sha", () -> leases.moveGrantSha(resource, holder, token, expected, moved));
+            return checked(o, "moved");
+        });
+    }
+
+    /**
+     * {@code POST /v1/leases/proof}: the proof of the current grant, for its holder only. In server mode
+     * agents hold no store credentials, so {@code fence push} asks for the proof its push options carry
+     * here. Never for a token that is not the resource's current grant to that holder (released ones
+     * included): those get the FENCED answer a renewal would.
+     */
+    Reply proof(Call call) {
+        return counted("proof", () -> {
+            Params p = call.params();
+            String resource = p.resource();
+            String holder = p.require("holder");
+            authorize(call, holder);
+            long token = p.token("token");
+            LeaseService.Status st = calls.call("proof", () -> leases.status(resource));
+            Fenced refused = notCurrent(st.state(), holder, token);
+            if (refused != null) {
+                return new Outcome("fenced", Reply.json(409, Json.fenced(refused)));
+            }
+            StoreIdentity identity = calls.call("proof", leases::identity);
+            if (!identity.generation().equals(st.generation())) {
+                throw new StoreUnavailableException("the store changed generation while issuing a proof; try again");
+            }
+            Map<String, Object> m = Json.object();
+            m.put("status", "proof");
+            m.put("resource", resource);
+            m.put("holder", holder);
+            m.put("token", token);
+            m.put("proof", Proofs.issue(identity, resource, token));
+            m.put("generation", identity.generation());
+            return new Outcome("issued", Reply.json(200, m));
+        });
+    }
+
+    /** Null when {@code token} is {@code holder}'s current, unreleased grant; else why not, as FENCED. */
+    private static Fenced notCurrent(ResourceState s, String holder, long token) {
+        LeaseStanding standing = LeaseStanding.of(s, holder, token);
+        if (standing instanceof LeaseStanding.NotHeld n) {
+            return n.fenced();
+        }
+        Lease held = ((LeaseStanding.Holds) standing).lease();
+        if (held.token() == token) {
+            return null;
+        }
+        String ref = Resources.parse(s.resource()).map(Resources.GitRef::ref).orElse(null);
+        if (token > s.latestGranted()) {
+            return new Fenced(
+                    s.resource(),
+                    ref,
+                    token,
+                    s.latestGranted(),
+                    Reason.BAD_PROOF,
+                    null,
+                    s.tip(),
+                    "token " + token + " was never granted on " + s.resource());
+        }
+        return new Fenced(s.resource(), ref, token, s.latestGranted(), Reason.SUPERSEDED, holder, s.tip(), null);
+    }
+
+    private static String objectId(Params p, String name) {
+        String v = p.require(name);
+        if (!ObjectIds.isValid(v)) {
+            throw new InvalidInputException(
+                    "'" + name + "' must be a full object id (40 or 64 lowercase hex digits); got '" + v + "'");
+        }
+        return v;
+    }
+
     Reply status(Call call) {
         return counted("status", () -> {
             String resource = call.params().resource();
@@ -115,12 +211,17 @@ final class LeaseApi {
         return Durations.parsePositive("ttl", ttl == null ? "30s" : ttl);
     }
 
-    private void authorize(Call call, String holder) {
+    /** 403 unless the caller's credential may act as {@code holder}. */
+    static void authorize(Call call, String holder, ServerMetrics metrics) {
         if (!call.caller().mayActAs(holder)) {
             metrics.authFailure(403);
             throw HttpError.forbidden(
                     "credential '" + call.caller().name() + "' may not act as holder '" + holder + "'");
         }
+    }
+
+    private void authorize(Call call, String holder) {
+        authorize(call, holder, metrics);
     }
 
     private record Outcome(String outcome, Reply reply) {}

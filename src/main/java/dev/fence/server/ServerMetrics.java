@@ -30,8 +30,8 @@ final class ServerMetrics {
                 .register(registry);
         leaseOps = Counter.builder()
                 .name("fence_lease_operations_total")
-                .help("Lease operations, by operation and outcome (granted, busy, renewed, released, fenced,"
-                        + " invalid, forbidden, store-unavailable, error).")
+                .help("Lease operations, by operation and outcome (granted, busy, renewed, released, issued,"
+                        + " moved, fenced, ok, invalid, forbidden, store-unavailable, error).")
                 .labelNames("operation", "outcome")
                 .withoutExemplars()
                 .register(registry);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -98,6 +99,30 @@ class CurlShimTest {
                 "fence=12"));
         assertEquals(1, token.exit(), token.err());
         assertTrue(token.err().contains("pushes carrying a fence token are refused"), token.err());
+    }
+
+    @Test
+    void aRepoIdFromTheShimsConfigurationFileNamesTheResource() throws Exception {
+        Path dir = tmp.resolve("conf-shim");
+        Files.createDirectories(dir);
+        Path script = dir.resolve("pre-receive");
+        Files.copy(Path.of("hooks/pre-receive-curl.sh"), script);
+        Files.writeString(
+                dir.resolve("fence-shim.conf"),
+                "FENCE_SERVER=" + t.url() + "\nFENCE_CREDENTIAL=" + hook + "\nFENCE_REPO_ID=from-conf\n");
+        ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(tmp.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "FENCE_PUSHER", "alice", "HOME", tmp.toString()));
+        Process p = pb.start();
+        p.getOutputStream().write(LINE.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), err);
+        String auditor = t.add("conf-reader", Role.AUDITOR);
+        TestServer.Response events = t.get("/v1/audit?repo=from-conf", auditor, null);
+        assertEquals(200, events.status(), events.body());
+        assertTrue(events.body().contains("\"resource\":\"git:from-conf:refs/heads/main\""), events.body());
     }
 
     @Test

@@ -73,7 +73,7 @@ public final class FenceClient {
     }
 
     /** The credential from the environment or its file. */
-    static String credential(Map<String, String> env) {
+    public static String credential(Map<String, String> env) {
         String value = env.get(CREDENTIAL_ENV);
         String source = CREDENTIAL_ENV;
         if (value == null || value.isBlank()) {

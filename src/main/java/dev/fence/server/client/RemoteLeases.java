@@ -81,27 +81,28 @@ public final class RemoteLeases implements LeaseOperations {
         return body;
     }
 
-    private CheckOutcome checked(FenceClient.Response r) {
+    /** A renew, release or move-sha answer: 200 current, 409 FENCED. */
+    CheckOutcome checked(FenceClient.Response r) {
         JsonNode n = ok(r, "fenced");
         String status = Json.text(n, "status");
         if (r.status() == 409) {
             return new CheckOutcome.Lost(read(() -> Json.readFenced(n)));
         }
-        if (!"renewed".equals(status) && !"released".equals(status)) {
+        if (!"renewed".equals(status) && !"released".equals(status) && !"moved".equals(status)) {
             throw new InternalException("unexpected answer from the fence server: status " + status);
         }
         return new CheckOutcome.Current(Json.text(n, "resource"), read(() -> Json.readLease(n)));
     }
 
     /** The JSON of a 200, or of a 409 when {@code conflict} names what a 409 means here. */
-    private JsonNode ok(FenceClient.Response r, String conflict) {
+    JsonNode ok(FenceClient.Response r, String conflict) {
         if (r.status() == 200 || (r.status() == 409 && conflict != null)) {
             return r.json();
         }
         throw client.failure(r);
     }
 
-    private static <T> T read(java.util.function.Supplier<T> reader) {
+    static <T> T read(java.util.function.Supplier<T> reader) {
         try {
             return reader.get();
         } catch (IllegalArgumentException | NullPointerException | java.time.format.DateTimeParseException e) {
