@@ -3,6 +3,7 @@ package dev.fence.client;
 import dev.fence.core.ConfigException;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.ObjectIds;
+import dev.fence.git.Git;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -15,11 +16,11 @@ import java.util.Map;
  * <p>Thread-safe.
  */
 public final class GitRemotes {
-    private final GitBinary git;
+    private final Git git;
 
     /** @param env the environment git runs with; its {@code PATH} must lead to {@code git} */
     public GitRemotes(Map<String, String> env) {
-        this.git = new GitBinary(env);
+        this.git = new Git(env);
     }
 
     /**
@@ -54,12 +55,12 @@ public final class GitRemotes {
         if (!Files.isDirectory(dir)) {
             throw new InvalidInputException("--clone " + dir + ": no such directory");
         }
-        GitBinary.Result r = git.run(dir, "rev-parse", "--show-toplevel");
+        Git.Result r = git.run(dir, "rev-parse", "--show-toplevel");
         if (r.exit() != 0) {
             throw new InvalidInputException(dir + " is not inside a git clone with a work tree ("
                     + r.stderr().strip() + "); run in the clone or pass --clone PATH");
         }
-        return Path.of(GitBinary.chomp(r.stdout()));
+        return Path.of(Git.chomp(r.stdout()));
     }
 
     /**
@@ -73,10 +74,9 @@ public final class GitRemotes {
             throw new InvalidInputException("the remote must not be empty");
         }
         Path top = workTree(clone);
-        GitBinary.Result r = isRemoteName(nameOrUrl) ? git.run(top, "remote", "get-url", "--push", nameOrUrl) : null;
+        Git.Result r = isRemoteName(nameOrUrl) ? git.run(top, "remote", "get-url", "--push", nameOrUrl) : null;
         if (r != null && r.exit() == 0) {
-            return new Remote(
-                    nameOrUrl, absolute(top, GitBinary.chomp(r.stdout()).strip()));
+            return new Remote(nameOrUrl, absolute(top, Git.chomp(r.stdout()).strip()));
         }
         if (looksLikeUrl(nameOrUrl)) {
             return new Remote(null, absolute(top, nameOrUrl));
@@ -91,7 +91,7 @@ public final class GitRemotes {
      * @throws ConfigException when the remote cannot be read
      */
     public String tip(Path clone, Remote remote, String ref) {
-        GitBinary.Result r = git.run(workTree(clone), "ls-remote", remote.url(), ref);
+        Git.Result r = git.run(workTree(clone), "ls-remote", remote.url(), ref);
         if (r.exit() != 0) {
             throw new ConfigException("cannot read " + ref + " from " + remote.url() + " (git ls-remote exit "
                     + r.exit() + "): " + r.stderr().strip());
@@ -112,14 +112,14 @@ public final class GitRemotes {
 
     /** The current branch of the clone (full ref name), or null when HEAD is detached. */
     public String currentBranch(Path clone) {
-        GitBinary.Result r = git.run(workTree(clone), "symbolic-ref", "-q", "HEAD");
-        return r.exit() == 0 ? GitBinary.chomp(r.stdout()).strip() : null;
+        Git.Result r = git.run(workTree(clone), "symbolic-ref", "-q", "HEAD");
+        return r.exit() == 0 ? Git.chomp(r.stdout()).strip() : null;
     }
 
     /** A value of the clone's git config, or null when unset. */
     public String config(Path clone, String key) {
-        GitBinary.Result r = git.run(clone, "config", "--get", key);
-        return r.exit() == 0 ? GitBinary.chomp(r.stdout()).strip() : null;
+        Git.Result r = git.run(clone, "config", "--get", key);
+        return r.exit() == 0 ? Git.chomp(r.stdout()).strip() : null;
     }
 
     /** Sets a value in the clone's own ({@code --local}) git config. */

@@ -3,6 +3,7 @@ package dev.fence.install;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
 import dev.fence.core.Resources;
+import dev.fence.git.Git;
 import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironments;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.fence.client;
+package dev.fence.git;
 
 import dev.fence.core.ConfigException;
 import java.io.IOException;
@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * environment less the variables that would point git at another repository (set when fence itself runs
  * inside a git hook).
  */
-final class GitBinary {
+public final class Git {
     private static final Set<String> RELOCATING = Set.of(
             "GIT_DIR",
             "GIT_WORK_TREE",
@@ -30,7 +30,10 @@ final class GitBinary {
             "GIT_ALTERNATE_OBJECT_DIRECTORIES",
             "GIT_QUARANTINE_PATH",
             "GIT_NAMESPACE",
-            "GIT_PREFIX");
+            "GIT_PREFIX",
+            "GIT_CONFIG",
+            "GIT_CONFIG_PARAMETERS",
+            "GIT_CONFIG_COUNT");
 
     private static final long TIMEOUT_SECONDS = 60;
 
@@ -38,35 +41,37 @@ final class GitBinary {
     private final Map<String, String> env;
 
     /** @throws ConfigException when no {@code git} is on the environment's {@code PATH} */
-    GitBinary(Map<String, String> env) {
+    public Git(Map<String, String> env) {
         this.binary = find(env);
         this.env = Map.copyOf(clean(env));
     }
 
     /** The outcome of one run. */
-    record Result(int exit, String stdout, String stderr) {}
+    public record Result(int exit, String stdout, String stderr) {}
 
     /** The absolute path of the git binary. */
-    String path() {
+    public String path() {
         return binary;
     }
 
     /** The environment git runs with (also used for the processes JGit forks). */
-    Map<String, String> env() {
+    public Map<String, String> env() {
         return env;
     }
 
     /** {@code env} without the variables that relocate git's repository. */
-    static Map<String, String> clean(Map<String, String> env) {
+    public static Map<String, String> clean(Map<String, String> env) {
         Map<String, String> clean = new HashMap<>(env);
-        clean.keySet().removeIf(RELOCATING::contains);
+        clean.keySet()
+                .removeIf(k ->
+                        RELOCATING.contains(k) || k.startsWith("GIT_CONFIG_KEY_") || k.startsWith("GIT_CONFIG_VALUE_"));
         // fence runs unattended next to agents: a credential prompt would hang it, so git fails instead.
         clean.putIfAbsent("GIT_TERMINAL_PROMPT", "0");
         return clean;
     }
 
     /** Runs {@code git args…} in {@code dir}. */
-    Result run(Path dir, String... args) {
+    public Result run(Path dir, String... args) {
         List<String> command = new ArrayList<>();
         command.add(binary);
         command.addAll(List.of(args));
@@ -97,7 +102,7 @@ final class GitBinary {
      *
      * @throws ConfigException when git exits non-zero
      */
-    String check(Path dir, String... args) {
+    public String check(Path dir, String... args) {
         Result r = run(dir, args);
         if (r.exit() != 0) {
             throw new ConfigException("git " + String.join(" ", args) + " failed (exit " + r.exit() + "): "
@@ -106,7 +111,7 @@ final class GitBinary {
         return chomp(r.stdout());
     }
 
-    static String chomp(String s) {
+    public static String chomp(String s) {
         return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
     }
 
@@ -130,6 +135,6 @@ final class GitBinary {
             }
         }
         throw new ConfigException("git: not found on PATH (" + (path.isEmpty() ? "PATH is not set" : path)
-                + "); fence runs git to" + " read remotes and their tips");
+                + "); fence runs git to read and configure repositories");
     }
 }
