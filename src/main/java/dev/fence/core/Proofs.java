@@ -1,12 +1,10 @@
 package dev.fence.core;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Proofs that a token was granted. A token number alone is no credential: FENCED messages and the
@@ -22,6 +20,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class Proofs {
     private static final String PREFIX = "fp1.";
+    private static final int HMAC_BLOCK = 64;
     private static final Pattern FORM = Pattern.compile("fp1\\.([A-Za-z0-9_-]{1,64})\\.([A-Za-z0-9_-]{43})");
 
     private Proofs() {}
@@ -65,14 +64,36 @@ public final class Proofs {
     }
 
     private static String mac(StoreIdentity identity, String generation, String resource, long token) {
+        String message = generation + '\n' + resource + '\n' + token;
+        byte[] out = hmacSha256(identity.proofKey(), message.getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
+    }
+
+    /**
+     * HMAC-SHA256 (RFC 2104) over the JDK's SHA-256 digest. The same bytes as {@code
+     * javax.crypto.Mac.getInstance("HmacSHA256")}, without the JCE: looking up a {@code Mac} walks the
+     * security providers and reads the crypto policy files, which a hook process would pay on every push.
+     */
+    static byte[] hmacSha256(byte[] key, byte[] message) {
+        MessageDigest sha256;
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(identity.proofKey(), "HmacSHA256"));
-            String message = generation + '\n' + resource + '\n' + token;
-            byte[] out = mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
-        } catch (GeneralSecurityException e) {
-            throw new InternalException("HmacSHA256 is not available in this JVM", e);
+            sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new InternalException("SHA-256 is not available in this JVM", e);
         }
+        byte[] block = new byte[HMAC_BLOCK];
+        byte[] k = key.length > HMAC_BLOCK ? sha256.digest(key) : key;
+        System.arraycopy(k, 0, block, 0, k.length);
+        byte[] pad = new byte[HMAC_BLOCK];
+        for (int i = 0; i < HMAC_BLOCK; i++) {
+            pad[i] = (byte) (block[i] ^ 0x36);
+        }
+        sha256.update(pad);
+        byte[] inner = sha256.digest(message);
+        for (int i = 0; i < HMAC_BLOCK; i++) {
+            pad[i] = (byte) (block[i] ^ 0x5c);
+        }
+        sha256.update(pad);
+        return sha256.digest(inner);
     }
 }
