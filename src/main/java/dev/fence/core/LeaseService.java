@@ -78,7 +78,7 @@ public final class LeaseService implements LeaseOperations {
             return new AcquireOutcome.Busy(resource, b.holder(), b.expiresAt());
         }
         AcquireResult.Granted g = (AcquireResult.Granted) r;
-        StoreIdentity identity = store.identity(Identities.candidate(now));
+        StoreIdentity identity = store.identityOf(g.generation(), () -> Identities.candidate(now));
         if (!identity.generation().equals(g.generation())) {
             throw new StoreUnavailableException(
                     "the store changed generation while granting " + resource + " (data loss?); acquire again");

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Where fence keeps counters, leases, admission state and the ledger. Implementations: SQLite (the
@@ -81,6 +82,28 @@ public interface LeaseStore extends AutoCloseable {
 
     /** Reads the state of each resource in one consistent snapshot; unknown ones come back {@link ResourceState#empty}. */
     Map<String, ResourceState> snapshot(Collection<String> resources);
+
+    /**
+     * The identity of {@code generation}, which a call such as {@link #acquire} just reported as current:
+     * as {@link #identity}, but stores that keep the identity they last read answer without asking the
+     * server again. An identity never changes within a generation.
+     */
+    default StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        return identity(candidate.get());
+    }
+
+    /** The store's identity and a snapshot of resources, as {@link #identityAndSnapshot} reads them. */
+    record IdentifiedSnapshot(StoreIdentity identity, Map<String, ResourceState> states) {}
+
+    /**
+     * {@link #identity} and {@link #snapshot} together, in one round trip (one transaction) where the store
+     * allows: what a hook needs to judge a push. The candidate is asked for only when the store has no
+     * identity, so the common path makes no random numbers.
+     */
+    default IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        StoreIdentity identity = identity(candidate.get());
+        return new IdentifiedSnapshot(identity, snapshot(resources));
+    }
 
     /**
      * Applies every write and appends every event in one atomic step, if every write's {@code

@@ -56,6 +56,17 @@ final class SharedStore implements LeaseStore {
     }
 
     @Override
+    public StoreIdentity identityOf(String generation, java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.identityOf(generation, candidate);
+    }
+
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(
+            Collection<String> resources, java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.identityAndSnapshot(resources, candidate);
+    }
+
+    @Override
     public CommitResult commit(List<dev.fence.core.ResourceWrite> writes, List<LedgerEvent> events) {
         return store.commit(writes, events);
     }

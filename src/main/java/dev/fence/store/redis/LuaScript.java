@@ -8,9 +8,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -26,22 +29,21 @@ final class LuaScript {
     private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
 
     private final String name;
-    private final String source;
-    private final String sha1;
+    private volatile String source;
+    private volatile String sha1;
 
-    private LuaScript(String name, String source) {
+    private LuaScript(String name) {
         this.name = name;
-        this.source = source;
-        this.sha1 = sha1Hex(source);
     }
 
     /**
-     * Loads script {@code name} (without {@code .lua}) with the shared helpers.
+     * Script {@code name} (without {@code .lua}) with the shared helpers, read on first use: a hook
+     * process runs two of the scripts and should not read and hash the others.
      *
-     * @throws InternalException when a resource is missing from the build
+     * @throws InternalException (on first use) when a resource is missing from the build
      */
     static LuaScript load(String name) {
-        return new LuaScript(name, read(LIB) + "\n" + read(name));
+        return new LuaScript(name);
     }
 
     String name() {
@@ -49,11 +51,21 @@ final class LuaScript {
     }
 
     String source() {
-        return source;
+        String s = source;
+        if (s == null) {
+            s = read(LIB) + "\n" + read(name);
+            source = s;
+        }
+        return s;
     }
 
     String sha1() {
-        return sha1;
+        String h = sha1;
+        if (h == null) {
+            h = sha1Hex(source());
+            sha1 = h;
+        }
+        return h;
     }
 
     /**
@@ -61,15 +73,48 @@ final class LuaScript {
      * String}, integers to {@code Long}, arrays to {@code List}, nil to null.
      */
     Object eval(Connection connection, List<String> keys, List<String> args) {
+        return eval(connection, keys, args, false);
+    }
+
+    /**
+     * As {@link #eval(Connection, List, List)}; with {@code pingFirst}, a {@code PING} goes out in the same
+     * write as the script (one round trip), and a connection failure on its reply is a {@link
+     * StaleConnection}.
+     */
+    Object eval(Connection connection, List<String> keys, List<String> args, boolean pingFirst) {
+        String sha1 = sha1();
+        CommandObject<Object> command = COMMANDS.evalsha(sha1, keys, args);
         try {
-            return connection.executeCommand(COMMANDS.evalsha(sha1, keys, args));
+            if (!pingFirst) {
+                return connection.executeCommand(command);
+            }
+            connection.sendCommand(Protocol.Command.PING);
+            connection.sendCommand(command.getArguments());
+            try {
+                connection.getOne();
+            } catch (JedisConnectionException e) {
+                throw new StaleConnection(e);
+            }
+            return command.getBuilder().build(connection.getOne());
         } catch (JedisNoScriptException e) {
-            String loaded = connection.executeCommand(COMMANDS.scriptLoad(source));
+            String loaded = connection.executeCommand(COMMANDS.scriptLoad(source()));
             if (!sha1.equals(loaded)) {
                 throw new InternalException(
                         "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1);
             }
             return connection.executeCommand(COMMANDS.evalsha(sha1, keys, args));
+        }
+    }
+
+    /**
+     * The reply to the {@code PING} sent ahead of a script was lost to a connection failure: the pooled
+     * connection had gone stale (most often, the server restarted since it was last used).
+     */
+    static final class StaleConnection extends JedisConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        StaleConnection(JedisConnectionException cause) {
+            super(cause.getMessage(), cause);
         }
     }
 

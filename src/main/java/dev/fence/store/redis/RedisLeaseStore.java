@@ -37,8 +37,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -96,6 +98,7 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final LuaScript RELEASE = LuaScript.load("release");
     private static final LuaScript MOVE_GRANT_SHA = LuaScript.load("move_grant_sha");
     private static final LuaScript SNAPSHOT = LuaScript.load("snapshot");
+    private static final LuaScript IDENTITY_SNAPSHOT = LuaScript.load("identity_snapshot");
     private static final LuaScript COMMIT = LuaScript.load("commit");
     private static final LuaScript APPEND = LuaScript.load("append");
 
@@ -119,6 +122,9 @@ public final class RedisLeaseStore implements LeaseStore {
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
     private volatile boolean evictionPolicyChecked;
+
+    /** Connections that have been used and returned to the pool (weakly held: the pool may drop them). */
+    private final Set<Connection> pooled = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
 
     private RedisLeaseStore(RedisUrl url, StoreOptions options, ConnectionPool pool, int timeoutMillis) {
         this.url = url;
@@ -161,7 +167,8 @@ public final class RedisLeaseStore implements LeaseStore {
         poolConfig.setMinIdle(0);
         poolConfig.setMaxWait(Duration.ofMillis(timeout));
         poolConfig.setBlockWhenExhausted(true);
-        // borrow() checks connections itself, bounding a dead server's cost to one timeout.
+        // call() checks pooled connections itself (a PING sent with the first script), bounding a dead
+        // server's cost to one timeout.
         poolConfig.setTestOnBorrow(false);
         poolConfig.setJmxEnabled(false);
         ConnectionPool pool =
@@ -176,9 +183,9 @@ public final class RedisLeaseStore implements LeaseStore {
         List<String> args = new ArrayList<>(candidateArgs(candidate));
         args.add(known == null ? "" : known.generation());
         List<?> reply = list(call("identity", c -> {
-            List<?> r = list(IDENTITY.eval(c, List.of(RedisKeys.META), args));
+            List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
-                awaitReplicas(c);
+                awaitReplicas(c.connection);
             }
             return r;
         }));
@@ -206,19 +213,12 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(candidate, "candidate");
         requireValidLease(ttlMillis, now);
         long nowMs = now.toEpochMilli();
-        Resources.GitRef git = Resources.parse(resource).orElse(null);
-        List<String> args =
-                new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
-        args.addAll(candidateArgs(candidate));
-        args.add(retentionMillis());
-        args.add(resource);
-        args.add(git == null ? "" : git.repoId());
-        args.add(git == null ? "" : git.ref());
-        List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+        List<String> args = acquireArgs(resource, holder, ttlMillis, nowMs, grantSha, candidate, options);
+        List<String> keys = acquireKeys(resource);
         List<?> reply = list(call("acquire", c -> {
-            List<?> r = list(ACQUIRE.eval(c, keys, args));
+            List<?> r = list(c.eval(ACQUIRE, keys, args));
             if ("granted".equals(string(r.get(0)))) {
-                awaitReplicas(c);
+                awaitReplicas(c.connection);
             }
             return r;
         }));
@@ -238,6 +238,50 @@ public final class RedisLeaseStore implements LeaseStore {
                 Instant.ofEpochMilli(nowMs + ttlMillis),
                 lease(previous),
                 RedisCodec.tip(previous));
+    }
+
+    private static List<String> acquireKeys(String resource) {
+        return List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+    }
+
+    private static List<String> acquireArgs(
+            String resource,
+            String holder,
+            long ttlMillis,
+            long nowMs,
+            String grantSha,
+            StoreIdentity candidate,
+            StoreOptions options) {
+        Resources.GitRef git = Resources.parse(resource).orElse(null);
+        List<String> args =
+                new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
+        args.addAll(candidateArgs(candidate));
+        args.add(Long.toString(Math.max(0, options.retention().toMillis())));
+        args.add(resource);
+        args.add(git == null ? "" : git.repoId());
+        args.add(git == null ? "" : git.ref());
+        return args;
+    }
+
+    /**
+     * The arguments of the {@code EVALSHA} that {@link #acquire} sends (after the command name), for
+     * {@code fence bench}, which has {@code redis-benchmark} send the same script with the same keys and
+     * arguments as a yardstick. The script must already be loaded (any acquire loads it).
+     */
+    public static List<String> acquireEvalshaArguments(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            StoreIdentity candidate,
+            StoreOptions options) {
+        List<String> keys = acquireKeys(resource);
+        List<String> out = new ArrayList<>();
+        out.add(ACQUIRE.sha1());
+        out.add(Integer.toString(keys.size()));
+        out.addAll(keys);
+        out.addAll(acquireArgs(resource, holder, ttlMillis, now.toEpochMilli(), null, candidate, options));
+        return out;
     }
 
     @Override
@@ -284,12 +328,79 @@ public final class RedisLeaseStore implements LeaseStore {
             return Map.of();
         }
         List<String> keys = names.stream().map(RedisKeys::state).toList();
-        List<?> reply = list(call("snapshot", c -> SNAPSHOT.eval(c, keys, List.of())));
+        List<?> reply = list(call("snapshot", c -> c.eval(SNAPSHOT, keys, List.of())));
         Map<String, ResourceState> states = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) {
             states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(i))));
         }
         return Collections.unmodifiableMap(states);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One script, one round trip: the identity (only its generation when the cached one is current),
+     * the states, and on a store's first call the eviction-policy check too.
+     */
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        List<String> names = new ArrayList<>(new LinkedHashSet<>(resources));
+        List<String> keys = new ArrayList<>(names.size() + 1);
+        keys.add(RedisKeys.META);
+        for (String name : names) {
+            keys.add(RedisKeys.state(name));
+        }
+        for (int attempt = 0; attempt < 3; attempt++) {
+            StoreIdentity known = identity.get();
+            boolean check = !evictionPolicyChecked;
+            List<String> args = List.of(known == null ? "" : known.generation(), check ? "1" : "0");
+            List<?> reply = list(call("snapshot", false, c -> c.eval(IDENTITY_SNAPSHOT, keys, args)));
+            String kind = string(reply.get(0));
+            if (kind.equals("evicting")) {
+                throw evicting(string(reply.get(1)));
+            }
+            if (check) {
+                evictionPolicyChecked = true;
+            }
+            if (kind.equals("missing")) {
+                identity(candidate.get());
+                continue;
+            }
+            StoreIdentity current;
+            int first;
+            if (kind.equals("same")) {
+                if (known == null || !known.generation().equals(string(reply.get(1)))) {
+                    continue; // the cache moved meanwhile: read again
+                }
+                current = known;
+                first = 2;
+            } else {
+                current = new StoreIdentity(
+                        string(reply.get(1)),
+                        number(reply.get(2)),
+                        Base64.getDecoder().decode(string(reply.get(3))),
+                        Instant.ofEpochMilli(number(reply.get(4))));
+                identity.set(current);
+                first = 5;
+            }
+            Map<String, ResourceState> states = new LinkedHashMap<>();
+            for (int i = 0; i < names.size(); i++) {
+                states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(first + i))));
+            }
+            return new IdentifiedSnapshot(current, Collections.unmodifiableMap(states));
+        }
+        throw new StoreUnavailableException("Redis at " + url.address()
+                + " kept losing its identity record while it was read; is something deleting fence's keys?");
+    }
+
+    /** {@inheritDoc} The cached identity when it is of {@code generation}: no round trip. */
+    @Override
+    public StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        StoreIdentity known = identity.get();
+        if (known != null && known.generation().equals(generation)) {
+            return known;
+        }
+        return identity(candidate.get());
     }
 
     @Override
@@ -323,9 +434,9 @@ public final class RedisLeaseStore implements LeaseStore {
             RedisCodec.encodeEvent(e, args);
         }
         List<?> reply = list(call("commit", c -> {
-            List<?> r = list(COMMIT.eval(c, keys, args));
+            List<?> r = list(c.eval(COMMIT, keys, args));
             if ("committed".equals(string(r.get(0)))) {
-                awaitReplicas(c);
+                awaitReplicas(c.connection);
             }
             return r;
         }));
@@ -354,8 +465,8 @@ public final class RedisLeaseStore implements LeaseStore {
             RedisCodec.encodeEvent(e, args);
         }
         call("append", c -> {
-            Object r = APPEND.eval(c, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
-            awaitReplicas(c);
+            Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+            awaitReplicas(c.connection);
             return r;
         });
     }
@@ -372,7 +483,9 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        return call("query", c -> limit > 0 ? newest(c, query, lowest, limit) : oldestFirst(c, query, lowest));
+        return call(
+                "query",
+                c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
     }
 
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
@@ -437,9 +550,9 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private LeaseCheck leaseCheck(String operation, LuaScript script, List<String> keys, List<String> args) {
         List<?> reply = list(call(operation, c -> {
-            List<?> r = list(script.eval(c, keys, args));
+            List<?> r = list(c.eval(script, keys, args));
             if ("ok".equals(string(r.get(0)))) {
-                awaitReplicas(c);
+                awaitReplicas(c.connection);
             }
             return r;
         }));
@@ -459,36 +572,82 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /** Runs {@code body} on a live pooled connection, translating Jedis failures into fence's. */
-    private <T> T call(String operation, Function<Connection, T> body) {
-        try (Connection c = borrow()) {
-            checkEvictionPolicy(c);
-            return body.apply(c);
+    private <T> T call(String operation, Function<Link, T> body) {
+        return call(operation, true, body);
+    }
+
+    /**
+     * Runs {@code body} on a connection from the pool, translating Jedis failures into fence's.
+     *
+     * <p>A new connection has just proved itself in its handshake. A pooled one may predate a server
+     * restart, so the first script it runs goes out together with a {@code PING} (one round trip, not
+     * two): a connection failure on the {@code PING}'s reply means the connection was stale, so the idle
+     * ones are dropped and a fresh connection is tried once. A timeout is not retried, which keeps a hung
+     * server's cost to about one timeout. The script was written to the stale socket too; the server
+     * behind it was gone, so it did not run, except in one case: a server that crashed after running both
+     * and before answering either. A retried script then runs twice, which the scripts tolerate: tokens
+     * only go up (a second acquire issues one more), and a repeated commit or release finds the version or
+     * lease moved and is refused.
+     *
+     * @param checkEviction run {@link #checkEvictionPolicy} first (calls whose script checks it itself
+     *     pass false)
+     */
+    private <T> T call(String operation, boolean checkEviction, Function<Link, T> body) {
+        try {
+            for (int attempt = 0; ; attempt++) {
+                Connection c = pool.getResource();
+                try {
+                    Link link = new Link(c, pooled.contains(c));
+                    if (checkEviction) {
+                        checkEvictionPolicy(link);
+                    }
+                    return body.apply(link);
+                } catch (LuaScript.StaleConnection e) {
+                    if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                        throw e;
+                    }
+                    pool.clear();
+                } finally {
+                    pooled.add(c);
+                    c.close();
+                }
+            }
         } catch (JedisException e) {
             throw translate(operation, e);
         }
     }
 
     /**
-     * A pooled connection that answered PING. A pooled connection may predate a server restart; one that
-     * fails fast means the server went away, so all idle ones are dropped and a fresh one is tried once. A
-     * timeout is not retried, which keeps a hung server's cost to about one timeout.
+     * A borrowed connection. Its first script carries a {@code PING} when the connection came back from
+     * the pool (see {@link #call(String, boolean, Function)}); other commands get a separate {@code PING}
+     * first.
      */
-    private Connection borrow() {
-        for (int attempt = 0; ; attempt++) {
-            Connection c = pool.getResource();
-            try {
-                c.executeCommand(COMMANDS.ping());
-                return c;
-            } catch (JedisConnectionException e) {
-                c.close();
-                if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
-                    throw e;
+    private static final class Link {
+        final Connection connection;
+        private boolean verify;
+
+        Link(Connection connection, boolean verify) {
+            this.connection = connection;
+            this.verify = verify;
+        }
+
+        Object eval(LuaScript script, List<String> keys, List<String> args) {
+            boolean ping = verify;
+            verify = false;
+            return script.eval(connection, keys, args, ping);
+        }
+
+        /** The connection, checked with a {@code PING} round trip if it came from the pool. */
+        Connection verified() {
+            if (verify) {
+                verify = false;
+                try {
+                    connection.executeCommand(COMMANDS.ping());
+                } catch (JedisConnectionException e) {
+                    throw new LuaScript.StaleConnection(e);
                 }
-                pool.clear();
-            } catch (RuntimeException e) {
-                c.close();
-                throw e;
             }
+            return connection;
         }
     }
 
@@ -497,13 +656,13 @@ public final class RedisLeaseStore implements LeaseStore {
      * restart its counter at the floor and repeat tokens. Checked until it passes once; a server whose
      * ACL denies INFO is given the benefit of the doubt.
      */
-    private void checkEvictionPolicy(Connection c) {
+    private void checkEvictionPolicy(Link link) {
         if (evictionPolicyChecked) {
             return;
         }
         String info;
         try {
-            info = c.executeCommand(COMMANDS.info("memory"));
+            info = link.verified().executeCommand(COMMANDS.info("memory"));
         } catch (JedisDataException e) {
             evictionPolicyChecked = true;
             return;
@@ -512,13 +671,17 @@ public final class RedisLeaseStore implements LeaseStore {
             if (line.startsWith("maxmemory_policy:")) {
                 String policy = line.substring("maxmemory_policy:".length()).trim();
                 if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys-")) {
-                    throw new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
-                            + ", which may evict fence's counters and so repeat tokens;"
-                            + " set maxmemory-policy to noeviction (or a volatile-* policy)");
+                    throw evicting(policy);
                 }
             }
         }
         evictionPolicyChecked = true;
+    }
+
+    private ConfigException evicting(String policy) {
+        return new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
+                + ", which may evict fence's counters and so repeat tokens;"
+                + " set maxmemory-policy to noeviction (or a volatile-* policy)");
     }
 
     /** WAITs for the configured replicas on the connection that made the write, as WAIT requires. */

@@ -42,6 +42,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteException;
@@ -141,13 +142,24 @@ public final class SqliteLeaseStore implements LeaseStore {
     @Override
     public StoreIdentity identity(StoreIdentity candidate) {
         Objects.requireNonNull(candidate, "candidate");
+        return identity(() -> candidate);
+    }
+
+    /** {@inheritDoc} Read first; the candidate is made only when the store has no identity. */
+    @Override
+    public StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        return identity(candidate);
+    }
+
+    private StoreIdentity identity(Supplier<StoreIdentity> candidate) {
         // Read first without the write lock: the identity almost always exists, and callers such as a
         // hook verifying proofs should not queue behind writers for it.
         StoreIdentity existing = run("read identity", false, SqliteLeaseStore::readIdentity);
         if (existing != null) {
             return existing;
         }
-        return run("create identity", true, c -> ensureIdentity(c, candidate));
+        StoreIdentity made = Objects.requireNonNull(candidate.get(), "candidate");
+        return run("create identity", true, c -> ensureIdentity(c, made));
     }
 
     @Override
@@ -259,6 +271,28 @@ public final class SqliteLeaseStore implements LeaseStore {
             }
             return Collections.unmodifiableMap(out);
         });
+    }
+
+    /** {@inheritDoc} One read transaction; a second, writing one only when the store has no identity yet. */
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
+        IdentifiedSnapshot read = run("snapshot", false, c -> {
+            StoreIdentity identity = readIdentity(c);
+            if (identity == null) {
+                return null;
+            }
+            Map<String, ResourceState> out = new LinkedHashMap<>();
+            for (String resource : names) {
+                out.put(resource, readState(c, resource));
+            }
+            return new IdentifiedSnapshot(identity, Collections.unmodifiableMap(out));
+        });
+        if (read != null) {
+            return read;
+        }
+        StoreIdentity identity = identity(candidate.get());
+        return new IdentifiedSnapshot(identity, snapshot(names));
     }
 
     /**
