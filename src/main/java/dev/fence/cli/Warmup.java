@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.bench.PrivateRedis;
 import dev.fence.core.Grant;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
@@ -21,8 +22,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and, when
- * {@code FENCE_WARMUP_REDIS} names a server, Redis) in a throw-away repository, so that a JVM started
+ * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and Redis: the
+ * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a throw-away repository, so that a JVM started
  * with {@code -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives
  * exactly the classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
  * {@link #ARG}); nothing else should.
@@ -62,6 +63,17 @@ public final class Warmup {
         String redis = processEnv.get("FENCE_WARMUP_REDIS");
         if (redis != null && !redis.isBlank()) {
             exercise(env, bare, redis, first, second);
+            return;
+        }
+        // No Redis named: a private redis-server, when this machine has one, so that the archive holds the
+        // Redis store's classes too.
+        Path server = PrivateRedis.find(processEnv.get("PATH"), "redis-server");
+        if (server != null) {
+            try (PrivateRedis r = PrivateRedis.start(server)) {
+                exercise(env, bare, r.url(), first, second);
+            } catch (IOException e) {
+                // The archive then covers SQLite only; Redis hooks still work, a little slower.
+            }
         }
     }
 
