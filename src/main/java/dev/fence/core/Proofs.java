@@ -2,7 +2,6 @@ package dev.fence.core;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.regex.Pattern;
 
@@ -70,30 +69,29 @@ public final class Proofs {
     }
 
     /**
-     * HMAC-SHA256 (RFC 2104) over the JDK's SHA-256 digest. The same bytes as {@code
-     * javax.crypto.Mac.getInstance("HmacSHA256")}, without the JCE: looking up a {@code Mac} walks the
-     * security providers and reads the crypto policy files, which a hook process would pay on every push.
+     * HMAC-SHA256 (RFC 2104) over {@link Sha256}. The same bytes as {@code
+     * javax.crypto.Mac.getInstance("HmacSHA256")}, without the JCA: looking up a {@code Mac} (or a {@code
+     * MessageDigest}) walks the security providers and reads the crypto policy files, which a hook
+     * process would pay on every push for one HMAC.
      */
     static byte[] hmacSha256(byte[] key, byte[] message) {
-        MessageDigest sha256;
-        try {
-            sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new InternalException("SHA-256 is not available in this JVM", e);
-        }
         byte[] block = new byte[HMAC_BLOCK];
-        byte[] k = key.length > HMAC_BLOCK ? sha256.digest(key) : key;
+        byte[] k = key.length > HMAC_BLOCK ? Sha256.digest(key) : key;
         System.arraycopy(k, 0, block, 0, k.length);
         byte[] pad = new byte[HMAC_BLOCK];
         for (int i = 0; i < HMAC_BLOCK; i++) {
             pad[i] = (byte) (block[i] ^ 0x36);
         }
-        sha256.update(pad);
-        byte[] inner = sha256.digest(message);
+        Sha256 inner = new Sha256();
+        inner.update(pad);
+        inner.update(message);
+        byte[] innerDigest = inner.finish();
         for (int i = 0; i < HMAC_BLOCK; i++) {
             pad[i] = (byte) (block[i] ^ 0x5c);
         }
-        sha256.update(pad);
-        return sha256.digest(inner);
+        Sha256 outer = new Sha256();
+        outer.update(pad);
+        outer.update(innerDigest);
+        return outer.finish();
     }
 }

@@ -23,6 +23,24 @@ class ProofsTest {
     }
 
     @Test
+    void sha256IsTheJdksForEveryLengthAroundTheBlockBoundaries() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        for (int length = 0; length <= 300; length++) {
+            byte[] data = new byte[length];
+            random.nextBytes(data);
+            byte[] expected = java.security.MessageDigest.getInstance("SHA-256").digest(data);
+            assertEquals(
+                    java.util.HexFormat.of().formatHex(expected),
+                    java.util.HexFormat.of().formatHex(Sha256.digest(data)),
+                    length + " bytes");
+        }
+        assertEquals(
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                java.util.HexFormat.of()
+                        .formatHex(Sha256.digest("abc".getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
+    }
+
+    @Test
     void theHmacIsTheJcesHmacSha256ForEveryKeyAndMessageLength() throws Exception {
         java.util.Random random = new java.util.Random(42);
         for (int keyLength : new int[] {0, 1, 31, 32, 63, 64, 65, 100, 200}) {

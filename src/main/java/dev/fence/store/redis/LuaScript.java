@@ -4,9 +4,6 @@ import dev.fence.core.InternalException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
@@ -131,11 +128,6 @@ final class LuaScript {
     }
 
     private static String sha1Hex(String text) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-1");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new InternalException("SHA-1 is not available in this JVM", e);
-        }
+        return Sha1.hex(text);
     }
 }
