@@ -6,7 +6,6 @@ import dev.fence.core.Identities;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
-import dev.fence.core.StoreIdentity;
 import dev.fence.hook.HookConfig;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
@@ -213,14 +212,9 @@ public final class Bench {
         stores.add(store);
         LeaseService service = new LeaseService(store, Clock.systemUTC());
         Instant now = Instant.now();
-        StoreIdentity identity = store.identity(Identities.candidate(now));
+        store.identity(Identities.candidate(now));
         List<String> evalsha = RedisLeaseStore.acquireEvalshaArguments(
-                LeaseLoad.RESOURCE_PATTERN,
-                "bench",
-                Duration.ofMinutes(1).toMillis(),
-                now,
-                identity,
-                StoreOptions.defaults());
+                LeaseLoad.RESOURCE_PATTERN, "bench", Duration.ofMinutes(1).toMillis(), now, StoreOptions.defaults());
         for (int callers : o.callers()) {
             progress.println("lease acquires, " + callers + " callers: fence client, " + o.leaseSeconds() + " s");
             LeaseLoad.Row fence =

@@ -58,6 +58,20 @@ public interface LeaseStore extends AutoCloseable {
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate);
 
     /**
+     * As {@link #acquire(String, String, long, Instant, String, StoreIdentity)}, asking for the candidate
+     * only when the store has no identity, so that the usual grant makes no random numbers.
+     */
+    default AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
+        return acquire(resource, holder, ttlMillis, now, grantSha, candidate.get());
+    }
+
+    /**
      * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter
      * equals {@code token}, the latest lease has that holder and token and is not released (an expired
      * lease that no one has superseded may be renewed). Otherwise {@link LeaseCheck.Refused}, nothing

@@ -207,37 +207,69 @@ public final class RedisLeaseStore implements LeaseStore {
     @Override
     public AcquireResult acquire(
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The script is first sent without a candidate; only a store that has no identity (its first
+     * grant, or after a data loss) answers so, and the call is repeated with one.
+     */
+    @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
         Objects.requireNonNull(candidate, "candidate");
         requireValidLease(ttlMillis, now);
         long nowMs = now.toEpochMilli();
-        List<String> args = acquireArgs(resource, holder, ttlMillis, nowMs, grantSha, candidate, options);
         List<String> keys = acquireKeys(resource);
-        List<?> reply = list(call("acquire", c -> {
-            List<?> r = list(c.eval(ACQUIRE, keys, args));
-            if ("granted".equals(string(r.get(0)))) {
-                awaitReplicas(c.connection);
+        StoreIdentity offered = null;
+        for (int attempt = 0; ; attempt++) {
+            List<String> args = acquireArgs(resource, holder, ttlMillis, nowMs, grantSha, offered, options);
+            List<?> reply = list(call("acquire", c -> {
+                List<?> r = list(c.eval(ACQUIRE, keys, args));
+                if ("granted".equals(string(r.get(0)))) {
+                    awaitReplicas(c.connection);
+                }
+                return r;
+            }));
+            String kind = string(reply.get(0));
+            if ("no-identity".equals(kind)) {
+                if (attempt > 0) {
+                    throw new InternalException("acquire script asked for an identity it was given");
+                }
+                offered = Objects.requireNonNull(candidate.get(), "candidate");
+                continue;
             }
-            return r;
-        }));
-        if ("busy".equals(string(reply.get(0)))) {
-            return new AcquireResult.Busy(
-                    resource, string(reply.get(1)), number(reply.get(2)), Instant.ofEpochMilli(number(reply.get(3))));
+            if ("busy".equals(kind)) {
+                return new AcquireResult.Busy(
+                        resource,
+                        string(reply.get(1)),
+                        number(reply.get(2)),
+                        Instant.ofEpochMilli(number(reply.get(3))));
+            }
+            String generation = string(reply.get(1));
+            noteGeneration(generation);
+            Map<String, String> previous = hash(reply.get(3));
+            return new AcquireResult.Granted(
+                    resource,
+                    holder,
+                    number(reply.get(2)),
+                    generation,
+                    Instant.ofEpochMilli(nowMs),
+                    Instant.ofEpochMilli(nowMs + ttlMillis),
+                    lease(previous),
+                    RedisCodec.tip(previous));
         }
-        String generation = string(reply.get(1));
-        noteGeneration(generation);
-        Map<String, String> previous = hash(reply.get(3));
-        return new AcquireResult.Granted(
-                resource,
-                holder,
-                number(reply.get(2)),
-                generation,
-                Instant.ofEpochMilli(nowMs),
-                Instant.ofEpochMilli(nowMs + ttlMillis),
-                lease(previous),
-                RedisCodec.tip(previous));
     }
 
     private static List<String> acquireKeys(String resource) {
@@ -255,7 +287,7 @@ public final class RedisLeaseStore implements LeaseStore {
         Resources.GitRef git = Resources.parse(resource).orElse(null);
         List<String> args =
                 new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
-        args.addAll(candidateArgs(candidate));
+        args.addAll(candidate == null ? List.of("", "", "", "") : candidateArgs(candidate));
         args.add(Long.toString(Math.max(0, options.retention().toMillis())));
         args.add(resource);
         args.add(git == null ? "" : git.repoId());
@@ -266,21 +298,17 @@ public final class RedisLeaseStore implements LeaseStore {
     /**
      * The arguments of the {@code EVALSHA} that {@link #acquire} sends (after the command name), for
      * {@code fence bench}, which has {@code redis-benchmark} send the same script with the same keys and
-     * arguments as a yardstick. The script must already be loaded (any acquire loads it).
+     * arguments as a yardstick: without a candidate identity, as a store that has one is sent. The script
+     * must already be loaded (any acquire loads it).
      */
     public static List<String> acquireEvalshaArguments(
-            String resource,
-            String holder,
-            long ttlMillis,
-            Instant now,
-            StoreIdentity candidate,
-            StoreOptions options) {
+            String resource, String holder, long ttlMillis, Instant now, StoreOptions options) {
         List<String> keys = acquireKeys(resource);
         List<String> out = new ArrayList<>();
         out.add(ACQUIRE.sha1());
         out.add(Integer.toString(keys.size()));
         out.addAll(keys);
-        out.addAll(acquireArgs(resource, holder, ttlMillis, now.toEpochMilli(), null, candidate, options));
+        out.addAll(acquireArgs(resource, holder, ttlMillis, now.toEpochMilli(), null, null, options));
         return out;
     }
 

@@ -46,6 +46,7 @@ import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteException;
+import org.sqlite.SQLiteJDBCLoader;
 
 /**
  * The embedded {@link LeaseStore}: one SQLite file in WAL mode, shared by every fence process on the
@@ -133,10 +134,57 @@ public final class SqliteLeaseStore implements LeaseStore {
     public static SqliteLeaseStore open(Path file, StoreOptions options) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        SqliteNative.prepare();
+        loadLibraryInBackground();
         SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
         store.run("open", false, c -> null);
         return store;
+    }
+
+    /** Loads sqlite-jdbc's native library on its own thread; null once loaded or before the first open. */
+    private static volatile Thread libraryLoader;
+
+    private static final java.util.concurrent.atomic.AtomicBoolean LIBRARY_LOADING =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Starts loading the native library (finding or caching it, then {@code System.load}) on a thread of
+     * its own, once per process. Meanwhile the opening thread builds the driver's connection settings, which
+     * make a date formatter and so load the JDK's locale data: two independent start-up costs that a
+     * one-shot hook process then pays side by side instead of one after the other.
+     */
+    private static void loadLibraryInBackground() {
+        if (!LIBRARY_LOADING.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        SqliteNative.prepare();
+                        SQLiteJDBCLoader.initialize();
+                    } catch (Exception | LinkageError e) {
+                        // Opening the connection loads it again and reports the problem.
+                    }
+                },
+                "fence-sqlite-library");
+        t.setDaemon(true);
+        libraryLoader = t;
+        t.start();
+    }
+
+    /** Waits for {@link #loadLibraryInBackground} (the driver must not extract a copy of its own meanwhile). */
+    private static void awaitLibrary(long deadline) {
+        Thread t = libraryLoader;
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join(remainingMillis(deadline));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!t.isAlive()) {
+            libraryLoader = null;
+        }
     }
 
     @Override
@@ -159,12 +207,25 @@ public final class SqliteLeaseStore implements LeaseStore {
             return existing;
         }
         StoreIdentity made = Objects.requireNonNull(candidate.get(), "candidate");
-        return run("create identity", true, c -> ensureIdentity(c, made));
+        return run("create identity", true, c -> ensureIdentity(c, () -> made));
     }
 
     @Override
     public AcquireResult acquire(
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+    }
+
+    /** {@inheritDoc} The candidate is made only when the store turns out to have no identity. */
+    @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
@@ -524,6 +585,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(remainingMillis(deadline));
+        awaitLibrary(deadline);
         Connection c = config.createConnection("jdbc:sqlite:" + file);
         try {
             try (Statement s = c.createStatement();
@@ -637,11 +699,12 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private static StoreIdentity ensureIdentity(Connection c, StoreIdentity candidate) throws SQLException {
+    private static StoreIdentity ensureIdentity(Connection c, Supplier<StoreIdentity> made) throws SQLException {
         StoreIdentity existing = readIdentity(c);
         if (existing != null) {
             return existing;
         }
+        StoreIdentity candidate = Objects.requireNonNull(made.get(), "candidate");
         try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.insert"))) {
             ps.setString(1, candidate.generation());
             ps.setLong(2, candidate.floor());
