@@ -71,6 +71,19 @@ final class BenchCommand implements Callable<Integer> {
             description = "Timed verdict requests to fence serve (default: ${DEFAULT-VALUE}).")
     int verdicts;
 
+    @Option(
+            names = "--hook-launcher",
+            paramLabel = "PATH",
+            description = "Run the Java hook rows with this fence launcher (default: the one running this command),"
+                    + " to compare another build.")
+    Path hookLauncher;
+
+    @Option(
+            names = "--hook-jar",
+            paramLabel = "PATH",
+            description = "Run the Java hook rows with this fence.jar (default: this one), to compare another build.")
+    Path hookJar;
+
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
 
