@@ -9,8 +9,6 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,7 +75,8 @@ public final class Warmup {
         }
     }
 
-    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second) {
+    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second)
+            throws IOException {
         String repoId = "warmup-" + System.nanoTime();
         String resource = Resources.forRef(repoId, "refs/heads/main");
         Grant g;
@@ -86,29 +85,36 @@ public final class Warmup {
                     new LeaseService(s, Clock.systemUTC()).acquire(resource, "warmup", Duration.ofSeconds(30), null);
             g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
         }
+        // As 'fence install' sets a repository up: the store in its fence.conf, the repo id read from its
+        // git config, the pusher from USER.
+        Files.writeString(bare.resolve("fence.conf"), "store = " + store + "\n");
+        try {
+            git(env, bare, "config", "fence.repoId", repoId);
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
         Map<String, String> hookEnv = new HashMap<>(env);
-        hookEnv.put("GIT_DIR", bare.toString());
-        hookEnv.put("FENCE_PUSHER", "warmup");
-        hookEnv.put("FENCE_REPO_ID", repoId);
+        hookEnv.put("GIT_DIR", ".");
+        hookEnv.put("USER", "warmup");
         hookEnv.put("GIT_PUSH_OPTION_COUNT", "2");
         hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + g.token());
         hookEnv.put("GIT_PUSH_OPTION_1", "fence-proof=" + g.proof());
         String zero = "0".repeat(40);
-        hook(hookEnv, store, zero + " " + first + " refs/heads/main\n");
-        hook(hookEnv, store, first + " " + second + " refs/heads/main\n");
+        hook(hookEnv, bare, zero + " " + first + " refs/heads/main\n");
+        hook(hookEnv, bare, first + " " + second + " refs/heads/main\n");
         hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + (g.token() - 1));
-        hook(hookEnv, store, second + " " + first + " refs/heads/main\n");
+        hook(hookEnv, bare, second + " " + first + " refs/heads/main\n");
     }
 
-    private static void hook(Map<String, String> env, String store, String stdin) {
+    private static void hook(Map<String, String> env, Path bare, String stdin) {
         Context ctx = new Context(
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()),
-                env,
+                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream(), false),
+                java.util.Collections.unmodifiableMap(env),
                 Clock.systemUTC(),
-                Path.of(env.get("GIT_DIR")));
-        HookRunner.fastPath(ctx, new String[] {"hook", "pre-receive", "--store", store});
+                bare);
+        Main.run(ctx, "hook", "pre-receive");
     }
 
     private static String git(Map<String, String> env, Path dir, String... args)

@@ -97,6 +97,12 @@ public final class PreReceiveHook {
         } catch (ConfigException e) {
             return brokenConfig(env, gitDir, stdin, e);
         }
+        return run(env, gitDir, stdin, config, storeOverride);
+    }
+
+    /** As {@link #run(Map, Path, InputStream, Path, String)} with the configuration already read. */
+    public Result run(
+            Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config, String storeOverride) {
         String url = storeOverride != null ? storeOverride : config.store().orElse(null);
         Ancestry ancestry = new GitAncestry(env, gitDir);
         if (workers != null) {

@@ -40,7 +40,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
@@ -89,7 +91,12 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     private static final int PRUNE_BATCH = 256;
 
-    private static final SqlResources SQL = SqlResources.load();
+    /** The SQL, read on first use (after {@link Startup#begin()} has set the driver going). */
+    private static final class Sql {
+        static final SqlResources SQL = SqlResources.load();
+
+        private Sql() {}
+    }
 
     // Primary SQLite result codes (the low byte of extended ones).
     private static final int SQLITE_PERM = 3;
@@ -134,56 +141,79 @@ public final class SqliteLeaseStore implements LeaseStore {
     public static SqliteLeaseStore open(Path file, StoreOptions options) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        loadLibraryInBackground();
+        Startup.begin();
         SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
         store.run("open", false, c -> null);
         return store;
     }
 
-    /** Loads sqlite-jdbc's native library on its own thread; null once loaded or before the first open. */
-    private static volatile Thread libraryLoader;
-
-    private static final java.util.concurrent.atomic.AtomicBoolean LIBRARY_LOADING =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
     /**
-     * Starts loading the native library (finding or caching it, then {@code System.load}) on a thread of
-     * its own, once per process. Meanwhile the opening thread builds the driver's connection settings, which
-     * make a date formatter and so load the JDK's locale data: two independent start-up costs that a
-     * one-shot hook process then pays side by side instead of one after the other.
+     * sqlite-jdbc's two start-up costs, begun on threads of their own when the first store of the process
+     * opens: loading the native library (finding or caching it, then {@code System.load}), and building
+     * the driver's connection settings, which make a date formatter and so load the JDK's time-zone,
+     * calendar and locale data (tens of milliseconds in a fresh JVM, though fence stores no dates through
+     * the driver). A one-shot hook process then pays them side by side, while its other threads read the
+     * push, instead of one after the other.
      */
-    private static void loadLibraryInBackground() {
-        if (!LIBRARY_LOADING.compareAndSet(false, true)) {
-            return;
-        }
-        Thread t = new Thread(
-                () -> {
-                    try {
-                        SqliteNative.prepare();
-                        SQLiteJDBCLoader.initialize();
-                    } catch (Exception | LinkageError e) {
-                        // Opening the connection loads it again and reports the problem.
-                    }
-                },
-                "fence-sqlite-library");
-        t.setDaemon(true);
-        libraryLoader = t;
-        t.start();
-    }
+    private static final class Startup {
+        private static final AtomicBoolean STARTED = new AtomicBoolean();
+        private static volatile Thread library;
+        private static volatile Thread settings;
+        private static volatile SQLiteConfig prepared;
 
-    /** Waits for {@link #loadLibraryInBackground} (the driver must not extract a copy of its own meanwhile). */
-    private static void awaitLibrary(long deadline) {
-        Thread t = libraryLoader;
-        if (t == null) {
-            return;
+        private Startup() {}
+
+        static void begin() {
+            if (!STARTED.compareAndSet(false, true)) {
+                return;
+            }
+            library = start("fence-sqlite-library", () -> {
+                SqliteNative.prepare();
+                return SQLiteJDBCLoader.initialize();
+            });
+            settings = start("fence-sqlite-settings", () -> prepared = new SQLiteConfig());
         }
-        try {
-            t.join(remainingMillis(deadline));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+
+        /**
+         * Settings for a new connection (the ones built in the background, the first time), once the
+         * library is loaded: the driver must not extract a copy of its own meanwhile.
+         */
+        static SQLiteConfig config(long deadline) {
+            await(settings, deadline);
+            settings = null;
+            SQLiteConfig config = prepared;
+            prepared = null;
+            if (config == null) {
+                config = new SQLiteConfig();
+            }
+            await(library, deadline);
+            return config;
         }
-        if (!t.isAlive()) {
-            libraryLoader = null;
+
+        private static Thread start(String name, Callable<?> work) {
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            work.call();
+                        } catch (Exception | LinkageError e) {
+                            // Opening the connection does it again and reports the problem.
+                        }
+                    },
+                    name);
+            t.setDaemon(true);
+            t.start();
+            return t;
+        }
+
+        private static void await(Thread t, long deadline) {
+            if (t == null) {
+                return;
+            }
+            try {
+                t.join(remainingMillis(deadline));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -453,10 +483,10 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         // SQLite reads a negative LIMIT as "no limit".
         args.add(query.limit() > 0 ? query.limit() : -1);
-        String sql = SQL.get("event.select")
+        String sql = Sql.SQL.get("event.select")
                 + (where.isEmpty() ? "" : "\n WHERE " + String.join(" AND ", where))
                 + "\n"
-                + SQL.get("event.select.order");
+                + Sql.SQL.get("event.select.order");
         return run("query ledger", false, c -> {
             List<LedgerEvent> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -583,9 +613,8 @@ public final class SqliteLeaseStore implements LeaseStore {
             throw new StoreUnavailableException(
                     "cannot create the directory of SQLite store " + file + ": " + describe(e), e);
         }
-        SQLiteConfig config = new SQLiteConfig();
+        SQLiteConfig config = Startup.config(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
-        awaitLibrary(deadline);
         Connection c = config.createConnection("jdbc:sqlite:" + file);
         try {
             try (Statement s = c.createStatement();
@@ -623,7 +652,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                     throw new StoreUnavailableException("SQLite store " + file
                             + " is a database of another program, not a fence store; point fence at a new file");
                 }
-                for (String statement : SQL.schema()) {
+                for (String statement : Sql.SQL.schema()) {
                     execute(c, statement);
                 }
             } else if (version > SCHEMA_VERSION) {
@@ -686,7 +715,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     // --- rows ---------------------------------------------------------------------------------------
 
     private static StoreIdentity readIdentity(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.select"));
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.select"));
                 ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return null;
@@ -705,7 +734,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             return existing;
         }
         StoreIdentity candidate = Objects.requireNonNull(made.get(), "candidate");
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.insert"))) {
             ps.setString(1, candidate.generation());
             ps.setLong(2, candidate.floor());
             ps.setBytes(3, candidate.proofKey());
@@ -716,7 +745,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static ResourceState readState(Connection c, String resource) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.select"))) {
             ps.setString(1, resource);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -758,7 +787,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static void writeState(Connection c, ResourceState s) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.upsert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.upsert"))) {
             Lease lease = s.lease();
             Tip tip = s.tip();
             int i = 0;
@@ -788,7 +817,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.insert"))) {
             for (LedgerEvent e : events) {
                 int i = 0;
                 ps.setLong(++i, e.at().toEpochMilli());
@@ -848,7 +877,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.prune"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.prune"))) {
             ps.setLong(1, cutoff);
             ps.setInt(2, PRUNE_BATCH);
             ps.executeUpdate();
@@ -934,7 +963,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static int countTables(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("schema.check"));
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("schema.check"));
                 ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getInt(1) : 0;
         }
