@@ -139,7 +139,9 @@ final class HookRunner {
 
     private static Function<String, LeaseStore> storeOpener(Context ctx) {
         StoreOptions defaults = StoreOptions.defaults();
-        StoreOptions options = new StoreOptions(Duration.ofSeconds(2), defaults.retention(), 0, defaults.waitTimeout());
+        // A hook makes two or three store calls and exits: one plain connection, no pool.
+        StoreOptions options =
+                new StoreOptions(Duration.ofSeconds(2), defaults.retention(), 0, defaults.waitTimeout(), true);
         return url -> Stores.open(Stores.resolveUrl(url, ctx.env()), options);
     }
 

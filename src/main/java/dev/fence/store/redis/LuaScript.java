@@ -103,6 +103,26 @@ final class LuaScript {
         }
     }
 
+    /** As {@link #eval(Connection, List, List, boolean)}, on a plain connection. */
+    Object eval(RespConnection connection, List<String> keys, List<String> args, boolean pingFirst) {
+        List<String> command = new java.util.ArrayList<>(3 + keys.size() + args.size());
+        command.add("EVALSHA");
+        command.add(sha1());
+        command.add(Integer.toString(keys.size()));
+        command.addAll(keys);
+        command.addAll(args);
+        try {
+            return pingFirst ? connection.callAfterPing(command) : connection.call(command);
+        } catch (JedisNoScriptException e) {
+            Object loaded = connection.call(List.of("SCRIPT", "LOAD", source()));
+            if (!sha1().equals(loaded)) {
+                throw new InternalException(
+                        "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1());
+            }
+            return connection.call(command);
+        }
+    }
+
     /**
      * The reply to the {@code PING} sent ahead of a script was lost to a connection failure: the pooled
      * connection had gone stale (most often, the server restarted since it was last used).

@@ -87,7 +87,12 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
  *
- * <p>Thread-safe: connections come from a pool, and the cached identity is swapped atomically.
+ * <p><b>Connections.</b> A long-running process borrows Jedis connections from a pool; a hook ({@link
+ * StoreOptions#singleConnection()}) opens one plain connection ({@link RespConnection}) for its two or
+ * three calls, which costs a fresh JVM a fraction of a pool and a full client to start.
+ *
+ * <p>Thread-safe: connections come from a pool (or the single one is used by one call at a time), and the
+ * cached identity is swapped atomically.
  */
 public final class RedisLeaseStore implements LeaseStore {
     private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
@@ -118,7 +123,13 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private final RedisUrl url;
     private final StoreOptions options;
-    private final ConnectionPool pool;
+    /** Created on first use by {@link #pool()}. */
+    private volatile ConnectionPool pool;
+
+    /** {@link StoreOptions#singleConnection()}: the one connection, opened on first use; guarded by itself. */
+    private final Object directLock = new Object();
+
+    private RespConnection direct;
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
     private volatile boolean evictionPolicyChecked;
@@ -126,10 +137,9 @@ public final class RedisLeaseStore implements LeaseStore {
     /** Connections that have been used and returned to the pool (weakly held: the pool may drop them). */
     private final Set<Connection> pooled = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
 
-    private RedisLeaseStore(RedisUrl url, StoreOptions options, ConnectionPool pool, int timeoutMillis) {
+    private RedisLeaseStore(RedisUrl url, StoreOptions options, int timeoutMillis) {
         this.url = url;
         this.options = options;
-        this.pool = pool;
         this.timeoutMillis = timeoutMillis;
     }
 
@@ -145,6 +155,25 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(options, "options");
         int timeout =
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
+        return new RedisLeaseStore(parsed, options, timeout);
+    }
+
+    /** The connection pool of a long-running process, made on its first pooled call. */
+    private ConnectionPool pool() {
+        ConnectionPool p = pool;
+        if (p == null) {
+            synchronized (this) {
+                p = pool;
+                if (p == null) {
+                    p = newPool(url, timeoutMillis);
+                    pool = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    private static ConnectionPool newPool(RedisUrl parsed, int timeout) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeout)
                 .socketTimeoutMillis(timeout)
@@ -171,9 +200,7 @@ public final class RedisLeaseStore implements LeaseStore {
         // server's cost to one timeout.
         poolConfig.setTestOnBorrow(false);
         poolConfig.setJmxEnabled(false);
-        ConnectionPool pool =
-                new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
-        return new RedisLeaseStore(parsed, options, pool, timeout);
+        return new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
     }
 
     @Override
@@ -185,7 +212,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<?> reply = list(call("identity", c -> {
             List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
-                awaitReplicas(c.connection);
+                awaitReplicas(c);
             }
             return r;
         }));
@@ -238,7 +265,7 @@ public final class RedisLeaseStore implements LeaseStore {
             List<?> reply = list(call("acquire", c -> {
                 List<?> r = list(c.eval(ACQUIRE, keys, args));
                 if ("granted".equals(string(r.get(0)))) {
-                    awaitReplicas(c.connection);
+                    awaitReplicas(c);
                 }
                 return r;
             }));
@@ -464,7 +491,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<?> reply = list(call("commit", c -> {
             List<?> r = list(c.eval(COMMIT, keys, args));
             if ("committed".equals(string(r.get(0)))) {
-                awaitReplicas(c.connection);
+                awaitReplicas(c);
             }
             return r;
         }));
@@ -494,7 +521,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         call("append", c -> {
             Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
-            awaitReplicas(c.connection);
+            awaitReplicas(c);
             return r;
         });
     }
@@ -511,8 +538,9 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        return call(
+        return callPooled(
                 "query",
+                true,
                 c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
     }
 
@@ -565,7 +593,16 @@ public final class RedisLeaseStore implements LeaseStore {
     @Override
     public void close() {
         try {
-            pool.close();
+            synchronized (directLock) {
+                if (direct != null) {
+                    direct.close();
+                    direct = null;
+                }
+            }
+            ConnectionPool p = pool;
+            if (p != null) {
+                p.close();
+            }
         } catch (RuntimeException e) {
             // Closing is best effort: the server may already be gone.
         }
@@ -580,7 +617,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<?> reply = list(call(operation, c -> {
             List<?> r = list(c.eval(script, keys, args));
             if ("ok".equals(string(r.get(0)))) {
-                awaitReplicas(c.connection);
+                awaitReplicas(c);
             }
             return r;
         }));
@@ -621,11 +658,56 @@ public final class RedisLeaseStore implements LeaseStore {
      *     pass false)
      */
     private <T> T call(String operation, boolean checkEviction, Function<Link, T> body) {
+        if (options.singleConnection()) {
+            return callDirect(operation, checkEviction, body);
+        }
+        return callPooled(operation, checkEviction, body);
+    }
+
+    /**
+     * Runs {@code body} on the store's one plain connection ({@link StoreOptions#singleConnection()}),
+     * opened on first use; a connection failure closes it, so the next call opens a new one.
+     */
+    private <T> T callDirect(String operation, boolean checkEviction, Function<Link, T> body) {
+        synchronized (directLock) {
+            try {
+                for (int attempt = 0; ; attempt++) {
+                    boolean reused = direct != null;
+                    if (direct == null) {
+                        direct = RespConnection.open(url, timeoutMillis, "fence");
+                    }
+                    try {
+                        // As with pooled connections: one that served a call before gets a PING with its next
+                        // script, and a stale one is replaced once.
+                        Link link = new Link(null, direct, reused);
+                        if (checkEviction) {
+                            checkEvictionPolicy(link);
+                        }
+                        return body.apply(link);
+                    } catch (LuaScript.StaleConnection e) {
+                        direct.close();
+                        direct = null;
+                        if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                            throw e;
+                        }
+                    }
+                }
+            } catch (JedisException e) {
+                if (e instanceof JedisConnectionException && direct != null) {
+                    direct.close();
+                    direct = null;
+                }
+                throw translate(operation, e);
+            }
+        }
+    }
+
+    private <T> T callPooled(String operation, boolean checkEviction, Function<Link, T> body) {
         try {
             for (int attempt = 0; ; attempt++) {
-                Connection c = pool.getResource();
+                Connection c = pool().getResource();
                 try {
-                    Link link = new Link(c, pooled.contains(c));
+                    Link link = new Link(c, null, pooled.contains(c));
                     if (checkEviction) {
                         checkEvictionPolicy(link);
                     }
@@ -634,7 +716,7 @@ public final class RedisLeaseStore implements LeaseStore {
                     if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
                         throw e;
                     }
-                    pool.clear();
+                    pool().clear();
                 } finally {
                     pooled.add(c);
                     c.close();
@@ -651,22 +733,60 @@ public final class RedisLeaseStore implements LeaseStore {
      * first.
      */
     private static final class Link {
+        /** The pooled connection, or null on the single plain one. */
         final Connection connection;
+
+        /** The single plain connection ({@link StoreOptions#singleConnection()}), or null. */
+        final RespConnection resp;
+
         private boolean verify;
 
-        Link(Connection connection, boolean verify) {
+        Link(Connection connection, RespConnection resp, boolean verify) {
             this.connection = connection;
+            this.resp = resp;
             this.verify = verify;
         }
 
         Object eval(LuaScript script, List<String> keys, List<String> args) {
             boolean ping = verify;
             verify = false;
+            if (resp != null) {
+                return script.eval(resp, keys, args, ping);
+            }
             return script.eval(connection, keys, args, ping);
         }
 
-        /** The connection, checked with a {@code PING} round trip if it came from the pool. */
+        /** {@code INFO section}. */
+        String info(String section) {
+            if (resp != null) {
+                verify = false;
+                return string(resp.call(List.of("INFO", section)));
+            }
+            return verified().executeCommand(COMMANDS.info(section));
+        }
+
+        /** {@code WAIT replicas millis}, with a read timeout long enough for it. */
+        long waitReplicas(int replicas, long millis, int timeoutMillis) {
+            int readTimeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis + millis);
+            if (resp != null) {
+                return number(resp.callWithTimeout(
+                        List.of("WAIT", Integer.toString(replicas), Long.toString(millis)), readTimeout));
+            }
+            connection.setSoTimeout(readTimeout);
+            try {
+                return connection.executeCommand(COMMANDS.waitReplicas(replicas, millis));
+            } finally {
+                if (!connection.isBroken()) {
+                    connection.rollbackTimeout();
+                }
+            }
+        }
+
+        /** The pooled connection, checked with a {@code PING} round trip if it came from the pool. */
         Connection verified() {
+            if (connection == null) {
+                throw new InternalException("this command needs a pooled connection");
+            }
             if (verify) {
                 verify = false;
                 try {
@@ -690,7 +810,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         String info;
         try {
-            info = link.verified().executeCommand(COMMANDS.info("memory"));
+            info = link.info("memory");
         } catch (JedisDataException e) {
             evictionPolicyChecked = true;
             return;
@@ -713,21 +833,13 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /** WAITs for the configured replicas on the connection that made the write, as WAIT requires. */
-    private void awaitReplicas(Connection c) {
+    private void awaitReplicas(Link link) {
         int wanted = options.waitReplicas();
         if (wanted <= 0) {
             return;
         }
         long waitMillis = Math.max(1, options.waitTimeout().toMillis());
-        long acked;
-        c.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + waitMillis));
-        try {
-            acked = c.executeCommand(COMMANDS.waitReplicas(wanted, waitMillis));
-        } finally {
-            if (!c.isBroken()) {
-                c.rollbackTimeout();
-            }
-        }
+        long acked = link.waitReplicas(wanted, waitMillis, timeoutMillis);
         if (acked < wanted) {
             throw new StoreUnavailableException("Redis at " + url.address() + " applied the write, but only " + acked
                     + " of " + wanted + " replicas acknowledged it within "
