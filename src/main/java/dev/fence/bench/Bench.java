@@ -71,8 +71,8 @@ public final class Bench {
             int verdicts) {}
 
     /** The JVM options the launcher gives a hook; the floor runs with the same. */
-    static final List<String> HOOK_JVM =
-            List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss1m", "-XX:-UsePerfData");
+    static final List<String> HOOK_JVM = List.of(
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-XX:-UsePerfData");
 
     /**
      * Runs everything; progress goes to {@code progress}.
