@@ -2,11 +2,14 @@ package dev.fence.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -29,9 +32,9 @@ public final class JarResources {
      * {@code anchor}; null when there is no such resource.
      */
     public static byte[] read(Class<?> anchor, String name) throws IOException {
-        Path jar = jarOf(anchor);
-        if (jar != null) {
-            try (ZipFile zip = new ZipFile(jar.toFile())) {
+        ZipFile zip = zipOf(anchor);
+        if (zip != null) {
+            try {
                 ZipEntry e = zip.getEntry(name);
                 if (e != null) {
                     try (InputStream in = zip.getInputStream(e)) {
@@ -49,14 +52,35 @@ public final class JarResources {
 
     /** The recorded size and CRC-32 of {@code name} in the jar that holds {@code anchor}, or null. */
     public static Entry entry(Class<?> anchor, String name) {
+        ZipFile zip = zipOf(anchor);
+        if (zip == null) {
+            return null;
+        }
+        try {
+            ZipEntry e = zip.getEntry(name);
+            return e == null || e.getSize() < 0 || e.getCrc() < 0 ? null : new Entry(e.getSize(), e.getCrc());
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Jars opened so far, kept open for the life of the process: each open reads the jar's whole directory. */
+    private static final Map<Path, ZipFile> OPEN = new ConcurrentHashMap<>();
+
+    private static ZipFile zipOf(Class<?> anchor) {
         Path jar = jarOf(anchor);
         if (jar == null) {
             return null;
         }
-        try (ZipFile zip = new ZipFile(jar.toFile())) {
-            ZipEntry e = zip.getEntry(name);
-            return e == null || e.getSize() < 0 || e.getCrc() < 0 ? null : new Entry(e.getSize(), e.getCrc());
-        } catch (IOException | RuntimeException e) {
+        try {
+            return OPEN.computeIfAbsent(jar, p -> {
+                try {
+                    return new ZipFile(p.toFile());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
             return null;
         }
     }

@@ -23,7 +23,12 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  */
 final class LuaScript {
     private static final String LIB = "lib";
-    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
+    private static final class Jedis {
+        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+        private Jedis() {}
+    }
 
     private final String name;
     private volatile String source;
@@ -80,7 +85,7 @@ final class LuaScript {
      */
     Object eval(Connection connection, List<String> keys, List<String> args, boolean pingFirst) {
         String sha1 = sha1();
-        CommandObject<Object> command = COMMANDS.evalsha(sha1, keys, args);
+        CommandObject<Object> command = Jedis.COMMANDS.evalsha(sha1, keys, args);
         try {
             if (!pingFirst) {
                 return connection.executeCommand(command);
@@ -94,12 +99,12 @@ final class LuaScript {
             }
             return command.getBuilder().build(connection.getOne());
         } catch (JedisNoScriptException e) {
-            String loaded = connection.executeCommand(COMMANDS.scriptLoad(source()));
+            String loaded = connection.executeCommand(Jedis.COMMANDS.scriptLoad(source()));
             if (!sha1.equals(loaded)) {
                 throw new InternalException(
                         "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1);
             }
-            return connection.executeCommand(COMMANDS.evalsha(sha1, keys, args));
+            return connection.executeCommand(Jedis.COMMANDS.evalsha(sha1, keys, args));
         }
     }
 

@@ -95,7 +95,12 @@ import redis.clients.jedis.resps.StreamEntry;
  * cached identity is swapped atomically.
  */
 public final class RedisLeaseStore implements LeaseStore {
-    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
+    private static final class Jedis {
+        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+        private Jedis() {}
+    }
 
     private static final LuaScript IDENTITY = LuaScript.load("identity");
     private static final LuaScript ACQUIRE = LuaScript.load("acquire");
@@ -130,6 +135,15 @@ public final class RedisLeaseStore implements LeaseStore {
     private final Object directLock = new Object();
 
     private RespConnection direct;
+
+    /** {@link #connectInBackground}'s thread, until the first call has waited for it. */
+    private volatile Thread connector;
+
+    private volatile boolean closed;
+
+    /** Guarded by {@link #directLock}: {@link #direct} has served a call (so it may have gone stale since). */
+    private boolean directUsed;
+
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
     private volatile boolean evictionPolicyChecked;
@@ -155,7 +169,46 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(options, "options");
         int timeout =
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
-        return new RedisLeaseStore(parsed, options, timeout);
+        RedisLeaseStore store = new RedisLeaseStore(parsed, options, timeout);
+        if (options.singleConnection()) {
+            store.connectInBackground();
+        }
+        return store;
+    }
+
+    /**
+     * A hook's store: connects, and reads the two scripts a push needs, on threads of their own right away,
+     * while the hook reads the push, instead of on the first call. A failure here is not reported: the
+     * first call connects again and reports it.
+     */
+    private void connectInBackground() {
+        Thread scripts = new Thread(
+                () -> {
+                    IDENTITY_SNAPSHOT.sha1();
+                    COMMIT.sha1();
+                },
+                "fence-redis-scripts");
+        scripts.setDaemon(true);
+        scripts.start();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
+                        synchronized (directLock) {
+                            if (closed || direct != null) {
+                                c.close();
+                            } else {
+                                direct = c;
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        // The first call connects again and reports it.
+                    }
+                },
+                "fence-redis-connect");
+        t.setDaemon(true);
+        connector = t;
+        t.start();
     }
 
     /** The connection pool of a long-running process, made on its first pooled call. */
@@ -548,7 +601,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<LedgerEvent> out = new ArrayList<>();
         String start = lowest;
         while (true) {
-            List<StreamEntry> page = c.executeCommand(COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
+            List<StreamEntry> page = c.executeCommand(Jedis.COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
             for (StreamEntry entry : page) {
                 LedgerEvent e = RedisCodec.event(entry.getFields());
                 if (e != null && query.matches(e)) {
@@ -566,7 +619,8 @@ public final class RedisLeaseStore implements LeaseStore {
         List<LedgerEvent> out = new ArrayList<>();
         String end = "+";
         while (true) {
-            List<StreamEntry> page = c.executeCommand(COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
+            List<StreamEntry> page =
+                    c.executeCommand(Jedis.COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
             for (StreamEntry entry : page) {
                 LedgerEvent e = RedisCodec.event(entry.getFields());
                 if (e != null && query.matches(e)) {
@@ -594,6 +648,7 @@ public final class RedisLeaseStore implements LeaseStore {
     public void close() {
         try {
             synchronized (directLock) {
+                closed = true;
                 if (direct != null) {
                     direct.close();
                     direct = null;
@@ -669,12 +724,22 @@ public final class RedisLeaseStore implements LeaseStore {
      * opened on first use; a connection failure closes it, so the next call opens a new one.
      */
     private <T> T callDirect(String operation, boolean checkEviction, Function<Link, T> body) {
+        Thread pending = connector;
+        if (pending != null) {
+            try {
+                pending.join(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            connector = null;
+        }
         synchronized (directLock) {
             try {
                 for (int attempt = 0; ; attempt++) {
-                    boolean reused = direct != null;
+                    boolean reused = direct != null && directUsed;
                     if (direct == null) {
                         direct = RespConnection.open(url, timeoutMillis, "fence");
+                        directUsed = false;
                     }
                     try {
                         // As with pooled connections: one that served a call before gets a PING with its next
@@ -683,7 +748,9 @@ public final class RedisLeaseStore implements LeaseStore {
                         if (checkEviction) {
                             checkEvictionPolicy(link);
                         }
-                        return body.apply(link);
+                        T result = body.apply(link);
+                        directUsed = true;
+                        return result;
                     } catch (LuaScript.StaleConnection e) {
                         direct.close();
                         direct = null;
@@ -762,7 +829,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 verify = false;
                 return string(resp.call(List.of("INFO", section)));
             }
-            return verified().executeCommand(COMMANDS.info(section));
+            return verified().executeCommand(Jedis.COMMANDS.info(section));
         }
 
         /** {@code WAIT replicas millis}, with a read timeout long enough for it. */
@@ -774,7 +841,7 @@ public final class RedisLeaseStore implements LeaseStore {
             }
             connection.setSoTimeout(readTimeout);
             try {
-                return connection.executeCommand(COMMANDS.waitReplicas(replicas, millis));
+                return connection.executeCommand(Jedis.COMMANDS.waitReplicas(replicas, millis));
             } finally {
                 if (!connection.isBroken()) {
                     connection.rollbackTimeout();
@@ -790,7 +857,7 @@ public final class RedisLeaseStore implements LeaseStore {
             if (verify) {
                 verify = false;
                 try {
-                    connection.executeCommand(COMMANDS.ping());
+                    connection.executeCommand(Jedis.COMMANDS.ping());
                 } catch (JedisConnectionException e) {
                     throw new LuaScript.StaleConnection(e);
                 }
