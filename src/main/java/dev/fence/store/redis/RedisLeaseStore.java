@@ -245,7 +245,9 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
         poolConfig.setMaxTotal(32);
-        poolConfig.setMaxIdle(8);
+        // As many idle as in use: a smaller cap closes connections that busy callers hand back only to open
+        // new ones for the next call (a connect and a handshake each time at 32 callers).
+        poolConfig.setMaxIdle(32);
         poolConfig.setMinIdle(0);
         poolConfig.setMaxWait(Duration.ofMillis(timeout));
         poolConfig.setBlockWhenExhausted(true);
