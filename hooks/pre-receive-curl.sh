@@ -18,9 +18,14 @@
 # The credential goes to curl through its config on standard input, not its command line, so other
 # users cannot read it in the process list (where no temporary file can be made, it falls back to the
 # command line). Exit 0 accepts the push, 1 refuses it.
+#
+# Every push pays for each process this script starts, so its usual path starts two: git (one ancestry
+# answer) and curl. The rest is bash builtins.
 set -u
 
-shim_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+shim_dir=${BASH_SOURCE[0]%/*}
+[ "$shim_dir" = "${BASH_SOURCE[0]}" ] && shim_dir=.
+case "$shim_dir" in /*) ;; *) shim_dir=$PWD/$shim_dir ;; esac
 conf="$shim_dir/fence-shim.conf"
 if [ -r "$conf" ]; then
   while IFS= read -r line || [ -n "$line" ]; do
@@ -100,37 +105,68 @@ case "$budget" in
   *) whole=$budget frac=000 ;;
 esac
 budget_ms=$((10#$whole * 1000 + 10#${frac:0:3}))
-now_ms() { date +%s%3N; }
-start_ms=$(now_ms)
+# Milliseconds since the epoch into now, without starting date where bash has EPOCHREALTIME (5.0+).
+now_ms() {
+  if [ -n "${EPOCHREALTIME:-}" ]; then
+    local t=${EPOCHREALTIME/[.,]/}
+    now=$((10#${t:0:${#t}-3}))
+  else
+    now=$(date +%s%3N)
+  fi
+}
+now_ms
+start_ms=$now
 
-# The push's standard input, kept for every round.
-tmp=$(mktemp "${TMPDIR:-/tmp}/fence-shim.XXXXXX" 2>/dev/null) || tmp=""
-if [ -n "$tmp" ]; then
-  trap 'rm -f "$tmp"' EXIT
-  cat > "$tmp"
-else
-  input=$(cat; printf x)
-  input=${input%x}
+# The push's standard input, kept for every round. A push of up to 16 ref updates is read by bash itself
+# and sent on curl's command line (ref names and ids are no secret); a larger one goes to a private
+# temporary file that curl reads.
+input=""
+lines=0
+while [ "$lines" -lt 16 ]; do
+  IFS= read -r line || { input+=$line; break; }
+  input+=$line$'\n'
+  lines=$((lines + 1))
+done
+tmp=""
+if [ "$lines" -ge 16 ]; then
+  tmp=$(umask 077 && mktemp "${TMPDIR:-/tmp}/fence-shim.XXXXXX" 2>/dev/null) || tmp=""
+  if [ -n "$tmp" ]; then
+    trap 'rm -f "$tmp"' EXIT
+    { printf '%s' "$input"; cat; } > "$tmp"
+  else
+    rest=$(cat; printf x)
+    input+=${rest%x}
+  fi
 fi
-push_lines() { if [ -n "$tmp" ]; then cat "$tmp"; else printf '%s' "$input"; fi; }
 
 # Host identity and push options, as the hook sees them.
 fields=()
-for name in $(compgen -e); do
-  case "$name" in
-    GL_* | GITHUB_* | GITEA_* | GIT_PUSH_OPTION_* | FENCE_PUSHER | REMOTE_USER | USER | LOGNAME)
-      fields+=(--data-urlencode "env=$name=${!name}") ;;
-  esac
+for name in ${!GL_@} ${!GITHUB_@} ${!GITEA_@} ${!GIT_PUSH_OPTION_@} FENCE_PUSHER REMOTE_USER USER LOGNAME; do
+  # Exported variables only (as the environment hands them to the hook; not fence-shim.conf's).
+  [ -n "${!name+x}" ] || continue
+  case "${!name@a}" in *x*) fields+=(--data-urlencode "env=$name=${!name}") ;; esac
 done
 # Plain git: resources are named after the repo id: FENCE_REPO_ID (environment or fence-shim.conf), else
 # measured here as the Java hook would.
 if [ -n "${FENCE_REPO_ID:-}" ]; then
   fields+=(--data-urlencode "env=FENCE_REPO_ID=$FENCE_REPO_ID")
 elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" ]; then
-  git_dir=$(cd "${GIT_DIR:-.}" 2>/dev/null && pwd) || git_dir=""
+  case "${GIT_DIR:-.}" in
+    .) git_dir=$PWD ;;
+    /*) git_dir=$GIT_DIR ;;
+    *) git_dir=$(cd "$GIT_DIR" 2>/dev/null && pwd) || git_dir="" ;;
+  esac
+  [ -d "$git_dir" ] || git_dir=""
   repo_id=""
+  # git config is asked only when the config file mentions a repo id at all.
+  mentioned=""
+  if [ -n "$git_dir" ] && [ -r "$git_dir/config" ]; then
+    while IFS= read -r cl || [ -n "$cl" ]; do
+      case "$cl" in *[Rr][Ee][Pp][Oo][Ii][Dd]*) mentioned=1; break ;; esac
+    done < "$git_dir/config"
+  fi
   if [ -n "$git_dir" ]; then
-    repo_id=$(git config --file "$git_dir/config" --get fence.repoId 2>/dev/null) || repo_id=""
+    [ -n "$mentioned" ] && { repo_id=$(git config --file "$git_dir/config" --get fence.repoId 2>/dev/null) || repo_id=""; }
     if [ -z "$repo_id" ]; then
       base=${git_dir##*/}
       if [ "$base" = .git ]; then parent=${git_dir%/.git}; base=${parent##*/}; fi
@@ -143,16 +179,18 @@ fi
 
 is_id() { [[ "$1" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; }
 
-# "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
+# Sets ans to "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
 answer() {
   local out rc
   is_id "$1" && is_id "$2" || return 1
-  out=$(git merge-base --is-ancestor "$1" "$2" 2>&1)
+  git merge-base --is-ancestor "$1" "$2" >/dev/null 2>&1
   rc=$?
   case $rc in
-    0) echo yes ;;
-    1) echo no ;;
-    *) case "$out" in *[Nn]"ot a valid"*) echo no ;; *) return 1 ;; esac ;;
+    0) ans=yes ;;
+    1) ans=no ;;
+    *)
+      out=$(git merge-base --is-ancestor "$1" "$2" 2>&1)
+      case "$out" in *[Nn]"ot a valid"*) ans=no ;; *) return 1 ;; esac ;;
   esac
 }
 
@@ -161,7 +199,7 @@ answer() {
 facts=()
 if [ "$hook" = pre-receive ]; then
   zero=0000000000000000000000000000000000000000
-  if [ -n "$tmp" ]; then head_lines=$(head -n 16 "$tmp"); else head_lines=$input; fi
+  head_lines=$input
   count=0
   while [ -n "$head_lines" ] && [ "$count" -lt 16 ]; do
     line=${head_lines%%$'\n'*}
@@ -171,26 +209,27 @@ if [ "$hook" = pre-receive ]; then
     new=${line#* }
     new=${new%% *}
     case "$old$new" in *"$zero"*) continue ;; esac
-    if ans=$(answer "$old" "$new"); then facts+=(--data-urlencode "fact=$old $new $ans"); fi
+    if answer "$old" "$new"; then facts+=(--data-urlencode "fact=$old $new $ans"); fi
   done
 fi
 
 for round in 1 2 3 4 5; do
   [ "$round" -le 4 ] || refuse "the fence server still needed ancestry answers after 4 rounds" contended
-  left=$((budget_ms - ($(now_ms) - start_ms)))
+  now_ms
+  left=$((budget_ms - (now - start_ms)))
   [ "$left" -gt 100 ] || server_down "no answer within the ${budget}s budget"
-  max_time=$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))
+  printf -v max_time '%d.%03d' $((left / 1000)) $((left % 1000))
   connect=$max_time
   [ "$left" -gt 1000 ] && connect=1
   request=(curl -sS -X POST --max-time "$max_time" --connect-timeout "$connect" -H 'Accept: text/plain' -H 'Expect:'
     -w '\n%{http_code}' "${fields[@]}" "${facts[@]}")
   if [ -n "$tmp" ]; then
-    response=$("${request[@]}" --data-urlencode "stdin@$tmp" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
-      <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
+    stdin_field=(--data-urlencode "stdin@$tmp")
   else
-    response=$(printf '%s' "$input" | "${request[@]}" --data-urlencode 'stdin@-' \
-      -H "Authorization: Bearer $FENCE_CREDENTIAL" "$FENCE_SERVER/v1/hook/$hook" 2>&1)
+    stdin_field=(--data-urlencode "stdin=$input")
   fi
+  response=$("${request[@]}" "${stdin_field[@]}" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
+    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
   rc=$?
   if [ "$rc" -ne 0 ]; then
     problem=${response##*$'\n'}
@@ -224,7 +263,7 @@ for round in 1 2 3 4 5; do
         line=${line#need }
         ancestor=${line%% *}
         descendant=${line#* }
-        ans=$(answer "$ancestor" "$descendant") \
+        answer "$ancestor" "$descendant" \
           || refuse "git merge-base --is-ancestor $ancestor $descendant failed in this repository" malformed
         facts+=(--data-urlencode "fact=$ancestor $descendant $ans")
       done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the class-data archive that bin/fence starts the JVM with, trained on one run of the
-# pre-receive hook over a throw-away hooked repository:
+# Makes the class-data archive that bin/fence starts the JVM with, trained on the pre-receive hook's
+# real path over a throw-away repository (bin/fence --build-archive, for the java and jar picked here):
 #
 #   test-repos/make-cds-archive.sh
 #
@@ -32,35 +32,7 @@ if [ -z "$jar" ]; then
   jar="$root/target/fence.jar"
 fi
 
-jdk_home=$(dirname "$(dirname "$(readlink -f "$java")")")
-jdk_version=$(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$jdk_home/release")
-jdk_major=${jdk_version%%.*}
-base="${jar%.jar}-$jdk_version"
-rm -f "$base.jsa" "$base.aot"
-if [ "$jdk_major" -ge 25 ]; then
-  archive="$base.aot"
-  flag="-XX:AOTCacheOutput=$archive"
-else
-  archive="$base.jsa"
-  flag="-XX:ArchiveClassesAtExit=$archive"
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-FENCE_JAVA=$java FENCE_JAR=$jar "$here/make-hooked-repo.sh" "$work/app.git" "sqlite:$work/fence.db" >/dev/null
-tip=$(git -C "$work/app.git" rev-parse refs/heads/main)
-zero=$(printf '%040d' 0)
-# A tokenless branch creation: the hook reads its configuration, opens the store, judges and records.
-if ! printf '%s %s refs/heads/training\n' "$zero" "$tip" |
-  GIT_DIR="$work/app.git" FENCE_PUSHER=trainer FENCE_JAVA="$java" FENCE_JAR="$jar" FENCE_JAVA_OPTS="$flag" \
-    "$fence" hook pre-receive >"$work/training.log" 2>&1; then
-  cat "$work/training.log" >&2
-  echo "$0: the training run failed" >&2
-  exit 1
-fi
-if [ ! -f "$archive" ]; then
-  cat "$work/training.log" >&2
-  echo "$0: the JVM wrote no archive" >&2
-  exit 1
-fi
-echo "wrote $archive (for $java, JDK $jdk_version)"
+# The launcher's own training run (dev.fence.cli.Warmup): the hook's real path, in a throw-away
+# repository set up as 'fence install' does, on SQLite and on Redis (FENCE_WARMUP_REDIS, else a private
+# redis-server when one is on PATH).
+FENCE_JAVA=$java FENCE_JAR=$jar exec "$fence" --build-archive

@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
             HookCommand.class,
             InstallCommand.class,
             AuditCommand.class,
-            ServeCommand.class
+            ServeCommand.class,
+            BenchCommand.class
         })
 public final class FenceCommand implements Runnable {
     @Spec

@@ -25,11 +25,22 @@ final class HookRunner {
 
     /** Runs pre-receive; returns git's exit code (0 accept, 1 reject). */
     static int preReceive(Context ctx, Path config, String store, String server) {
-        Remote remote = remote(ctx, config, store, server);
+        // The configuration is read once: it decides server or direct mode, and direct mode judges with it.
+        HookConfig loaded = null;
+        if (server != null || store == null) {
+            try {
+                loaded = HookConfig.load(ctx.env(), gitDir(ctx), config);
+            } catch (ConfigException e) {
+                loaded = null;
+            }
+        }
+        Remote remote = remote(ctx, loaded, store, server);
+        PreReceiveHook hook = new PreReceiveHook(storeOpener(ctx), ctx.clock());
         PreReceiveHook.Result r = remote != null
                 ? remote.hooks().preReceive(ctx.env(), gitDir(ctx), ctx.in(), remote.config())
-                : new PreReceiveHook(storeOpener(ctx), ctx.clock())
-                        .run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
+                : loaded != null
+                        ? hook.run(ctx.env(), gitDir(ctx), ctx.in(), loaded, store)
+                        : hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
         r.lines().forEach(ctx.err()::println);
         return r.exitCode();
     }
@@ -101,6 +112,18 @@ final class HookRunner {
         try {
             config = HookConfig.load(ctx.env(), gitDir(ctx), configFile);
         } catch (ConfigException e) {
+            config = null;
+        }
+        return remote(ctx, config, store, server);
+    }
+
+    /** As {@link #remote(Context, Path, String, String)} with the configuration read (null: broken). */
+    static Remote remote(Context ctx, HookConfig loaded, String store, String server) {
+        if (server == null && store != null) {
+            return null;
+        }
+        HookConfig config = loaded;
+        if (config == null) {
             if (server == null) {
                 return null;
             }
@@ -116,7 +139,9 @@ final class HookRunner {
 
     private static Function<String, LeaseStore> storeOpener(Context ctx) {
         StoreOptions defaults = StoreOptions.defaults();
-        StoreOptions options = new StoreOptions(Duration.ofSeconds(2), defaults.retention(), 0, defaults.waitTimeout());
+        // A hook makes two or three store calls and exits: one plain connection, no pool.
+        StoreOptions options =
+                new StoreOptions(Duration.ofSeconds(2), defaults.retention(), 0, defaults.waitTimeout(), true);
         return url -> Stores.open(Stores.resolveUrl(url, ctx.env()), options);
     }
 

@@ -7,12 +7,17 @@ import dev.fence.install.GitLabInstaller;
 import dev.fence.install.HookScripts;
 import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -227,6 +232,11 @@ public final class InstallCommand implements Callable<Integer> {
             Launch launch = launch(new Launch.Launcher(fromEnv), "java");
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
+            ExitCode code = print(result);
+            if (result instanceof InstallResult.Installed && launch instanceof Launch.Launcher l) {
+                buildArchiveOnce(l.path());
+            }
+            return code.code();
         } else if (mode.gitlabGlobal != null) {
             result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), shim, server, force);
         } else if (mode.gitlabTarball != null) {
@@ -236,6 +246,54 @@ public final class InstallCommand implements Callable<Integer> {
                     .install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, server, force);
         }
         return print(result).code();
+    }
+
+    /**
+     * Best effort: when the hook runs through a launcher given by absolute path and this jar has no
+     * current class-data archive for this JDK yet (the name {@code bin/fence} looks for), runs {@code
+     * <launcher> --build-archive} once, so that the first push already starts from the archive.
+     */
+    private void buildArchiveOnce(String launcherPath) {
+        PrintWriter out = spec.commandLine().getOut();
+        try {
+            Path launcherFile = Path.of(launcherPath);
+            URL location =
+                    InstallCommand.class.getProtectionDomain().getCodeSource().getLocation();
+            Path jar = Path.of(location.toURI());
+            if (!launcherFile.isAbsolute()
+                    || !Files.isExecutable(launcherFile)
+                    || !jar.toString().endsWith(".jar")
+                    || !Files.isRegularFile(jar)) {
+                return;
+            }
+            String base = jar.toString().substring(0, jar.toString().length() - ".jar".length());
+            String version = System.getProperty("java.version");
+            Path archive = Path.of(base + "-" + version + (Runtime.version().feature() >= 25 ? ".aot" : ".jsa"));
+            if (Files.exists(archive)
+                    && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
+                return;
+            }
+            ProcessBuilder pb = new ProcessBuilder(launcherPath, "--build-archive")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            pb.environment().put("FENCE_JAR", jar.toString());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            if (p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                out.println("built the class-data archive the hook starts from (" + launcherPath + " --build-archive)");
+            } else {
+                p.destroyForcibly();
+                out.println("warning: could not build the hook's class-data archive; pushes work, a little slower"
+                        + " (run " + launcherPath + " --build-archive to retry)");
+            }
+        } catch (IOException | URISyntaxException | RuntimeException e) {
+            out.println("warning: could not build the hook's class-data archive (" + e.getMessage() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        out.flush();
     }
 
     /** The launch the options ask for, else {@code fallback}, else java on the default jar. */

@@ -1,13 +1,10 @@
 package dev.fence.cli;
 
-import dev.fence.json.Json;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import picocli.CommandLine;
 
 /**
  * The entry point. The only class that touches the real process: {@code System.in/out/err},
@@ -61,80 +58,16 @@ public final class Main {
             if (hook != null) {
                 return hook;
             }
-            CommandLine cl = commandLine(ctx);
-            int code = cl.execute(args);
-            ctx.out().flush();
-            ctx.err().flush();
-            return code;
+            // Only here are picocli's classes loaded: Cli links them, Main must not (see Cli).
+            return Cli.execute(ctx, args);
         } finally {
             ctx.out().flush();
             ctx.err().flush();
         }
     }
 
-    /** The configured command tree: factory, streams, exit codes and the one exception handler. */
-    static CommandLine commandLine(Context ctx) {
-        CommandLine cl = new CommandLine(new FenceCommand(), new CommandFactory(ctx));
-        cl.setOut(ctx.out());
-        cl.setErr(ctx.err());
-        cl.setCaseInsensitiveEnumValuesAllowed(true);
-        cl.setExecutionExceptionHandler(Main::handleExecutionException);
-        cl.setParameterExceptionHandler(Main::handleParameterException);
-        Map<String, String> codes = new LinkedHashMap<>();
-        for (ExitCode c : ExitCode.values()) {
-            codes.put(String.format("%3d", c.code()), c.description());
-        }
-        applyExitCodes(cl, codes);
-        return cl;
-    }
-
-    private static void applyExitCodes(CommandLine cl, Map<String, String> codes) {
-        cl.getCommandSpec()
-                .usageMessage()
-                .exitCodeListHeading("%nExit codes:%n")
-                .exitCodeList(codes);
-        for (CommandLine sub : cl.getSubcommands().values()) {
-            applyExitCodes(sub, codes);
-        }
-    }
-
-    private static int handleExecutionException(
-            Exception ex, CommandLine commandLine, CommandLine.ParseResult parseResult) {
-        ExitCode code = Failures.exitCodeOf(ex);
-        PrintWriter err = commandLine.getErr();
-        err.println("fence: " + Failures.messageOf(ex));
-        if (matched(parseResult, "--verbose")) {
-            ex.printStackTrace(err);
-        }
-        if (matched(parseResult, "--json")) {
-            Map<String, Object> m = Json.object();
-            m.put("status", "error");
-            m.put("exitCode", code.code());
-            m.put("message", Failures.messageOf(ex));
-            commandLine.getOut().println(Json.write(m));
-        }
-        return code.code();
-    }
-
-    private static int handleParameterException(CommandLine.ParameterException ex, String[] args) {
-        CommandLine cl = ex.getCommandLine();
-        PrintWriter err = cl.getErr();
-        err.println("fence: " + ex.getMessage());
-        if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, err)) {
-            err.println("Try '" + cl.getCommandSpec().qualifiedName() + " --help' for more information.");
-        }
-        return ExitCode.USAGE.code();
-    }
-
-    private static boolean matched(CommandLine.ParseResult parseResult, String option) {
-        if (parseResult == null) {
-            return false;
-        }
-        for (CommandLine c : parseResult.asCommandLineList()) {
-            if (c.getParseResult() != null && c.getParseResult().hasMatchedOption(option)) {
-                return true;
-            }
-        }
-        return false;
+    /** The configured command tree (for tests and the documentation generator). */
+    static picocli.CommandLine commandLine(Context ctx) {
+        return Cli.commandLine(ctx);
     }
 }

@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.bench.PrivateRedis;
 import dev.fence.core.Grant;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
@@ -8,8 +9,6 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +20,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and, when
- * {@code FENCE_WARMUP_REDIS} names a server, Redis) in a throw-away repository, so that a JVM started
+ * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and Redis: the
+ * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a throw-away repository, so that a JVM started
  * with {@code -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives
  * exactly the classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
  * {@link #ARG}); nothing else should.
@@ -62,10 +61,22 @@ public final class Warmup {
         String redis = processEnv.get("FENCE_WARMUP_REDIS");
         if (redis != null && !redis.isBlank()) {
             exercise(env, bare, redis, first, second);
+            return;
+        }
+        // No Redis named: a private redis-server, when this machine has one, so that the archive holds the
+        // Redis store's classes too.
+        Path server = PrivateRedis.find(processEnv.get("PATH"), "redis-server");
+        if (server != null) {
+            try (PrivateRedis r = PrivateRedis.start(server)) {
+                exercise(env, bare, r.url(), first, second);
+            } catch (IOException e) {
+                // The archive then covers SQLite only; Redis hooks still work, a little slower.
+            }
         }
     }
 
-    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second) {
+    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second)
+            throws IOException {
         String repoId = "warmup-" + System.nanoTime();
         String resource = Resources.forRef(repoId, "refs/heads/main");
         Grant g;
@@ -74,29 +85,36 @@ public final class Warmup {
                     new LeaseService(s, Clock.systemUTC()).acquire(resource, "warmup", Duration.ofSeconds(30), null);
             g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
         }
+        // As 'fence install' sets a repository up: the store in its fence.conf, the repo id read from its
+        // git config, the pusher from USER.
+        Files.writeString(bare.resolve("fence.conf"), "store = " + store + "\n");
+        try {
+            git(env, bare, "config", "fence.repoId", repoId);
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
         Map<String, String> hookEnv = new HashMap<>(env);
-        hookEnv.put("GIT_DIR", bare.toString());
-        hookEnv.put("FENCE_PUSHER", "warmup");
-        hookEnv.put("FENCE_REPO_ID", repoId);
+        hookEnv.put("GIT_DIR", ".");
+        hookEnv.put("USER", "warmup");
         hookEnv.put("GIT_PUSH_OPTION_COUNT", "2");
         hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + g.token());
         hookEnv.put("GIT_PUSH_OPTION_1", "fence-proof=" + g.proof());
         String zero = "0".repeat(40);
-        hook(hookEnv, store, zero + " " + first + " refs/heads/main\n");
-        hook(hookEnv, store, first + " " + second + " refs/heads/main\n");
+        hook(hookEnv, bare, zero + " " + first + " refs/heads/main\n");
+        hook(hookEnv, bare, first + " " + second + " refs/heads/main\n");
         hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + (g.token() - 1));
-        hook(hookEnv, store, second + " " + first + " refs/heads/main\n");
+        hook(hookEnv, bare, second + " " + first + " refs/heads/main\n");
     }
 
-    private static void hook(Map<String, String> env, String store, String stdin) {
+    private static void hook(Map<String, String> env, Path bare, String stdin) {
         Context ctx = new Context(
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()),
-                env,
+                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream(), false),
+                java.util.Collections.unmodifiableMap(env),
                 Clock.systemUTC(),
-                Path.of(env.get("GIT_DIR")));
-        HookRunner.fastPath(ctx, new String[] {"hook", "pre-receive", "--store", store});
+                bare);
+        Main.run(ctx, "hook", "pre-receive");
     }
 
     private static String git(Map<String, String> env, Path dir, String... args)

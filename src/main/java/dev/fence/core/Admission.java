@@ -222,7 +222,9 @@ public final class Admission {
                 break;
             case UPDATE:
                 String mustContain = baseIsMine ? s.baseSha() : u.oldId();
-                if (!ObjectIds.isZero(mustContain) && !ancestry.isAncestor(mustContain, u.newId())) {
+                if (!ObjectIds.isZero(mustContain)
+                        && !extendsOwnTip(s, n, u, ancestry)
+                        && !ancestry.isAncestor(mustContain, u.newId())) {
                     return refused(
                             u,
                             resource,
@@ -250,6 +252,21 @@ public final class Admission {
                 u.kind() == RefUpdate.Kind.DELETE ? null : u.newId(),
                 new Tip(u.newId(), n, holder, push.actor().pusher(), now));
         return new Step(new RefDecision.Admitted(u, resource, Reason.ACCEPTED, n, null), w);
+    }
+
+    /**
+     * True when the ref is at the tip that token {@code n} itself wrote and the update is known, without
+     * asking, to be a fast-forward from it. The base was checked to be in that tip when {@code n} wrote it,
+     * so it is in the new tip too: the usual question (is the base in the new tip?), which may need a
+     * walk through many commits or a round trip to the pusher's side, needs no answer.
+     */
+    private static boolean extendsOwnTip(ResourceState s, long n, RefUpdate u, Ancestry ancestry) {
+        Tip tip = s.tip();
+        return tip != null
+                && tip.token() == n
+                && s.baseToken() == n
+                && sameId(tip.sha(), u.oldId())
+                && Boolean.TRUE.equals(ancestry.knownAncestor(u.oldId(), u.newId()));
     }
 
     private static Step tokenless(

@@ -50,8 +50,9 @@ public final class AdmissionService {
             return new Verdict(untouched, List.of());
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            StoreIdentity identity = store.identity(Identities.candidate(clock.instant()));
-            var states = store.snapshot(resources);
+            var read = store.identityAndSnapshot(resources, () -> Identities.candidate(clock.instant()));
+            StoreIdentity identity = read.identity();
+            var states = read.states();
             Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant());
             // A caller without the repository (fence serve) answers ancestry from facts it was sent; a
             // decision built on a provisional answer must not be recorded: ask for the missing facts.

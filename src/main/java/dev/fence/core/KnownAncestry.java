@@ -55,6 +55,11 @@ public final class KnownAncestry implements Ancestry {
     }
 
     @Override
+    public Boolean knownAncestor(String ancestor, String descendant) {
+        return ancestor.equals(descendant) ? Boolean.TRUE : facts.get(new Question(ancestor, descendant));
+    }
+
+    @Override
     public boolean isAncestor(String ancestor, String descendant) {
         if (ancestor.equals(descendant)) {
             return true;

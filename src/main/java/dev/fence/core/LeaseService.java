@@ -73,12 +73,13 @@ public final class LeaseService implements LeaseOperations {
             throw new InvalidInputException("recorded SHA is not a full object id: " + grantSha);
         }
         Instant now = clock.instant();
-        AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, Identities.candidate(now));
+        java.util.function.Supplier<StoreIdentity> candidate = () -> Identities.candidate(now);
+        AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
         if (r instanceof AcquireResult.Busy b) {
             return new AcquireOutcome.Busy(resource, b.holder(), b.expiresAt());
         }
         AcquireResult.Granted g = (AcquireResult.Granted) r;
-        StoreIdentity identity = store.identity(Identities.candidate(now));
+        StoreIdentity identity = store.identityOf(g.generation(), candidate);
         if (!identity.generation().equals(g.generation())) {
             throw new StoreUnavailableException(
                     "the store changed generation while granting " + resource + " (data loss?); acquire again");

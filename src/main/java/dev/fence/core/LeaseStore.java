@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Where fence keeps counters, leases, admission state and the ledger. Implementations: SQLite (the
@@ -57,6 +58,20 @@ public interface LeaseStore extends AutoCloseable {
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate);
 
     /**
+     * As {@link #acquire(String, String, long, Instant, String, StoreIdentity)}, asking for the candidate
+     * only when the store has no identity, so that the usual grant makes no random numbers.
+     */
+    default AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
+        return acquire(resource, holder, ttlMillis, now, grantSha, candidate.get());
+    }
+
+    /**
      * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter
      * equals {@code token}, the latest lease has that holder and token and is not released (an expired
      * lease that no one has superseded may be renewed). Otherwise {@link LeaseCheck.Refused}, nothing
@@ -81,6 +96,28 @@ public interface LeaseStore extends AutoCloseable {
 
     /** Reads the state of each resource in one consistent snapshot; unknown ones come back {@link ResourceState#empty}. */
     Map<String, ResourceState> snapshot(Collection<String> resources);
+
+    /**
+     * The identity of {@code generation}, which a call such as {@link #acquire} just reported as current:
+     * as {@link #identity}, but stores that keep the identity they last read answer without asking the
+     * server again. An identity never changes within a generation.
+     */
+    default StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        return identity(candidate.get());
+    }
+
+    /** The store's identity and a snapshot of resources, as {@link #identityAndSnapshot} reads them. */
+    record IdentifiedSnapshot(StoreIdentity identity, Map<String, ResourceState> states) {}
+
+    /**
+     * {@link #identity} and {@link #snapshot} together, in one round trip (one transaction) where the store
+     * allows: what a hook needs to judge a push. The candidate is asked for only when the store has no
+     * identity, so the common path makes no random numbers.
+     */
+    default IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        StoreIdentity identity = identity(candidate.get());
+        return new IdentifiedSnapshot(identity, snapshot(resources));
+    }
 
     /**
      * Applies every write and appends every event in one atomic step, if every write's {@code

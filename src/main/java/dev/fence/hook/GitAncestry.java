@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * GIT_ALTERNATE_OBJECT_DIRECTORIES} point into the push's quarantine, where the pushed objects are.
  *
  * <p>A separate process costs a few milliseconds and is spent only when the admission rule needs an
- * answer (an update of an existing fenced ref); starting JGit in the hook would cost more.
+ * answer (an update of an existing fenced ref) that the pushed loose commits do not already show ({@link
+ * LooseCommits}: a fast-forward of a few commits needs no process); starting JGit in the hook would cost
+ * more.
  *
  * <p>Thread-safe.
  */
@@ -23,6 +25,7 @@ public final class GitAncestry implements Ancestry {
     private final Map<String, String> env;
     private final Path dir;
     private final String git;
+    private final LooseCommits loose;
 
     /**
      * @param env the environment the hook was started with (passed to git unchanged)
@@ -32,6 +35,16 @@ public final class GitAncestry implements Ancestry {
         this.env = env;
         this.dir = dir;
         this.git = env.getOrDefault("FENCE_GIT", "git");
+        this.loose = LooseCommits.of(env, dir);
+    }
+
+    /** {@inheritDoc} From loose commits (see {@link LooseCommits}); null when they do not show it. */
+    @Override
+    public Boolean knownAncestor(String ancestor, String descendant) {
+        if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {
+            return null;
+        }
+        return loose.reaches(ancestor, descendant) ? Boolean.TRUE : null;
     }
 
     @Override
@@ -39,7 +52,7 @@ public final class GitAncestry implements Ancestry {
         if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {
             throw new InvalidInputException("not an object id: " + ancestor + " / " + descendant);
         }
-        if (ancestor.equals(descendant)) {
+        if (ancestor.equals(descendant) || loose.reaches(ancestor, descendant)) {
             return true;
         }
         ProcessBuilder pb = new ProcessBuilder(git, "merge-base", "--is-ancestor", ancestor, descendant)

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -96,9 +97,116 @@ public final class PreReceiveHook {
         } catch (ConfigException e) {
             return brokenConfig(env, gitDir, stdin, e);
         }
+        return run(env, gitDir, stdin, config, storeOverride);
+    }
+
+    /** As {@link #run(Map, Path, InputStream, Path, String)} with the configuration already read. */
+    public Result run(
+            Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config, String storeOverride) {
         String url = storeOverride != null ? storeOverride : config.store().orElse(null);
-        return judge(config, env, gitDir, stdin, url, new GitAncestry(env, gitDir))
-                .result();
+        Ancestry ancestry = new GitAncestry(env, gitDir);
+        if (workers != null) {
+            return judge(config, env, gitDir, stdin, url, ancestry).result();
+        }
+        // The one-shot hook process: its own thread opens the store at once, while this one reads the
+        // push (start-up work on two cores instead of one after the other), then judges it.
+        Admitter admitter = new Admitter(url);
+        admitter.start();
+        try {
+            return judge(
+                            config,
+                            env,
+                            gitDir,
+                            stdin,
+                            url,
+                            (push, policy, down) -> admitter.judge(push, policy, ancestry, down))
+                    .result();
+        } finally {
+            admitter.release();
+        }
+    }
+
+    /**
+     * The store thread of a one-shot hook process: opens the store as soon as it starts, waits for the
+     * push, judges it, closes the store. The hook waits for it at most {@code store-timeout} from the
+     * moment the push is handed over; past that the process exits without it (a daemon thread).
+     */
+    private final class Admitter extends Thread {
+        private final String url;
+        private final CountDownLatch handedOver = new CountDownLatch(1);
+        private volatile PushAttempt push;
+        private volatile FencePolicy policy;
+        private volatile Ancestry ancestry;
+        private volatile Verdict verdict;
+        private volatile Throwable failure;
+
+        Admitter(String url) {
+            super("fence-admission");
+            setDaemon(true);
+            this.url = url;
+        }
+
+        @Override
+        public void run() {
+            LeaseStore store = null;
+            try {
+                store = openStore.apply(url);
+                handedOver.await();
+                if (push != null) {
+                    verdict = new AdmissionService(store, policy, clock).admit(push, ancestry);
+                }
+            } catch (Throwable t) {
+                failure = t;
+            } finally {
+                if (store != null) {
+                    store.close();
+                }
+            }
+        }
+
+        /** Hands the push over and waits for the verdict, as {@link PreReceiveHook#judge} with workers does. */
+        Verdict judge(PushAttempt push, FencePolicy policy, Ancestry ancestry, boolean[] storeDown) {
+            this.push = push;
+            this.policy = policy;
+            this.ancestry = ancestry;
+            handedOver.countDown();
+            try {
+                join(policy.storeTimeout().toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                storeDown[0] = true;
+                return Admission.storeDown(push, policy, "interrupted");
+            }
+            Verdict v = verdict;
+            if (v != null) {
+                return v;
+            }
+            Throwable cause = failure;
+            if (cause == null) {
+                interrupt();
+                storeDown[0] = true;
+                return Admission.storeDown(
+                        push,
+                        policy,
+                        "no answer within " + policy.storeTimeout().toMillis() + " ms");
+            }
+            if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
+                storeDown[0] = true;
+                return Admission.storeDown(push, policy, cause.getMessage());
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
+
+        /** Lets the thread finish when no push was handed over (nothing fenced, malformed input). */
+        void release() {
+            handedOver.countDown();
+        }
     }
 
     /**

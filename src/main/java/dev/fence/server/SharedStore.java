@@ -36,6 +36,17 @@ final class SharedStore implements LeaseStore {
     }
 
     @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
+    }
+
+    @Override
     public LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now) {
         return store.renew(resource, holder, token, ttlMillis, now);
     }
@@ -53,6 +64,17 @@ final class SharedStore implements LeaseStore {
     @Override
     public Map<String, ResourceState> snapshot(Collection<String> resources) {
         return store.snapshot(resources);
+    }
+
+    @Override
+    public StoreIdentity identityOf(String generation, java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.identityOf(generation, candidate);
+    }
+
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(
+            Collection<String> resources, java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.identityAndSnapshot(resources, candidate);
     }
 
     @Override

@@ -10,8 +10,22 @@ import java.time.Duration;
  * @param retention ledger events older than this may be dropped; counters and highs never are
  * @param waitReplicas Redis only: after a write, {@code WAIT} for this many replicas (0 = don't)
  * @param waitTimeout Redis only: the {@code WAIT} timeout
+ * @param singleConnection for a process that makes a few calls and exits (a hook): Redis opens one
+ *     plain connection on first use instead of a pool (cheaper to start); not a URL option
  */
-public record StoreOptions(Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout) {
+public record StoreOptions(
+        Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout, boolean singleConnection) {
+
+    /** Options for a long-running process (pooled connections). */
+    public StoreOptions(Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout) {
+        this(timeout, retention, waitReplicas, waitTimeout, false);
+    }
+
+    /** These options with {@link #singleConnection()} set as given. */
+    public StoreOptions withSingleConnection(boolean single) {
+        return new StoreOptions(timeout, retention, waitReplicas, waitTimeout, single);
+    }
+
     /** Defaults: 2 s timeout, 90 days of ledger, no WAIT. */
     public static StoreOptions defaults() {
         return new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ofMillis(100));

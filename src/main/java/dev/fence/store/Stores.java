@@ -63,7 +63,9 @@ public final class Stores {
     public static LeaseStore open(String url, StoreOptions defaults) {
         int q = url.indexOf('?');
         String base = q < 0 ? url : url.substring(0, q);
-        StoreOptions options = q < 0 ? defaults : parseQuery(url.substring(q + 1), defaults);
+        StoreOptions options = q < 0
+                ? defaults
+                : parseQuery(url.substring(q + 1), defaults).withSingleConnection(defaults.singleConnection());
         if (base.startsWith("sqlite:")) {
             String path = base.substring("sqlite:".length());
             if (path.startsWith("//")) {

@@ -48,8 +48,9 @@ class HostArtefactsInstallTest {
         String text = Files.readString(hook);
         assertTrue(text.startsWith("#!/bin/sh\n" + HookScripts.MARKER + "\n"), text);
         assertTrue(
-                text.contains("exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar"
-                        + " /opt/fence/fence.jar hook pre-receive\n"),
+                text.contains(
+                        "exec java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                                + " /opt/fence/fence.jar hook pre-receive\n"),
                 text);
         assertTrue(r.out().contains("gitaly['configuration'] = {"), r.out());
         assertTrue(r.out().contains("custom_hooks_dir: '" + dir + "',"), r.out());
@@ -82,7 +83,7 @@ class HostArtefactsInstallTest {
                 dir.resolve("pre-receive.d/50-fence").toString());
         assertEquals(0, run.exit(), run.err());
         assertEquals(
-                "arg: -XX:TieredStopAtLevel=1\narg: -XX:+UseSerialGC\narg: -Xshare:auto\narg: -jar\n"
+                "arg: -XX:TieredStopAtLevel=1\narg: -XX:CICompilerCount=1\narg: -XX:+UseSerialGC\narg: -Xshare:auto\narg: -jar\n"
                         + "arg: /opt/my fence/fence.jar\narg: hook\narg: pre-receive\nstdin: old new refs/heads/main\n",
                 run.out());
     }
@@ -167,8 +168,9 @@ class HostArtefactsInstallTest {
         String s = Files.readString(script);
         assertTrue(s.startsWith("#!/bin/bash\n" + HookScripts.MARKER + "\n"), s);
         assertTrue(
-                s.contains("exec /usr/bin/java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar"
-                        + " /opt/fence/fence.jar hook pre-receive\n"),
+                s.contains(
+                        "exec /usr/bin/java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                                + " /opt/fence/fence.jar hook pre-receive\n"),
                 s);
         assertEquals(0, exec("", "/usr/bin/bash", "-n", script.toString()).exit());
 

@@ -108,8 +108,9 @@ class InstallCommandTest {
                 install("--bare", bare.toString(), "--jar", "/opt/fence/fence.jar")
                         .exit());
         assertTrue(Files.readString(bare.resolve("hooks/pre-receive"))
-                .contains("exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar /opt/fence/fence.jar"
-                        + " hook pre-receive\n"));
+                .contains(
+                        "exec java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar /opt/fence/fence.jar"
+                                + " hook pre-receive\n"));
     }
 
     @Test

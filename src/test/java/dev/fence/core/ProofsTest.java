@@ -23,6 +23,46 @@ class ProofsTest {
     }
 
     @Test
+    void sha256IsTheJdksForEveryLengthAroundTheBlockBoundaries() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        for (int length = 0; length <= 300; length++) {
+            byte[] data = new byte[length];
+            random.nextBytes(data);
+            byte[] expected = java.security.MessageDigest.getInstance("SHA-256").digest(data);
+            assertEquals(
+                    java.util.HexFormat.of().formatHex(expected),
+                    java.util.HexFormat.of().formatHex(Sha256.digest(data)),
+                    length + " bytes");
+        }
+        assertEquals(
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                java.util.HexFormat.of()
+                        .formatHex(Sha256.digest("abc".getBytes(java.nio.charset.StandardCharsets.US_ASCII))));
+    }
+
+    @Test
+    void theHmacIsTheJcesHmacSha256ForEveryKeyAndMessageLength() throws Exception {
+        java.util.Random random = new java.util.Random(42);
+        for (int keyLength : new int[] {0, 1, 31, 32, 63, 64, 65, 100, 200}) {
+            for (int messageLength : new int[] {0, 1, 55, 56, 63, 64, 65, 119, 120, 1000}) {
+                byte[] key = new byte[keyLength];
+                byte[] message = new byte[messageLength];
+                random.nextBytes(key);
+                random.nextBytes(message);
+                javax.crypto.Mac jce = javax.crypto.Mac.getInstance("HmacSHA256");
+                // The JCE refuses an empty key; HMAC itself pads it with zeros like any short key.
+                jce.init(new javax.crypto.spec.SecretKeySpec(keyLength == 0 ? new byte[1] : key, "HmacSHA256"));
+                byte[] expected = jce.doFinal(message);
+                byte[] got = Proofs.hmacSha256(keyLength == 0 ? new byte[1] : key, message);
+                assertEquals(
+                        java.util.HexFormat.of().formatHex(expected),
+                        java.util.HexFormat.of().formatHex(got),
+                        "key " + keyLength + " bytes, message " + messageLength + " bytes");
+            }
+        }
+    }
+
+    @Test
     void aForgedOrMalformedProofIsRefused() {
         String forged = "fp1." + id.generation() + "." + "A".repeat(43);
         assertEquals(Proofs.Check.BAD, Proofs.verify(id, "r", 1, forged));

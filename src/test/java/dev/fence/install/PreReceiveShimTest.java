@@ -101,7 +101,7 @@ class PreReceiveShimTest {
         Run r = runShim("a b refs/heads/x\n");
         assertEquals(7, r.exit(), r.stderr());
         assertEquals(
-                "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -jar /srv/fence/fence.jar hook pre-receive\n"
+                "java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar /srv/fence/fence.jar hook pre-receive\n"
                         + "stdin: a b refs/heads/x\n",
                 calls());
     }

@@ -4,13 +4,13 @@ import dev.fence.core.InternalException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -23,25 +23,29 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  */
 final class LuaScript {
     private static final String LIB = "lib";
-    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
+    private static final class Jedis {
+        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+        private Jedis() {}
+    }
 
     private final String name;
-    private final String source;
-    private final String sha1;
+    private volatile String source;
+    private volatile String sha1;
 
-    private LuaScript(String name, String source) {
+    private LuaScript(String name) {
         this.name = name;
-        this.source = source;
-        this.sha1 = sha1Hex(source);
     }
 
     /**
-     * Loads script {@code name} (without {@code .lua}) with the shared helpers.
+     * Script {@code name} (without {@code .lua}) with the shared helpers, read on first use: a hook
+     * process runs two of the scripts and should not read and hash the others.
      *
-     * @throws InternalException when a resource is missing from the build
+     * @throws InternalException (on first use) when a resource is missing from the build
      */
     static LuaScript load(String name) {
-        return new LuaScript(name, read(LIB) + "\n" + read(name));
+        return new LuaScript(name);
     }
 
     String name() {
@@ -49,11 +53,21 @@ final class LuaScript {
     }
 
     String source() {
-        return source;
+        String s = source;
+        if (s == null) {
+            s = read(LIB) + "\n" + read(name);
+            source = s;
+        }
+        return s;
     }
 
     String sha1() {
-        return sha1;
+        String h = sha1;
+        if (h == null) {
+            h = sha1Hex(source());
+            sha1 = h;
+        }
+        return h;
     }
 
     /**
@@ -61,15 +75,68 @@ final class LuaScript {
      * String}, integers to {@code Long}, arrays to {@code List}, nil to null.
      */
     Object eval(Connection connection, List<String> keys, List<String> args) {
+        return eval(connection, keys, args, false);
+    }
+
+    /**
+     * As {@link #eval(Connection, List, List)}; with {@code pingFirst}, a {@code PING} goes out in the same
+     * write as the script (one round trip), and a connection failure on its reply is a {@link
+     * StaleConnection}.
+     */
+    Object eval(Connection connection, List<String> keys, List<String> args, boolean pingFirst) {
+        String sha1 = sha1();
+        CommandObject<Object> command = Jedis.COMMANDS.evalsha(sha1, keys, args);
         try {
-            return connection.executeCommand(COMMANDS.evalsha(sha1, keys, args));
+            if (!pingFirst) {
+                return connection.executeCommand(command);
+            }
+            connection.sendCommand(Protocol.Command.PING);
+            connection.sendCommand(command.getArguments());
+            try {
+                connection.getOne();
+            } catch (JedisConnectionException e) {
+                throw new StaleConnection(e);
+            }
+            return command.getBuilder().build(connection.getOne());
         } catch (JedisNoScriptException e) {
-            String loaded = connection.executeCommand(COMMANDS.scriptLoad(source));
+            String loaded = connection.executeCommand(Jedis.COMMANDS.scriptLoad(source()));
             if (!sha1.equals(loaded)) {
                 throw new InternalException(
                         "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1);
             }
-            return connection.executeCommand(COMMANDS.evalsha(sha1, keys, args));
+            return connection.executeCommand(Jedis.COMMANDS.evalsha(sha1, keys, args));
+        }
+    }
+
+    /** As {@link #eval(Connection, List, List, boolean)}, on a plain connection. */
+    Object eval(RespConnection connection, List<String> keys, List<String> args, boolean pingFirst) {
+        List<String> command = new java.util.ArrayList<>(3 + keys.size() + args.size());
+        command.add("EVALSHA");
+        command.add(sha1());
+        command.add(Integer.toString(keys.size()));
+        command.addAll(keys);
+        command.addAll(args);
+        try {
+            return pingFirst ? connection.callAfterPing(command) : connection.call(command);
+        } catch (JedisNoScriptException e) {
+            Object loaded = connection.call(List.of("SCRIPT", "LOAD", source()));
+            if (!sha1().equals(loaded)) {
+                throw new InternalException(
+                        "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1());
+            }
+            return connection.call(command);
+        }
+    }
+
+    /**
+     * The reply to the {@code PING} sent ahead of a script was lost to a connection failure: the pooled
+     * connection had gone stale (most often, the server restarted since it was last used).
+     */
+    static final class StaleConnection extends JedisConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        StaleConnection(JedisConnectionException cause) {
+            super(cause.getMessage(), cause);
         }
     }
 
@@ -86,11 +153,6 @@ final class LuaScript {
     }
 
     private static String sha1Hex(String text) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-1");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new InternalException("SHA-1 is not available in this JVM", e);
-        }
+        return Sha1.hex(text);
     }
 }

@@ -37,8 +37,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -85,10 +87,20 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
  *
- * <p>Thread-safe: connections come from a pool, and the cached identity is swapped atomically.
+ * <p><b>Connections.</b> A long-running process borrows Jedis connections from a pool; a hook ({@link
+ * StoreOptions#singleConnection()}) opens one plain connection ({@link RespConnection}) for its two or
+ * three calls, which costs a fresh JVM a fraction of a pool and a full client to start.
+ *
+ * <p>Thread-safe: connections come from a pool (or the single one is used by one call at a time), and the
+ * cached identity is swapped atomically.
  */
 public final class RedisLeaseStore implements LeaseStore {
-    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
+    private static final class Jedis {
+        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+        private Jedis() {}
+    }
 
     private static final LuaScript IDENTITY = LuaScript.load("identity");
     private static final LuaScript ACQUIRE = LuaScript.load("acquire");
@@ -96,6 +108,7 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final LuaScript RELEASE = LuaScript.load("release");
     private static final LuaScript MOVE_GRANT_SHA = LuaScript.load("move_grant_sha");
     private static final LuaScript SNAPSHOT = LuaScript.load("snapshot");
+    private static final LuaScript IDENTITY_SNAPSHOT = LuaScript.load("identity_snapshot");
     private static final LuaScript COMMIT = LuaScript.load("commit");
     private static final LuaScript APPEND = LuaScript.load("append");
 
@@ -115,15 +128,32 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private final RedisUrl url;
     private final StoreOptions options;
-    private final ConnectionPool pool;
+    /** Created on first use by {@link #pool()}. */
+    private volatile ConnectionPool pool;
+
+    /** {@link StoreOptions#singleConnection()}: the one connection, opened on first use; guarded by itself. */
+    private final Object directLock = new Object();
+
+    private RespConnection direct;
+
+    /** {@link #connectInBackground}'s thread, until the first call has waited for it. */
+    private volatile Thread connector;
+
+    private volatile boolean closed;
+
+    /** Guarded by {@link #directLock}: {@link #direct} has served a call (so it may have gone stale since). */
+    private boolean directUsed;
+
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
     private volatile boolean evictionPolicyChecked;
 
-    private RedisLeaseStore(RedisUrl url, StoreOptions options, ConnectionPool pool, int timeoutMillis) {
+    /** Connections that have been used and returned to the pool (weakly held: the pool may drop them). */
+    private final Set<Connection> pooled = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
+
+    private RedisLeaseStore(RedisUrl url, StoreOptions options, int timeoutMillis) {
         this.url = url;
         this.options = options;
-        this.pool = pool;
         this.timeoutMillis = timeoutMillis;
     }
 
@@ -139,6 +169,64 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(options, "options");
         int timeout =
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
+        RedisLeaseStore store = new RedisLeaseStore(parsed, options, timeout);
+        if (options.singleConnection()) {
+            store.connectInBackground();
+        }
+        return store;
+    }
+
+    /**
+     * A hook's store: connects, and reads the two scripts a push needs, on threads of their own right away,
+     * while the hook reads the push, instead of on the first call. A failure here is not reported: the
+     * first call connects again and reports it.
+     */
+    private void connectInBackground() {
+        Thread scripts = new Thread(
+                () -> {
+                    IDENTITY_SNAPSHOT.sha1();
+                    COMMIT.sha1();
+                },
+                "fence-redis-scripts");
+        scripts.setDaemon(true);
+        scripts.start();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
+                        synchronized (directLock) {
+                            if (closed || direct != null) {
+                                c.close();
+                            } else {
+                                direct = c;
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        // The first call connects again and reports it.
+                    }
+                },
+                "fence-redis-connect");
+        t.setDaemon(true);
+        connector = t;
+        t.start();
+    }
+
+    /** The connection pool of a long-running process, made on its first pooled call. */
+    private ConnectionPool pool() {
+        ConnectionPool p = pool;
+        if (p == null) {
+            synchronized (this) {
+                p = pool;
+                if (p == null) {
+                    p = newPool(url, timeoutMillis);
+                    pool = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    private static ConnectionPool newPool(RedisUrl parsed, int timeout) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeout)
                 .socketTimeoutMillis(timeout)
@@ -157,16 +245,17 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
         poolConfig.setMaxTotal(32);
-        poolConfig.setMaxIdle(8);
+        // As many idle as in use: a smaller cap closes connections that busy callers hand back only to open
+        // new ones for the next call (a connect and a handshake each time at 32 callers).
+        poolConfig.setMaxIdle(32);
         poolConfig.setMinIdle(0);
         poolConfig.setMaxWait(Duration.ofMillis(timeout));
         poolConfig.setBlockWhenExhausted(true);
-        // borrow() checks connections itself, bounding a dead server's cost to one timeout.
+        // call() checks pooled connections itself (a PING sent with the first script), bounding a dead
+        // server's cost to one timeout.
         poolConfig.setTestOnBorrow(false);
         poolConfig.setJmxEnabled(false);
-        ConnectionPool pool =
-                new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
-        return new RedisLeaseStore(parsed, options, pool, timeout);
+        return new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
     }
 
     @Override
@@ -176,7 +265,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<String> args = new ArrayList<>(candidateArgs(candidate));
         args.add(known == null ? "" : known.generation());
         List<?> reply = list(call("identity", c -> {
-            List<?> r = list(IDENTITY.eval(c, List.of(RedisKeys.META), args));
+            List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
                 awaitReplicas(c);
             }
@@ -200,44 +289,109 @@ public final class RedisLeaseStore implements LeaseStore {
     @Override
     public AcquireResult acquire(
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The script is first sent without a candidate; only a store that has no identity (its first
+     * grant, or after a data loss) answers so, and the call is repeated with one.
+     */
+    @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
         Objects.requireNonNull(candidate, "candidate");
         requireValidLease(ttlMillis, now);
         long nowMs = now.toEpochMilli();
+        List<String> keys = acquireKeys(resource);
+        StoreIdentity offered = null;
+        for (int attempt = 0; ; attempt++) {
+            List<String> args = acquireArgs(resource, holder, ttlMillis, nowMs, grantSha, offered, options);
+            List<?> reply = list(call("acquire", c -> {
+                List<?> r = list(c.eval(ACQUIRE, keys, args));
+                if ("granted".equals(string(r.get(0)))) {
+                    awaitReplicas(c);
+                }
+                return r;
+            }));
+            String kind = string(reply.get(0));
+            if ("no-identity".equals(kind)) {
+                if (attempt > 0) {
+                    throw new InternalException("acquire script asked for an identity it was given");
+                }
+                offered = Objects.requireNonNull(candidate.get(), "candidate");
+                continue;
+            }
+            if ("busy".equals(kind)) {
+                return new AcquireResult.Busy(
+                        resource,
+                        string(reply.get(1)),
+                        number(reply.get(2)),
+                        Instant.ofEpochMilli(number(reply.get(3))));
+            }
+            String generation = string(reply.get(1));
+            noteGeneration(generation);
+            Map<String, String> previous = hash(reply.get(3));
+            return new AcquireResult.Granted(
+                    resource,
+                    holder,
+                    number(reply.get(2)),
+                    generation,
+                    Instant.ofEpochMilli(nowMs),
+                    Instant.ofEpochMilli(nowMs + ttlMillis),
+                    lease(previous),
+                    RedisCodec.tip(previous));
+        }
+    }
+
+    private static List<String> acquireKeys(String resource) {
+        return List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+    }
+
+    private static List<String> acquireArgs(
+            String resource,
+            String holder,
+            long ttlMillis,
+            long nowMs,
+            String grantSha,
+            StoreIdentity candidate,
+            StoreOptions options) {
         Resources.GitRef git = Resources.parse(resource).orElse(null);
         List<String> args =
                 new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
-        args.addAll(candidateArgs(candidate));
-        args.add(retentionMillis());
+        args.addAll(candidate == null ? List.of("", "", "", "") : candidateArgs(candidate));
+        args.add(Long.toString(Math.max(0, options.retention().toMillis())));
         args.add(resource);
         args.add(git == null ? "" : git.repoId());
         args.add(git == null ? "" : git.ref());
-        List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
-        List<?> reply = list(call("acquire", c -> {
-            List<?> r = list(ACQUIRE.eval(c, keys, args));
-            if ("granted".equals(string(r.get(0)))) {
-                awaitReplicas(c);
-            }
-            return r;
-        }));
-        if ("busy".equals(string(reply.get(0)))) {
-            return new AcquireResult.Busy(
-                    resource, string(reply.get(1)), number(reply.get(2)), Instant.ofEpochMilli(number(reply.get(3))));
-        }
-        String generation = string(reply.get(1));
-        noteGeneration(generation);
-        Map<String, String> previous = hash(reply.get(3));
-        return new AcquireResult.Granted(
-                resource,
-                holder,
-                number(reply.get(2)),
-                generation,
-                Instant.ofEpochMilli(nowMs),
-                Instant.ofEpochMilli(nowMs + ttlMillis),
-                lease(previous),
-                RedisCodec.tip(previous));
+        return args;
+    }
+
+    /**
+     * The arguments of the {@code EVALSHA} that {@link #acquire} sends (after the command name), for
+     * {@code fence bench}, which has {@code redis-benchmark} send the same script with the same keys and
+     * arguments as a yardstick: without a candidate identity, as a store that has one is sent. The script
+     * must already be loaded (any acquire loads it).
+     */
+    public static List<String> acquireEvalshaArguments(
+            String resource, String holder, long ttlMillis, Instant now, StoreOptions options) {
+        List<String> keys = acquireKeys(resource);
+        List<String> out = new ArrayList<>();
+        out.add(ACQUIRE.sha1());
+        out.add(Integer.toString(keys.size()));
+        out.addAll(keys);
+        out.addAll(acquireArgs(resource, holder, ttlMillis, now.toEpochMilli(), null, null, options));
+        return out;
     }
 
     @Override
@@ -284,12 +438,79 @@ public final class RedisLeaseStore implements LeaseStore {
             return Map.of();
         }
         List<String> keys = names.stream().map(RedisKeys::state).toList();
-        List<?> reply = list(call("snapshot", c -> SNAPSHOT.eval(c, keys, List.of())));
+        List<?> reply = list(call("snapshot", c -> c.eval(SNAPSHOT, keys, List.of())));
         Map<String, ResourceState> states = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) {
             states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(i))));
         }
         return Collections.unmodifiableMap(states);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One script, one round trip: the identity (only its generation when the cached one is current),
+     * the states, and on a store's first call the eviction-policy check too.
+     */
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        List<String> names = new ArrayList<>(new LinkedHashSet<>(resources));
+        List<String> keys = new ArrayList<>(names.size() + 1);
+        keys.add(RedisKeys.META);
+        for (String name : names) {
+            keys.add(RedisKeys.state(name));
+        }
+        for (int attempt = 0; attempt < 3; attempt++) {
+            StoreIdentity known = identity.get();
+            boolean check = !evictionPolicyChecked;
+            List<String> args = List.of(known == null ? "" : known.generation(), check ? "1" : "0");
+            List<?> reply = list(call("snapshot", false, c -> c.eval(IDENTITY_SNAPSHOT, keys, args)));
+            String kind = string(reply.get(0));
+            if (kind.equals("evicting")) {
+                throw evicting(string(reply.get(1)));
+            }
+            if (check) {
+                evictionPolicyChecked = true;
+            }
+            if (kind.equals("missing")) {
+                identity(candidate.get());
+                continue;
+            }
+            StoreIdentity current;
+            int first;
+            if (kind.equals("same")) {
+                if (known == null || !known.generation().equals(string(reply.get(1)))) {
+                    continue; // the cache moved meanwhile: read again
+                }
+                current = known;
+                first = 2;
+            } else {
+                current = new StoreIdentity(
+                        string(reply.get(1)),
+                        number(reply.get(2)),
+                        Base64.getDecoder().decode(string(reply.get(3))),
+                        Instant.ofEpochMilli(number(reply.get(4))));
+                identity.set(current);
+                first = 5;
+            }
+            Map<String, ResourceState> states = new LinkedHashMap<>();
+            for (int i = 0; i < names.size(); i++) {
+                states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(first + i))));
+            }
+            return new IdentifiedSnapshot(current, Collections.unmodifiableMap(states));
+        }
+        throw new StoreUnavailableException("Redis at " + url.address()
+                + " kept losing its identity record while it was read; is something deleting fence's keys?");
+    }
+
+    /** {@inheritDoc} The cached identity when it is of {@code generation}: no round trip. */
+    @Override
+    public StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        StoreIdentity known = identity.get();
+        if (known != null && known.generation().equals(generation)) {
+            return known;
+        }
+        return identity(candidate.get());
     }
 
     @Override
@@ -323,7 +544,7 @@ public final class RedisLeaseStore implements LeaseStore {
             RedisCodec.encodeEvent(e, args);
         }
         List<?> reply = list(call("commit", c -> {
-            List<?> r = list(COMMIT.eval(c, keys, args));
+            List<?> r = list(c.eval(COMMIT, keys, args));
             if ("committed".equals(string(r.get(0)))) {
                 awaitReplicas(c);
             }
@@ -354,7 +575,7 @@ public final class RedisLeaseStore implements LeaseStore {
             RedisCodec.encodeEvent(e, args);
         }
         call("append", c -> {
-            Object r = APPEND.eval(c, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+            Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
             awaitReplicas(c);
             return r;
         });
@@ -372,14 +593,17 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        return call("query", c -> limit > 0 ? newest(c, query, lowest, limit) : oldestFirst(c, query, lowest));
+        return callPooled(
+                "query",
+                true,
+                c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
     }
 
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
         List<LedgerEvent> out = new ArrayList<>();
         String start = lowest;
         while (true) {
-            List<StreamEntry> page = c.executeCommand(COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
+            List<StreamEntry> page = c.executeCommand(Jedis.COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
             for (StreamEntry entry : page) {
                 LedgerEvent e = RedisCodec.event(entry.getFields());
                 if (e != null && query.matches(e)) {
@@ -397,7 +621,8 @@ public final class RedisLeaseStore implements LeaseStore {
         List<LedgerEvent> out = new ArrayList<>();
         String end = "+";
         while (true) {
-            List<StreamEntry> page = c.executeCommand(COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
+            List<StreamEntry> page =
+                    c.executeCommand(Jedis.COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
             for (StreamEntry entry : page) {
                 LedgerEvent e = RedisCodec.event(entry.getFields());
                 if (e != null && query.matches(e)) {
@@ -424,7 +649,17 @@ public final class RedisLeaseStore implements LeaseStore {
     @Override
     public void close() {
         try {
-            pool.close();
+            synchronized (directLock) {
+                closed = true;
+                if (direct != null) {
+                    direct.close();
+                    direct = null;
+                }
+            }
+            ConnectionPool p = pool;
+            if (p != null) {
+                p.close();
+            }
         } catch (RuntimeException e) {
             // Closing is best effort: the server may already be gone.
         }
@@ -437,7 +672,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private LeaseCheck leaseCheck(String operation, LuaScript script, List<String> keys, List<String> args) {
         List<?> reply = list(call(operation, c -> {
-            List<?> r = list(script.eval(c, keys, args));
+            List<?> r = list(c.eval(script, keys, args));
             if ("ok".equals(string(r.get(0)))) {
                 awaitReplicas(c);
             }
@@ -459,36 +694,177 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /** Runs {@code body} on a live pooled connection, translating Jedis failures into fence's. */
-    private <T> T call(String operation, Function<Connection, T> body) {
-        try (Connection c = borrow()) {
-            checkEvictionPolicy(c);
-            return body.apply(c);
+    private <T> T call(String operation, Function<Link, T> body) {
+        return call(operation, true, body);
+    }
+
+    /**
+     * Runs {@code body} on a connection from the pool, translating Jedis failures into fence's.
+     *
+     * <p>A new connection has just proved itself in its handshake. A pooled one may predate a server
+     * restart, so the first script it runs goes out together with a {@code PING} (one round trip, not
+     * two): a connection failure on the {@code PING}'s reply means the connection was stale, so the idle
+     * ones are dropped and a fresh connection is tried once. A timeout is not retried, which keeps a hung
+     * server's cost to about one timeout. The script was written to the stale socket too; the server
+     * behind it was gone, so it did not run, except in one case: a server that crashed after running both
+     * and before answering either. A retried script then runs twice, which the scripts tolerate: tokens
+     * only go up (a second acquire issues one more), and a repeated commit or release finds the version or
+     * lease moved and is refused.
+     *
+     * @param checkEviction run {@link #checkEvictionPolicy} first (calls whose script checks it itself
+     *     pass false)
+     */
+    private <T> T call(String operation, boolean checkEviction, Function<Link, T> body) {
+        if (options.singleConnection()) {
+            return callDirect(operation, checkEviction, body);
+        }
+        return callPooled(operation, checkEviction, body);
+    }
+
+    /**
+     * Runs {@code body} on the store's one plain connection ({@link StoreOptions#singleConnection()}),
+     * opened on first use; a connection failure closes it, so the next call opens a new one.
+     */
+    private <T> T callDirect(String operation, boolean checkEviction, Function<Link, T> body) {
+        Thread pending = connector;
+        if (pending != null) {
+            try {
+                pending.join(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            connector = null;
+        }
+        synchronized (directLock) {
+            try {
+                for (int attempt = 0; ; attempt++) {
+                    boolean reused = direct != null && directUsed;
+                    if (direct == null) {
+                        direct = RespConnection.open(url, timeoutMillis, "fence");
+                        directUsed = false;
+                    }
+                    try {
+                        // As with pooled connections: one that served a call before gets a PING with its next
+                        // script, and a stale one is replaced once.
+                        Link link = new Link(null, direct, reused);
+                        if (checkEviction) {
+                            checkEvictionPolicy(link);
+                        }
+                        T result = body.apply(link);
+                        directUsed = true;
+                        return result;
+                    } catch (LuaScript.StaleConnection e) {
+                        direct.close();
+                        direct = null;
+                        if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                            throw e;
+                        }
+                    }
+                }
+            } catch (JedisException e) {
+                if (e instanceof JedisConnectionException && direct != null) {
+                    direct.close();
+                    direct = null;
+                }
+                throw translate(operation, e);
+            }
+        }
+    }
+
+    private <T> T callPooled(String operation, boolean checkEviction, Function<Link, T> body) {
+        try {
+            for (int attempt = 0; ; attempt++) {
+                Connection c = pool().getResource();
+                try {
+                    Link link = new Link(c, null, pooled.contains(c));
+                    if (checkEviction) {
+                        checkEvictionPolicy(link);
+                    }
+                    return body.apply(link);
+                } catch (LuaScript.StaleConnection e) {
+                    if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                        throw e;
+                    }
+                    pool().clear();
+                } finally {
+                    pooled.add(c);
+                    c.close();
+                }
+            }
         } catch (JedisException e) {
             throw translate(operation, e);
         }
     }
 
     /**
-     * A pooled connection that answered PING. A pooled connection may predate a server restart; one that
-     * fails fast means the server went away, so all idle ones are dropped and a fresh one is tried once. A
-     * timeout is not retried, which keeps a hung server's cost to about one timeout.
+     * A borrowed connection. Its first script carries a {@code PING} when the connection came back from
+     * the pool (see {@link #call(String, boolean, Function)}); other commands get a separate {@code PING}
+     * first.
      */
-    private Connection borrow() {
-        for (int attempt = 0; ; attempt++) {
-            Connection c = pool.getResource();
-            try {
-                c.executeCommand(COMMANDS.ping());
-                return c;
-            } catch (JedisConnectionException e) {
-                c.close();
-                if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
-                    throw e;
-                }
-                pool.clear();
-            } catch (RuntimeException e) {
-                c.close();
-                throw e;
+    private static final class Link {
+        /** The pooled connection, or null on the single plain one. */
+        final Connection connection;
+
+        /** The single plain connection ({@link StoreOptions#singleConnection()}), or null. */
+        final RespConnection resp;
+
+        private boolean verify;
+
+        Link(Connection connection, RespConnection resp, boolean verify) {
+            this.connection = connection;
+            this.resp = resp;
+            this.verify = verify;
+        }
+
+        Object eval(LuaScript script, List<String> keys, List<String> args) {
+            boolean ping = verify;
+            verify = false;
+            if (resp != null) {
+                return script.eval(resp, keys, args, ping);
             }
+            return script.eval(connection, keys, args, ping);
+        }
+
+        /** {@code INFO section}. */
+        String info(String section) {
+            if (resp != null) {
+                verify = false;
+                return string(resp.call(List.of("INFO", section)));
+            }
+            return verified().executeCommand(Jedis.COMMANDS.info(section));
+        }
+
+        /** {@code WAIT replicas millis}, with a read timeout long enough for it. */
+        long waitReplicas(int replicas, long millis, int timeoutMillis) {
+            int readTimeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis + millis);
+            if (resp != null) {
+                return number(resp.callWithTimeout(
+                        List.of("WAIT", Integer.toString(replicas), Long.toString(millis)), readTimeout));
+            }
+            connection.setSoTimeout(readTimeout);
+            try {
+                return connection.executeCommand(Jedis.COMMANDS.waitReplicas(replicas, millis));
+            } finally {
+                if (!connection.isBroken()) {
+                    connection.rollbackTimeout();
+                }
+            }
+        }
+
+        /** The pooled connection, checked with a {@code PING} round trip if it came from the pool. */
+        Connection verified() {
+            if (connection == null) {
+                throw new InternalException("this command needs a pooled connection");
+            }
+            if (verify) {
+                verify = false;
+                try {
+                    connection.executeCommand(Jedis.COMMANDS.ping());
+                } catch (JedisConnectionException e) {
+                    throw new LuaScript.StaleConnection(e);
+                }
+            }
+            return connection;
         }
     }
 
@@ -497,13 +873,13 @@ public final class RedisLeaseStore implements LeaseStore {
      * restart its counter at the floor and repeat tokens. Checked until it passes once; a server whose
      * ACL denies INFO is given the benefit of the doubt.
      */
-    private void checkEvictionPolicy(Connection c) {
+    private void checkEvictionPolicy(Link link) {
         if (evictionPolicyChecked) {
             return;
         }
         String info;
         try {
-            info = c.executeCommand(COMMANDS.info("memory"));
+            info = link.info("memory");
         } catch (JedisDataException e) {
             evictionPolicyChecked = true;
             return;
@@ -512,31 +888,27 @@ public final class RedisLeaseStore implements LeaseStore {
             if (line.startsWith("maxmemory_policy:")) {
                 String policy = line.substring("maxmemory_policy:".length()).trim();
                 if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys-")) {
-                    throw new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
-                            + ", which may evict fence's counters and so repeat tokens;"
-                            + " set maxmemory-policy to noeviction (or a volatile-* policy)");
+                    throw evicting(policy);
                 }
             }
         }
         evictionPolicyChecked = true;
     }
 
+    private ConfigException evicting(String policy) {
+        return new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
+                + ", which may evict fence's counters and so repeat tokens;"
+                + " set maxmemory-policy to noeviction (or a volatile-* policy)");
+    }
+
     /** WAITs for the configured replicas on the connection that made the write, as WAIT requires. */
-    private void awaitReplicas(Connection c) {
+    private void awaitReplicas(Link link) {
         int wanted = options.waitReplicas();
         if (wanted <= 0) {
             return;
         }
         long waitMillis = Math.max(1, options.waitTimeout().toMillis());
-        long acked;
-        c.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + waitMillis));
-        try {
-            acked = c.executeCommand(COMMANDS.waitReplicas(wanted, waitMillis));
-        } finally {
-            if (!c.isBroken()) {
-                c.rollbackTimeout();
-            }
-        }
+        long acked = link.waitReplicas(wanted, waitMillis, timeoutMillis);
         if (acked < wanted) {
             throw new StoreUnavailableException("Redis at " + url.address() + " applied the write, but only " + acked
                     + " of " + wanted + " replicas acknowledged it within "

@@ -40,11 +40,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteException;
+import org.sqlite.SQLiteJDBCLoader;
 
 /**
  * The embedded {@link LeaseStore}: one SQLite file in WAL mode, shared by every fence process on the
@@ -87,7 +91,12 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     private static final int PRUNE_BATCH = 256;
 
-    private static final SqlResources SQL = SqlResources.load();
+    /** The SQL, read on first use (after {@link Startup#begin()} has set the driver going). */
+    private static final class Sql {
+        static final SqlResources SQL = SqlResources.load();
+
+        private Sql() {}
+    }
 
     // Primary SQLite result codes (the low byte of extended ones).
     private static final int SQLITE_PERM = 3;
@@ -132,27 +141,121 @@ public final class SqliteLeaseStore implements LeaseStore {
     public static SqliteLeaseStore open(Path file, StoreOptions options) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        SqliteNative.prepare();
+        Startup.begin();
         SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
         store.run("open", false, c -> null);
         return store;
     }
 
+    /**
+     * sqlite-jdbc's two start-up costs, begun on threads of their own when the first store of the process
+     * opens: loading the native library (finding or caching it, then {@code System.load}), and building
+     * the driver's connection settings, which make a date formatter and so load the JDK's time-zone,
+     * calendar and locale data (tens of milliseconds in a fresh JVM, though fence stores no dates through
+     * the driver). A one-shot hook process then pays them side by side, while its other threads read the
+     * push, instead of one after the other.
+     */
+    private static final class Startup {
+        private static final AtomicBoolean STARTED = new AtomicBoolean();
+        private static volatile Thread library;
+        private static volatile Thread settings;
+        private static volatile SQLiteConfig prepared;
+
+        private Startup() {}
+
+        static void begin() {
+            if (!STARTED.compareAndSet(false, true)) {
+                return;
+            }
+            library = start("fence-sqlite-library", () -> {
+                SqliteNative.prepare();
+                return SQLiteJDBCLoader.initialize();
+            });
+            settings = start("fence-sqlite-settings", () -> prepared = new SQLiteConfig());
+        }
+
+        /**
+         * Settings for a new connection (the ones built in the background, the first time), once the
+         * library is loaded: the driver must not extract a copy of its own meanwhile.
+         */
+        static SQLiteConfig config(long deadline) {
+            await(settings, deadline);
+            settings = null;
+            SQLiteConfig config = prepared;
+            prepared = null;
+            if (config == null) {
+                config = new SQLiteConfig();
+            }
+            await(library, deadline);
+            return config;
+        }
+
+        private static Thread start(String name, Callable<?> work) {
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            work.call();
+                        } catch (Exception | LinkageError e) {
+                            // Opening the connection does it again and reports the problem.
+                        }
+                    },
+                    name);
+            t.setDaemon(true);
+            t.start();
+            return t;
+        }
+
+        private static void await(Thread t, long deadline) {
+            if (t == null) {
+                return;
+            }
+            try {
+                t.join(remainingMillis(deadline));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     @Override
     public StoreIdentity identity(StoreIdentity candidate) {
         Objects.requireNonNull(candidate, "candidate");
+        return identity(() -> candidate);
+    }
+
+    /** {@inheritDoc} Read first; the candidate is made only when the store has no identity. */
+    @Override
+    public StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        return identity(candidate);
+    }
+
+    private StoreIdentity identity(Supplier<StoreIdentity> candidate) {
         // Read first without the write lock: the identity almost always exists, and callers such as a
         // hook verifying proofs should not queue behind writers for it.
         StoreIdentity existing = run("read identity", false, SqliteLeaseStore::readIdentity);
         if (existing != null) {
             return existing;
         }
-        return run("create identity", true, c -> ensureIdentity(c, candidate));
+        StoreIdentity made = Objects.requireNonNull(candidate.get(), "candidate");
+        return run("create identity", true, c -> ensureIdentity(c, () -> made));
     }
 
     @Override
     public AcquireResult acquire(
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+    }
+
+    /** {@inheritDoc} The candidate is made only when the store turns out to have no identity. */
+    @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
@@ -261,6 +364,28 @@ public final class SqliteLeaseStore implements LeaseStore {
         });
     }
 
+    /** {@inheritDoc} One read transaction; a second, writing one only when the store has no identity yet. */
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
+        IdentifiedSnapshot read = run("snapshot", false, c -> {
+            StoreIdentity identity = readIdentity(c);
+            if (identity == null) {
+                return null;
+            }
+            Map<String, ResourceState> out = new LinkedHashMap<>();
+            for (String resource : names) {
+                out.put(resource, readState(c, resource));
+            }
+            return new IdentifiedSnapshot(identity, Collections.unmodifiableMap(out));
+        });
+        if (read != null) {
+            return read;
+        }
+        StoreIdentity identity = identity(candidate.get());
+        return new IdentifiedSnapshot(identity, snapshot(names));
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -358,10 +483,10 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         // SQLite reads a negative LIMIT as "no limit".
         args.add(query.limit() > 0 ? query.limit() : -1);
-        String sql = SQL.get("event.select")
+        String sql = Sql.SQL.get("event.select")
                 + (where.isEmpty() ? "" : "\n WHERE " + String.join(" AND ", where))
                 + "\n"
-                + SQL.get("event.select.order");
+                + Sql.SQL.get("event.select.order");
         return run("query ledger", false, c -> {
             List<LedgerEvent> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -488,7 +613,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             throw new StoreUnavailableException(
                     "cannot create the directory of SQLite store " + file + ": " + describe(e), e);
         }
-        SQLiteConfig config = new SQLiteConfig();
+        SQLiteConfig config = Startup.config(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
         Connection c = config.createConnection("jdbc:sqlite:" + file);
         try {
@@ -527,7 +652,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                     throw new StoreUnavailableException("SQLite store " + file
                             + " is a database of another program, not a fence store; point fence at a new file");
                 }
-                for (String statement : SQL.schema()) {
+                for (String statement : Sql.SQL.schema()) {
                     execute(c, statement);
                 }
             } else if (version > SCHEMA_VERSION) {
@@ -590,7 +715,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     // --- rows ---------------------------------------------------------------------------------------
 
     private static StoreIdentity readIdentity(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.select"));
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.select"));
                 ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return null;
@@ -603,12 +728,13 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private static StoreIdentity ensureIdentity(Connection c, StoreIdentity candidate) throws SQLException {
+    private static StoreIdentity ensureIdentity(Connection c, Supplier<StoreIdentity> made) throws SQLException {
         StoreIdentity existing = readIdentity(c);
         if (existing != null) {
             return existing;
         }
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("identity.insert"))) {
+        StoreIdentity candidate = Objects.requireNonNull(made.get(), "candidate");
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.insert"))) {
             ps.setString(1, candidate.generation());
             ps.setLong(2, candidate.floor());
             ps.setBytes(3, candidate.proofKey());
@@ -619,7 +745,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static ResourceState readState(Connection c, String resource) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.select"))) {
             ps.setString(1, resource);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -661,7 +787,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static void writeState(Connection c, ResourceState s) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("resource.upsert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.upsert"))) {
             Lease lease = s.lease();
             Tip tip = s.tip();
             int i = 0;
@@ -691,7 +817,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.insert"))) {
             for (LedgerEvent e : events) {
                 int i = 0;
                 ps.setLong(++i, e.at().toEpochMilli());
@@ -751,7 +877,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("event.prune"))) {
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.prune"))) {
             ps.setLong(1, cutoff);
             ps.setInt(2, PRUNE_BATCH);
             ps.executeUpdate();
@@ -837,7 +963,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static int countTables(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(SQL.get("schema.check"));
+        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("schema.check"));
                 ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getInt(1) : 0;
         }

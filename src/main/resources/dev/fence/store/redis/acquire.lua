@@ -1,7 +1,8 @@
 -- Grants a resource unless another holder's lease is live (see LeaseStore#acquire).
 -- KEYS: meta, state, ledger, ledger seq
 -- ARGV: 1 holder, 2 ttl ms, 3 now ms, 4 grant sha ('' for none),
---       5-8 candidate generation, floor, key, createdAt, 9 retention ms,
+--       5-8 candidate generation, floor, key, createdAt (all '' for none: then a store without an
+--       identity answers {'no-identity'} and writes nothing), 9 retention ms,
 --       10 resource, 11 repo (''), 12 ref ('')
 -- Returns {'busy', holder, token, expiresAt}
 --      or {'granted', generation, token, previous state as a flat field/value list}.
@@ -16,7 +17,16 @@ if unreleased and now < tonumber(s.expiresAt) and s.holder ~= holder then
   return {'busy', s.holder, s.token, s.expiresAt}
 end
 
-local generation, floor = ensure_meta(meta_key, ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+local generation, floor
+if ARGV[5] == '' then
+  local m = redis.call('HMGET', meta_key, 'generation', 'floor')
+  if not m[1] then
+    return {'no-identity'}
+  end
+  generation, floor = m[1], m[2]
+else
+  generation, floor = ensure_meta(meta_key, ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+end
 local min_id = retention_min_id(ARGV[9])
 
 if unreleased and tonumber(s.expiresAt) <= now then

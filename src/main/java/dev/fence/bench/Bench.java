@@ -1,0 +1,467 @@
+package dev.fence.bench;
+
+import dev.fence.core.FencePolicy;
+import dev.fence.core.Grant;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.Resources;
+import dev.fence.hook.HookConfig;
+import dev.fence.server.CredentialsFile;
+import dev.fence.server.HookServer;
+import dev.fence.server.Role;
+import dev.fence.server.ServerSettings;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import dev.fence.store.redis.RedisLeaseStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * {@code fence bench}: measures, in one run on one machine, what design §7 budgets. Pushes through no
+ * hook, a bash + redis-cli reference hook, a JVM hello-world (the floor), the Java hook on SQLite and on
+ * Redis (JDK 17 with its CDS archive, JDK 25 with its AOT cache), and the curl shim through an
+ * in-process {@code fence serve}; the server's verdict latency; and lease throughput through a
+ * long-running client next to {@code redis-benchmark} running the same script. Starts its own
+ * {@code redis-server} on a free loopback port and removes everything it made.
+ */
+public final class Bench {
+    private Bench() {}
+
+    /**
+     * What to run.
+     *
+     * @param pushes timed pushes per scenario
+     * @param warmup untimed pushes per scenario first
+     * @param jdk17 home of the JDK 17 to run the hook with, or null to skip those rows
+     * @param jdk25 home of a JDK 25+, or null to skip those rows
+     * @param launcher the {@code bin/fence} launcher, or null to start java directly
+     * @param jar the fence jar
+     * @param leaseSeconds how long each lease-throughput measurement runs
+     * @param callers the concurrencies of the lease measurements
+     * @param verdicts timed verdict requests to {@code fence serve}
+     */
+    public record Options(
+            int pushes,
+            int warmup,
+            Path jdk17,
+            Path jdk25,
+            Path launcher,
+            Path jar,
+            int leaseSeconds,
+            List<Integer> callers,
+            int verdicts) {}
+
+    /** The JVM options the launcher gives a hook; the floor runs with the same. */
+    static final List<String> HOOK_JVM = List.of(
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-XX:-UsePerfData");
+
+    /**
+     * Runs everything; progress goes to {@code progress}.
+     *
+     * @param env the process environment (PATH finds git, bash, redis-server, redis-benchmark, curl)
+     */
+    public static BenchReport run(Options o, Map<String, String> env, PrintWriter progress) throws Exception {
+        BenchReport report = new BenchReport();
+        report.machine(machine(o, env));
+        Path work = Files.createTempDirectory("fence-bench");
+        PrivateRedis redis = null;
+        HookServer server = null;
+        List<LeaseStore> stores = new ArrayList<>();
+        try {
+            Path redisServer = PrivateRedis.find(env.get("PATH"), "redis-server");
+            Path redisCli = PrivateRedis.find(env.get("PATH"), "redis-cli");
+            Path redisBenchmark = PrivateRedis.find(env.get("PATH"), "redis-benchmark");
+            if (redisServer == null) {
+                report.note("redis-server is not on PATH: the reference hook, the Redis rows, the lease rows and"
+                        + " redis-benchmark are skipped");
+            } else {
+                redis = PrivateRedis.start(redisServer);
+                progress.println("private redis-server on 127.0.0.1:" + redis.port());
+            }
+            if (redis != null && redisCli == null) {
+                report.note("redis-cli is not on PATH: the reference hook is skipped");
+            }
+            Map<String, String> gitEnv = gitEnv(env, work);
+
+            // The archives, made now for this jar by the training run (with Redis when there is one).
+            Map<String, String> archives = new LinkedHashMap<>();
+            for (Path jdk : jdks(o)) {
+                archives.put(jdk.toString(), buildArchive(o, jdk, env, redis, progress, report));
+            }
+
+            String sqliteUrl = "sqlite:" + work.resolve("fence.db");
+            PushBench pushes = new PushBench(work.resolve("repos"), gitEnv, progress);
+            Files.createDirectories(work.resolve("repos"));
+            List<String> dummy =
+                    List.of("fence=1000", "fence-proof=fp1.bench.0000000000000000000000000000000000000000000");
+            pushes.add("nohook", "no hook", null, Map.of(), (id, bare) -> dummy);
+            if (redis != null && redisCli != null) {
+                Path reference = work.resolve("reference-pre-receive.sh");
+                copyResource("reference-pre-receive.sh", reference);
+                String hook = "#!/bin/sh\nexport FENCE_BENCH_REDIS_PORT=" + redis.port() + "\nexec " + reference + "\n";
+                pushes.add("reference", "bash + redis-cli reference hook", hook, Map.of(), (id, bare) -> dummy);
+            }
+            Path hello = work.resolve("hello");
+            copyClass(Hello.class, hello);
+            for (Path jdk : jdks(o)) {
+                String v = jdkTag(jdk);
+                String java = jdk.resolve("bin").resolve("java").toString();
+                String floor = "#!/bin/sh\nexec " + java + " " + String.join(" ", HOOK_JVM) + " -cp " + hello + " "
+                        + Hello.class.getName() + "\n";
+                pushes.add(
+                        "floor" + v,
+                        "JVM hello world, JDK " + v + " (the floor)",
+                        floor,
+                        Map.of(),
+                        (id, bare) -> dummy);
+                String javaHook = javaHook(o, jdk);
+                String archive = archives.get(jdk.toString());
+                pushes.add(
+                        "sqlite" + v,
+                        "Java hook, SQLite, JDK " + v + " (" + archive + ")",
+                        javaHook,
+                        Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
+                        (id, bare) -> grantOptions(sqliteUrl, id, stores));
+                if (redis != null) {
+                    String url = redis.url();
+                    pushes.add(
+                            "redis" + v,
+                            "Java hook, Redis, JDK " + v + " (" + archive + ")",
+                            javaHook,
+                            Map.of("fence.conf", "store = " + url + "\n"),
+                            (id, bare) -> grantOptions(url, id, stores));
+                }
+            }
+            String serverStore = redis != null ? redis.url() : sqliteUrl;
+            Path credentials = work.resolve("credentials");
+            String hookCredential =
+                    CredentialsFile.add(credentials, "bench-hook", Role.HOOK, List.of(), new SecureRandom());
+            server = startServer(serverStore, credentials);
+            Path curl = PrivateRedis.find(env.get("PATH"), "curl");
+            if (curl == null) {
+                report.note("curl is not on PATH: the curl shim row is skipped");
+            } else {
+                String shim = readResource("/dev/fence/install/pre-receive-curl.sh");
+                String conf = "FENCE_SERVER=" + server.uri() + "\nFENCE_CREDENTIAL=" + hookCredential + "\n";
+                String store = serverStore;
+                pushes.add(
+                        "shim",
+                        "curl shim -> fence serve (" + (redis != null ? "Redis" : "SQLite") + ")",
+                        shim,
+                        Map.of("hooks/fence-shim.conf", conf),
+                        (id, bare) -> grantOptions(store, id, stores));
+            }
+            progress.println("pushing: " + (o.warmup() + o.pushes()) + " rounds, one push per scenario each");
+            var results = pushes.run(o.pushes(), o.warmup());
+            results.values().forEach(report::push);
+
+            // The server's own verdict latency, from an in-process client.
+            progress.println("fence serve verdicts: " + o.verdicts() + " requests");
+            List<String> verdictOptions = grantOptions(serverStore, "bench-verdicts", stores);
+            VerdictLoad verdicts = new VerdictLoad(server.uri(), hookCredential, "bench-verdicts", verdictOptions);
+            report.verdicts(Stats.of(verdicts.run(Math.min(200, o.verdicts()), o.verdicts())));
+            server.close();
+            server = null;
+
+            if (redis != null) {
+                leases(o, env, redis, redisBenchmark, report, progress, stores);
+            }
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+            stores.forEach(LeaseStore::close);
+            if (redis != null) {
+                redis.close();
+            }
+            deleteTree(work);
+        }
+        report.loadAtEnd(loadAverage());
+        return report;
+    }
+
+    private static void leases(
+            Options o,
+            Map<String, String> env,
+            PrivateRedis redis,
+            Path redisBenchmark,
+            BenchReport report,
+            PrintWriter progress,
+            List<LeaseStore> stores)
+            throws IOException {
+        LeaseStore store = RedisLeaseStore.open(redis.url(), StoreOptions.defaults());
+        stores.add(store);
+        LeaseService service = new LeaseService(store, Clock.systemUTC());
+        Instant now = Instant.now();
+        store.identity(Identities.candidate(now));
+        List<String> evalsha = RedisLeaseStore.acquireEvalshaArguments(
+                LeaseLoad.RESOURCE_PATTERN, "bench", Duration.ofMinutes(1).toMillis(), now, StoreOptions.defaults());
+        for (int callers : o.callers()) {
+            progress.println("lease acquires, " + callers + " callers: fence client, " + o.leaseSeconds() + " s");
+            LeaseLoad.Row fence =
+                    LeaseLoad.fence(service, callers, Duration.ofMillis(500), Duration.ofSeconds(o.leaseSeconds()));
+            LeaseLoad.Row yardstick = null;
+            if (redisBenchmark != null) {
+                int requests = (int) Math.max(10_000, Math.min(2_000_000, fence.opsPerSecond() * o.leaseSeconds()));
+                progress.println("lease acquires, " + callers + " callers: redis-benchmark, " + requests + " calls");
+                yardstick = LeaseLoad.redisBenchmark(redisBenchmark, redis.port(), evalsha, callers, requests, env);
+            }
+            report.lease(fence, yardstick);
+        }
+        if (redisBenchmark == null) {
+            report.note("redis-benchmark is not on PATH: the lease rows have no yardstick");
+        }
+    }
+
+    private static HookServer startServer(String storeUrl, Path credentials) {
+        HookConfig config = new HookConfig(
+                FencePolicy.defaults(), Optional.of(storeUrl), Optional.empty(), Optional.empty(), Optional.empty());
+        ServerSettings settings =
+                ServerSettings.of(new InetSocketAddress("127.0.0.1", 0), storeUrl, credentials, config);
+        StoreOptions options = StoreOptions.defaults();
+        return HookServer.start(settings, u -> Stores.open(u, options), Clock.systemUTC(), line -> {});
+    }
+
+    /** A lease on the repository's main branch in the store at {@code url}; the push options it needs. */
+    private static List<String> grantOptions(String url, String repoId, List<LeaseStore> stores) {
+        LeaseStore store = Stores.open(url, StoreOptions.defaults());
+        stores.add(store);
+        var outcome = new LeaseService(store, Clock.systemUTC())
+                .acquire(Resources.forRef(repoId, "refs/heads/main"), "bench", Duration.ofHours(1), null);
+        Grant g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+        return List.of("fence=" + g.token(), "fence-proof=" + g.proof());
+    }
+
+    /** The hook script that runs the Java hook with {@code jdk}, as an installed hook does. */
+    private static String javaHook(Options o, Path jdk) {
+        String java = jdk.resolve("bin").resolve("java").toString();
+        if (o.launcher() != null) {
+            return "#!/bin/sh\nexport FENCE_JAVA=" + java + "\nexport FENCE_JAR=" + o.jar() + "\nexec " + o.launcher()
+                    + " hook pre-receive\n";
+        }
+        List<String> words = new ArrayList<>(List.of(java));
+        words.addAll(HOOK_JVM);
+        words.addAll(List.of("-cp", o.jar().toString(), "dev.fence.cli.Main", "hook", "pre-receive"));
+        return "#!/bin/sh\nexec " + String.join(" ", words) + "\n";
+    }
+
+    /** Runs the launcher's training run for {@code jdk}; says which archive the hook rows use. */
+    private static String buildArchive(
+            Options o, Path jdk, Map<String, String> env, PrivateRedis redis, PrintWriter progress, BenchReport report)
+            throws IOException {
+        boolean aot = jdkMajor(jdk) >= 25;
+        String kind = aot ? "AOT cache" : "CDS archive";
+        if (o.launcher() == null) {
+            report.note("no launcher (run fence bench through bin/fence): the Java hook rows run without a " + kind);
+            return "no archive";
+        }
+        Map<String, String> e = new HashMap<>(env);
+        e.put("FENCE_JAVA", jdk.resolve("bin").resolve("java").toString());
+        e.put("FENCE_JAR", o.jar().toString());
+        if (redis != null) {
+            e.put("FENCE_WARMUP_REDIS", redis.url());
+        }
+        progress.println("training run for JDK " + jdkTag(jdk) + ": " + kind);
+        Procs.Outcome out = Procs.run(Path.of("."), e, List.of(o.launcher().toString(), "--build-archive"), 300);
+        if (out.exit() != 0) {
+            report.note("the " + kind + " for JDK " + jdkTag(jdk) + " could not be made: "
+                    + out.output().trim());
+            return "no archive";
+        }
+        return kind;
+    }
+
+    private static List<Path> jdks(Options o) {
+        List<Path> out = new ArrayList<>();
+        if (o.jdk17() != null) {
+            out.add(o.jdk17());
+        }
+        if (o.jdk25() != null) {
+            out.add(o.jdk25());
+        }
+        return out;
+    }
+
+    /** The JDK's major version, from its release file (0 when unknown). */
+    static int jdkMajor(Path jdk) {
+        String v = jdkVersion(jdk);
+        try {
+            return Integer.parseInt(v.split("[.+-]")[0]);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    static String jdkVersion(Path jdk) {
+        try {
+            for (String line : Files.readAllLines(jdk.resolve("release"))) {
+                if (line.startsWith("JAVA_VERSION=")) {
+                    return line.substring("JAVA_VERSION=".length()).replace("\"", "");
+                }
+            }
+        } catch (IOException e) {
+            // unknown
+        }
+        return "?";
+    }
+
+    private static String jdkTag(Path jdk) {
+        return Integer.toString(jdkMajor(jdk));
+    }
+
+    /** The first JDK 25+ under /usr/lib/jvm named temurin-25*, or null. */
+    public static Path findJdk25() {
+        Path base = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(base)) {
+            return null;
+        }
+        try (Stream<Path> dirs = Files.list(base)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("temurin-25"))
+                    .filter(d -> Files.isExecutable(d.resolve("bin").resolve("java")))
+                    .sorted()
+                    .findFirst()
+                    .orElse(null);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The running JVM's home when it is a JDK 17 to 24, else the first such JDK under /usr/lib/jvm, or null. */
+    public static Path findJdk17(Path running) {
+        int major = jdkMajor(running);
+        if (major >= 17 && major < 25) {
+            return running;
+        }
+        Path base = Path.of("/usr/lib/jvm");
+        try (Stream<Path> dirs = Files.list(base)) {
+            return dirs.filter(d -> d.getFileName().toString().contains("17"))
+                    .filter(d -> Files.isExecutable(d.resolve("bin").resolve("java")))
+                    .filter(d -> jdkMajor(d) == 17)
+                    .sorted()
+                    .findFirst()
+                    .orElse(null);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, String> gitEnv(Map<String, String> env, Path work) throws IOException {
+        Path home = work.resolve("home");
+        Files.createDirectories(home);
+        Map<String, String> e = new HashMap<>();
+        e.put("PATH", env.getOrDefault("PATH", "/usr/bin:/bin"));
+        e.put("HOME", home.toString());
+        e.put("USER", "bench");
+        e.put("LANG", "C");
+        e.put("GIT_CONFIG_NOSYSTEM", "1");
+        e.put("GIT_AUTHOR_NAME", "bench");
+        e.put("GIT_AUTHOR_EMAIL", "bench@localhost");
+        e.put("GIT_COMMITTER_NAME", "bench");
+        e.put("GIT_COMMITTER_EMAIL", "bench@localhost");
+        return e;
+    }
+
+    private static Map<String, Object> machine(Options o, Map<String, String> env) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("cpu", cpuModel());
+        m.put("cores", Runtime.getRuntime().availableProcessors());
+        m.put("loadAtStart", loadAverage());
+        m.put("jdk17", o.jdk17() == null ? null : jdkVersion(o.jdk17()));
+        m.put("jdk25", o.jdk25() == null ? null : jdkVersion(o.jdk25()));
+        m.put("launcher", o.launcher() == null ? null : o.launcher().toString());
+        m.put("pushesPerScenario", o.pushes());
+        m.put("git", version(env, "git", "--version"));
+        m.put("redis", version(env, "redis-server", "--version"));
+        m.put("curl", version(env, "curl", "--version"));
+        return m;
+    }
+
+    private static String version(Map<String, String> env, String tool, String flag) {
+        Path p = PrivateRedis.find(env.get("PATH"), tool);
+        if (p == null) {
+            return null;
+        }
+        try {
+            String out = Procs.check(
+                    Path.of("."), Map.of("PATH", env.getOrDefault("PATH", "")), List.of(p.toString(), flag));
+            return out.lines().findFirst().orElse("");
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).strip();
+                }
+            }
+        } catch (IOException e) {
+            // not Linux
+        }
+        return System.getProperty("os.arch");
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private static void copyClass(Class<?> c, Path root) throws IOException {
+        String name = c.getName().replace('.', '/') + ".class";
+        Path target = root.resolve(name);
+        Files.createDirectories(target.getParent());
+        try (InputStream in = c.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException(name + " is missing from the fence jar");
+            }
+            Files.write(target, in.readAllBytes());
+        }
+    }
+
+    private static void copyResource(String name, Path target) throws IOException {
+        Files.writeString(target, readResource("/dev/fence/bench/" + name), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static String readResource(String name) throws IOException {
+        try (InputStream in = Bench.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException(name + " is missing from the fence jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,279 @@
+package dev.fence.store.redis;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * One plain RESP2 connection to Redis, for processes that make a few calls and exit (a hook): connect,
+ * one pipelined handshake (AUTH, SELECT, CLIENT SETNAME), then commands one at a time. A pool and a
+ * full client cost a fresh JVM more to start than the calls themselves take.
+ *
+ * <p>Replies decode as Jedis decodes a script's reply: bulk and simple strings to {@code String},
+ * integers to {@code Long}, arrays to {@code List}, nil to null. Failures are Jedis's exception types,
+ * so the store translates them in one place: a connection failure or timeout is a {@link
+ * JedisConnectionException}, an error reply a {@link JedisDataException} ({@link
+ * JedisNoScriptException}, {@link JedisAccessControlException} for refused credentials).
+ *
+ * <p>Not thread-safe: the store serialises its calls.
+ */
+final class RespConnection implements AutoCloseable {
+    private static final int MAX_BULK = 512 * 1024 * 1024;
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final int timeoutMillis;
+
+    private RespConnection(Socket socket, int timeoutMillis) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+        this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * Connects to {@code url} (TLS with host name verification for {@code rediss://}) and identifies
+     * itself; the handshake's commands go out together.
+     */
+    static RespConnection open(RedisUrl url, int timeoutMillis, String clientName) {
+        Socket socket = null;
+        try {
+            socket = new Socket();
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(url.host(), url.port()), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            if (url.tls()) {
+                SSLSocket tls = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
+                        .createSocket(socket, url.host(), url.port(), true);
+                SSLParameters p = tls.getSSLParameters();
+                p.setEndpointIdentificationAlgorithm("HTTPS");
+                tls.setSSLParameters(p);
+                tls.startHandshake();
+                socket = tls;
+            }
+            RespConnection c = new RespConnection(socket, timeoutMillis);
+            List<List<String>> handshake = new ArrayList<>();
+            if (url.password() != null) {
+                handshake.add(
+                        url.user() != null
+                                ? List.of("AUTH", url.user(), url.password())
+                                : List.of("AUTH", url.password()));
+            }
+            if (url.database() != 0) {
+                handshake.add(List.of("SELECT", Integer.toString(url.database())));
+            }
+            handshake.add(List.of("CLIENT", "SETNAME", clientName));
+            for (List<String> command : handshake) {
+                c.write(command);
+            }
+            c.out.flush();
+            JedisDataException refused = null;
+            for (List<String> command : handshake) {
+                try {
+                    c.read();
+                } catch (JedisDataException e) {
+                    if (refused == null) {
+                        refused = command.get(0).equals("AUTH") || isAuthError(e.getMessage())
+                                ? new JedisAccessControlException(e.getMessage())
+                                : e;
+                    }
+                }
+            }
+            if (refused != null) {
+                c.close();
+                throw refused;
+            }
+            return c;
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new JedisConnectionException("Failed to connect to " + url.address() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Sends one command and returns its reply. */
+    Object call(List<String> command) {
+        try {
+            write(command);
+            out.flush();
+            return read();
+        } catch (IOException e) {
+            throw new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Sends {@code PING} and the command in one write and returns the command's reply; a connection
+     * failure on the {@code PING}'s reply is a {@link LuaScript.StaleConnection}.
+     */
+    Object callAfterPing(List<String> command) {
+        try {
+            write(List.of("PING"));
+            write(command);
+            out.flush();
+            try {
+                read();
+            } catch (IOException e) {
+                throw new LuaScript.StaleConnection(
+                        new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e));
+            }
+            return read();
+        } catch (IOException e) {
+            throw new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        }
+    }
+
+    /** Runs {@code call} with a longer read timeout (WAIT), then restores it. */
+    Object callWithTimeout(List<String> command, int millis) {
+        try {
+            socket.setSoTimeout(millis);
+            try {
+                return call(command);
+            } finally {
+                socket.setSoTimeout(timeoutMillis);
+            }
+        } catch (IOException e) {
+            throw new JedisConnectionException(e.getMessage(), e);
+        }
+    }
+
+    private void write(List<String> command) throws IOException {
+        out.write('*');
+        writeNumber(command.size());
+        for (String arg : command) {
+            byte[] b = arg.getBytes(StandardCharsets.UTF_8);
+            out.write('$');
+            writeNumber(b.length);
+            out.write(b);
+            out.write('\r');
+            out.write('\n');
+        }
+    }
+
+    private void writeNumber(long n) throws IOException {
+        out.write(Long.toString(n).getBytes(StandardCharsets.US_ASCII));
+        out.write('\r');
+        out.write('\n');
+    }
+
+    private Object read() throws IOException {
+        int type = in.read();
+        if (type < 0) {
+            throw new EOFException("the server closed the connection");
+        }
+        switch (type) {
+            case '+':
+                return line();
+            case '-': {
+                String message = line();
+                if (message.startsWith("NOSCRIPT")) {
+                    throw new JedisNoScriptException(message);
+                }
+                if (isAuthError(message)) {
+                    throw new JedisAccessControlException(message);
+                }
+                throw new JedisDataException(message);
+            }
+            case ':':
+                return parseLong(line());
+            case '$': {
+                long length = parseLong(line());
+                if (length < 0) {
+                    return null;
+                }
+                if (length > MAX_BULK) {
+                    throw new IOException("a reply of " + length + " bytes is too long");
+                }
+                byte[] b = in.readNBytes((int) length);
+                if (b.length != length || in.read() != '\r' || in.read() != '\n') {
+                    throw new EOFException("the server closed the connection mid-reply");
+                }
+                return new String(b, StandardCharsets.UTF_8);
+            }
+            case '*': {
+                long count = parseLong(line());
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> items = new ArrayList<>((int) Math.min(count, 1024));
+                JedisDataException nested = null;
+                for (long i = 0; i < count; i++) {
+                    try {
+                        items.add(read());
+                    } catch (JedisDataException e) {
+                        // An error inside an array is a value (as Jedis keeps it); the script's callers never
+                        // return one, so it is reported once the array is read.
+                        nested = nested == null ? e : nested;
+                        items.add(null);
+                    }
+                }
+                if (nested != null) {
+                    throw nested;
+                }
+                return items;
+            }
+            default:
+                throw new IOException("not a RESP reply (type byte " + type + ")");
+        }
+    }
+
+    private String line() throws IOException {
+        StringBuilder s = new StringBuilder();
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("the server closed the connection mid-reply");
+            }
+            if (b == '\r') {
+                if (in.read() != '\n') {
+                    throw new IOException("malformed RESP line");
+                }
+                return s.toString();
+            }
+            s.append((char) b);
+        }
+    }
+
+    private static long parseLong(String s) throws IOException {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IOException("malformed RESP number '" + s + "'");
+        }
+    }
+
+    private static boolean isAuthError(String message) {
+        return message != null
+                && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH") || message.startsWith("NOPERM"));
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket s) {
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                // nothing to do
+            }
+        }
+    }
+}
