@@ -68,6 +68,56 @@ class AdmissionTest {
         return plan.verdict().refusals().get(0).fenced().reason();
     }
 
+    /** A state whose ref is at the tip {@code tipSha} that token 1001 wrote, from base {@code base}. */
+    private static ResourceState ownTip(String base, String tipSha) {
+        Lease lease = new Lease("agent-a", 1001, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
+        return new ResourceState(
+                RES,
+                5,
+                1001,
+                1001,
+                lease,
+                1001,
+                base,
+                tipSha,
+                new Tip(tipSha, 1001, "agent-a", "alice", NOW.minusSeconds(60)));
+    }
+
+    @Test
+    void aFastForwardFromTheTipATokenWroteNeedsOnlyTheOldTipsAnswer() {
+        // The base (A) was checked to be in B when 1001 wrote B; the ref is at B; C extends B. Only "is B in
+        // C?" is known (a strict KnownAncestry throws for any other question).
+        KnownAncestry known = new KnownAncestry().fact(B, C, true);
+        Map<String, ResourceState> states = new HashMap<>(Map.of(RES, ownTip(A, B)));
+        var plan = Admission.decide(
+                withToken(1001, new RefUpdate(B, C, MAIN)), states, ID, FencePolicy.defaults(), known, NOW);
+        assertTrue(plan.verdict().accepted());
+        assertEquals(A, plan.writes().get(0).baseSha(), "the base stays the tip when 1001 first wrote");
+    }
+
+    @Test
+    void aRewriteFromTheTipATokenWroteStillNeedsTheBaseInTheNewTip() {
+        // The ref is at C (written under 1001 from base B); D drops B and C: no shortcut, the base decides.
+        Map<String, ResourceState> states = new HashMap<>(Map.of(RES, ownTip(B, C)));
+        var plan = Admission.decide(
+                withToken(1001, new RefUpdate(C, D, MAIN)), states, ID, FencePolicy.defaults(), HISTORY, NOW);
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(plan));
+        KnownAncestry asked = new KnownAncestry();
+        assertTrue(
+                org.junit.jupiter.api.Assertions.assertThrows(
+                                KnownAncestry.Needed.class,
+                                () -> Admission.decide(
+                                        withToken(1001, new RefUpdate(C, D, MAIN)),
+                                        states,
+                                        ID,
+                                        FencePolicy.defaults(),
+                                        asked,
+                                        NOW))
+                        .questions()
+                        .contains(new KnownAncestry.Question(B, D)),
+                "without a known fast-forward the base is asked about");
+    }
+
     @Test
     void currentTokenFastForwardIsAcceptedAndRaisesHighest() {
         var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "agent-a", 0, null, null));
