@@ -54,22 +54,24 @@ public interface LeaseStore extends AutoCloseable {
      * @param grantSha the remote tip recorded at grant for force-with-lease, or null
      * @param candidate identity to create if the store has none
      */
-    AcquireResult acquire(
-            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate);
+    default AcquireResult acquire(
+            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
+        java.util.Objects.requireNonNull(candidate, "candidate");
+        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+    }
 
     /**
      * As {@link #acquire(String, String, long, Instant, String, StoreIdentity)}, asking for the candidate
-     * only when the store has no identity, so that the usual grant makes no random numbers.
+     * only when the store has no identity, so that the usual grant makes no random numbers. This is the
+     * one implementations provide.
      */
-    default AcquireResult acquire(
+    AcquireResult acquire(
             String resource,
             String holder,
             long ttlMillis,
             Instant now,
             String grantSha,
-            Supplier<StoreIdentity> candidate) {
-        return acquire(resource, holder, ttlMillis, now, grantSha, candidate.get());
-    }
+            Supplier<StoreIdentity> candidate);
 
     /**
      * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter

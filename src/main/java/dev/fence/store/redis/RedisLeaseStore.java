@@ -286,13 +286,6 @@ public final class RedisLeaseStore implements LeaseStore {
         return current;
     }
 
-    @Override
-    public AcquireResult acquire(
-            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
-        Objects.requireNonNull(candidate, "candidate");
-        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
-    }
-
     /**
      * {@inheritDoc}
      *

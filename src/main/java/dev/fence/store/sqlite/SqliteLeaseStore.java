@@ -240,13 +240,6 @@ public final class SqliteLeaseStore implements LeaseStore {
         return run("create identity", true, c -> ensureIdentity(c, () -> made));
     }
 
-    @Override
-    public AcquireResult acquire(
-            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
-        Objects.requireNonNull(candidate, "candidate");
-        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
-    }
-
     /** {@inheritDoc} The candidate is made only when the store turns out to have no identity. */
     @Override
     public AcquireResult acquire(
