@@ -108,12 +108,16 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         String launcherEnv = ctx.env().get("FENCE_LAUNCHER");
-        Path launcher = launcherEnv == null || launcherEnv.isBlank() ? null : Path.of(launcherEnv);
-        Path jar = Path.of(BenchCommand.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
+        Path launcher = hookLauncher != null
+                ? hookLauncher
+                : launcherEnv == null || launcherEnv.isBlank() ? null : Path.of(launcherEnv);
+        Path jar = hookJar != null
+                ? hookJar
+                : Path.of(BenchCommand.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI());
         Bench.Options options =
                 new Bench.Options(pushes, warmup, j17, j25, launcher, jar, leaseSeconds, List.of(1, 8, 32), verdicts);
         BenchReport report = Bench.run(options, ctx.env(), ctx.err());

@@ -21,9 +21,10 @@ import java.util.stream.Stream;
 
 /**
  * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and Redis: the
- * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a throw-away repository, so that a JVM started
- * with {@code -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives
- * exactly the classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
+ * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a
+ * throw-away repository set up as {@code fence install} does, so that a JVM started with {@code
+ * -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives exactly the
+ * classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
  * {@link #ARG}); nothing else should.
  */
 public final class Warmup {

@@ -63,6 +63,14 @@ class ProofsTest {
     }
 
     @Test
+    void proofsAreTheSameWhicheverWayTheMacIsComputed() {
+        String first = Proofs.issue(id, "db/migrations", 34);
+        for (int i = 0; i < 200; i++) {
+            assertEquals(first, Proofs.issue(id, "db/migrations", 34), "MAC number " + i);
+        }
+    }
+
+    @Test
     void aForgedOrMalformedProofIsRefused() {
         String forged = "fp1." + id.generation() + "." + "A".repeat(43);
         assertEquals(Proofs.Check.BAD, Proofs.verify(id, "r", 1, forged));

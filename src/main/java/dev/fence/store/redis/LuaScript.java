@@ -8,7 +8,6 @@ import java.util.List;
 import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -79,25 +78,18 @@ final class LuaScript {
     }
 
     /**
-     * As {@link #eval(Connection, List, List)}; with {@code pingFirst}, a {@code PING} goes out in the same
-     * write as the script (one round trip), and a connection failure on its reply is a {@link
-     * StaleConnection}.
+     * As {@link #eval(Connection, List, List)}; on a connection that served calls before ({@code
+     * reused}), a connection failure is a {@link StaleConnection}.
      */
-    Object eval(Connection connection, List<String> keys, List<String> args, boolean pingFirst) {
+    Object eval(Connection connection, List<String> keys, List<String> args, boolean reused) {
         String sha1 = sha1();
         CommandObject<Object> command = Jedis.COMMANDS.evalsha(sha1, keys, args);
         try {
-            if (!pingFirst) {
-                return connection.executeCommand(command);
-            }
-            connection.sendCommand(Protocol.Command.PING);
-            connection.sendCommand(command.getArguments());
             try {
-                connection.getOne();
+                return connection.executeCommand(command);
             } catch (JedisConnectionException e) {
-                throw new StaleConnection(e);
+                throw reused ? new StaleConnection(e) : e;
             }
-            return command.getBuilder().build(connection.getOne());
         } catch (JedisNoScriptException e) {
             String loaded = connection.executeCommand(Jedis.COMMANDS.scriptLoad(source()));
             if (!sha1.equals(loaded)) {
@@ -109,7 +101,7 @@ final class LuaScript {
     }
 
     /** As {@link #eval(Connection, List, List, boolean)}, on a plain connection. */
-    Object eval(RespConnection connection, List<String> keys, List<String> args, boolean pingFirst) {
+    Object eval(RespConnection connection, List<String> keys, List<String> args, boolean reused) {
         List<String> command = new java.util.ArrayList<>(3 + keys.size() + args.size());
         command.add("EVALSHA");
         command.add(sha1());
@@ -117,7 +109,11 @@ final class LuaScript {
         command.addAll(keys);
         command.addAll(args);
         try {
-            return pingFirst ? connection.callAfterPing(command) : connection.call(command);
+            try {
+                return connection.call(command);
+            } catch (JedisConnectionException e) {
+                throw reused ? new StaleConnection(e) : e;
+            }
         } catch (JedisNoScriptException e) {
             Object loaded = connection.call(List.of("SCRIPT", "LOAD", source()));
             if (!sha1().equals(loaded)) {
@@ -129,8 +125,8 @@ final class LuaScript {
     }
 
     /**
-     * The reply to the {@code PING} sent ahead of a script was lost to a connection failure: the pooled
-     * connection had gone stale (most often, the server restarted since it was last used).
+     * The first command on a connection that served calls before failed at the connection: it had most
+     * likely gone stale (the server restarted, or closed it, since it was last used).
      */
     static final class StaleConnection extends JedisConnectionException {
         private static final long serialVersionUID = 1L;

@@ -37,12 +37,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.commons.pool2.PooledObject;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -148,8 +150,8 @@ public final class RedisLeaseStore implements LeaseStore {
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
     private volatile boolean evictionPolicyChecked;
 
-    /** Connections that have been used and returned to the pool (weakly held: the pool may drop them). */
-    private final Set<Connection> pooled = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
+    /** Pooled connections that have served a call; the pool's factory forgets each one it destroys. */
+    private final Set<Connection> pooled = ConcurrentHashMap.newKeySet();
 
     private RedisLeaseStore(RedisUrl url, StoreOptions options, int timeoutMillis) {
         this.url = url;
@@ -218,7 +220,7 @@ public final class RedisLeaseStore implements LeaseStore {
             synchronized (this) {
                 p = pool;
                 if (p == null) {
-                    p = newPool(url, timeoutMillis);
+                    p = newPool(url, timeoutMillis, pooled);
                     pool = p;
                 }
             }
@@ -226,7 +228,7 @@ public final class RedisLeaseStore implements LeaseStore {
         return p;
     }
 
-    private static ConnectionPool newPool(RedisUrl parsed, int timeout) {
+    private static ConnectionPool newPool(RedisUrl parsed, int timeout, Set<Connection> used) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeout)
                 .socketTimeoutMillis(timeout)
@@ -251,11 +253,19 @@ public final class RedisLeaseStore implements LeaseStore {
         poolConfig.setMinIdle(0);
         poolConfig.setMaxWait(Duration.ofMillis(timeout));
         poolConfig.setBlockWhenExhausted(true);
-        // call() checks pooled connections itself (a PING sent with the first script), bounding a dead
-        // server's cost to one timeout.
+        // call() replaces stale pooled connections itself (see callPooled), bounding a dead server's cost
+        // to one timeout.
         poolConfig.setTestOnBorrow(false);
         poolConfig.setJmxEnabled(false);
-        return new ConnectionPool(new HostAndPort(parsed.host(), parsed.port()), config.build(), poolConfig);
+        ConnectionFactory factory =
+                new ConnectionFactory(new HostAndPort(parsed.host(), parsed.port()), config.build()) {
+                    @Override
+                    public void destroyObject(PooledObject<Connection> p) throws Exception {
+                        used.remove(p.getObject());
+                        super.destroyObject(p);
+                    }
+                };
+        return new ConnectionPool(factory, poolConfig);
     }
 
     @Override
@@ -695,14 +705,14 @@ public final class RedisLeaseStore implements LeaseStore {
      * Runs {@code body} on a connection from the pool, translating Jedis failures into fence's.
      *
      * <p>A new connection has just proved itself in its handshake. A pooled one may predate a server
-     * restart, so the first script it runs goes out together with a {@code PING} (one round trip, not
-     * two): a connection failure on the {@code PING}'s reply means the connection was stale, so the idle
-     * ones are dropped and a fresh connection is tried once. A timeout is not retried, which keeps a hung
-     * server's cost to about one timeout. The script was written to the stale socket too; the server
-     * behind it was gone, so it did not run, except in one case: a server that crashed after running both
-     * and before answering either. A retried script then runs twice, which the scripts tolerate: tokens
-     * only go up (a second acquire issues one more), and a repeated commit or release finds the version or
-     * lease moved and is refused.
+     * restart: when the first script it runs fails at the connection (not by a timeout), the connection is
+     * taken as stale, the idle ones are dropped and a fresh connection is tried once. No {@code PING} is
+     * spent per call: it would cost the server a command and tell nothing more, since a reply lost to a
+     * broken connection is ambiguous either way. A timeout is not retried, which keeps a hung server's
+     * cost to about one timeout. A script sent to a stale socket never reached a server, except in one
+     * case: a server that crashed after running it and before answering. A retried script then runs
+     * twice, which the scripts tolerate: tokens only go up (a second acquire issues one more), and a
+     * repeated commit or release finds the version or lease moved and is refused.
      *
      * @param checkEviction run {@link #checkEvictionPolicy} first (calls whose script checks it itself
      *     pass false)
@@ -737,8 +747,8 @@ public final class RedisLeaseStore implements LeaseStore {
                         directUsed = false;
                     }
                     try {
-                        // As with pooled connections: one that served a call before gets a PING with its next
-                        // script, and a stale one is replaced once.
+                        // As with pooled connections: one that served a call before and fails at the connection
+                        // is replaced once.
                         Link link = new Link(null, direct, reused);
                         if (checkEviction) {
                             checkEvictionPolicy(link);
@@ -780,7 +790,9 @@ public final class RedisLeaseStore implements LeaseStore {
                     }
                     pool().clear();
                 } finally {
-                    pooled.add(c);
+                    if (!c.isBroken()) {
+                        pooled.add(c);
+                    }
                     c.close();
                 }
             }
@@ -790,8 +802,8 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /**
-     * A borrowed connection. Its first script carries a {@code PING} when the connection came back from
-     * the pool (see {@link #call(String, boolean, Function)}); other commands get a separate {@code PING}
+     * A borrowed connection. When it served calls before, a connection failure of its first script is a
+     * {@link LuaScript.StaleConnection} (see {@link #callPooled}); other commands get a {@code PING}
      * first.
      */
     private static final class Link {

@@ -117,27 +117,6 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * Sends {@code PING} and the command in one write and returns the command's reply; a connection
-     * failure on the {@code PING}'s reply is a {@link LuaScript.StaleConnection}.
-     */
-    Object callAfterPing(List<String> command) {
-        try {
-            write(List.of("PING"));
-            write(command);
-            out.flush();
-            try {
-                read();
-            } catch (IOException e) {
-                throw new LuaScript.StaleConnection(
-                        new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e));
-            }
-            return read();
-        } catch (IOException e) {
-            throw new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
-        }
-    }
-
     /** Runs {@code call} with a longer read timeout (WAIT), then restores it. */
     Object callWithTimeout(List<String> command, int millis) {
         try {
