@@ -6,7 +6,9 @@
  * <ul>
  *   <li>{@code fence:meta} (hash): the store identity: {@code generation}, {@code floor} (epoch ms),
  *       {@code key} (base64 proof key), {@code createdAt} (epoch ms). Created from the caller's
- *       candidate by any script that needs it and finds it absent. Its absence means the data was lost
+ *       candidate by the script that finds it absent ({@code identity}; {@code acquire} when sent one,
+ *       else it answers that there is none, and so does {@code identity_snapshot}, and the caller sends
+ *       one). Its absence means the data was lost
  *       (a restart without persistence), so the new generation's floor, its creation time, puts new
  *       tokens above every earlier one, even where resource keys survived a partial loss.
  *   <li>{@code fence:{<resource>}:state} (hash, the resource as hash tag): {@code counter}, {@code
