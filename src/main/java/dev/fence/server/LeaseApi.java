@@ -62,27 +62,19 @@ final class LeaseApi {
 
     Reply renew(Call call) {
         return counted("renew", () -> {
-            Params p = call.params();
-            String resource = p.resource();
-            String holder = p.require("holder");
-            authorize(call, holder);
-            long token = p.token("token");
-            String proof = p.text("proof");
-            Duration ttl = ttl(p);
-            CheckOutcome o = calls.call("renew", () -> leases.renew(resource, holder, token, proof, ttl));
+            Claim c = claim(call);
+            String proof = c.params().text("proof");
+            Duration ttl = ttl(c.params());
+            CheckOutcome o = calls.call("renew", () -> leases.renew(c.resource(), c.holder(), c.token(), proof, ttl));
             return checked(o, "renewed");
         });
     }
 
     Reply release(Call call) {
         return counted("release", () -> {
-            Params p = call.params();
-            String resource = p.resource();
-            String holder = p.require("holder");
-            authorize(call, holder);
-            long token = p.token("token");
-            String proof = p.text("proof");
-            CheckOutcome o = calls.call("release", () -> leases.release(resource, holder, token, proof));
+            Claim c = claim(call);
+            String proof = c.params().text("proof");
+            CheckOutcome o = calls.call("release", () -> leases.release(c.resource(), c.holder(), c.token(), proof));
             return checked(o, "released");
         });
     }
@@ -95,15 +87,11 @@ final class LeaseApi {
      */
     Reply moveSha(Call call) {
         return counted("move-sha", () -> {
-            Params p = call.params();
-            String resource = p.resource();
-            String holder = p.require("holder");
-            authorize(call, holder);
-            long token = p.token("token");
-            String expected = objectId(p, "expectedSha");
-            String moved = objectId(p, "newSha");
-            CheckOutcome o =
-                    calls.call("move-sha", () -> leases.moveGrantSha(resource, holder, token, expected, moved));
+            Claim c = claim(call);
+            String expected = objectId(c.params(), "expectedSha");
+            String moved = objectId(c.params(), "newSha");
+            CheckOutcome o = calls.call(
+                    "move-sha", () -> leases.moveGrantSha(c.resource(), c.holder(), c.token(), expected, moved));
             return checked(o, "moved");
         });
     }
@@ -116,13 +104,9 @@ final class LeaseApi {
      */
     Reply proof(Call call) {
         return counted("proof", () -> {
-            Params p = call.params();
-            String resource = p.resource();
-            String holder = p.require("holder");
-            authorize(call, holder);
-            long token = p.token("token");
-            LeaseService.Status st = calls.call("proof", () -> leases.status(resource));
-            Fenced refused = notCurrent(st.state(), holder, token);
+            Claim c = claim(call);
+            LeaseService.Status st = calls.call("proof", () -> leases.status(c.resource()));
+            Fenced refused = notCurrent(st.state(), c.holder(), c.token());
             if (refused != null) {
                 return new Outcome("fenced", Reply.json(409, Json.fenced(refused)));
             }
@@ -132,10 +116,10 @@ final class LeaseApi {
             }
             Map<String, Object> m = Json.object();
             m.put("status", "proof");
-            m.put("resource", resource);
-            m.put("holder", holder);
-            m.put("token", token);
-            m.put("proof", Proofs.issue(identity, resource, token));
+            m.put("resource", c.resource());
+            m.put("holder", c.holder());
+            m.put("token", c.token());
+            m.put("proof", Proofs.issue(identity, c.resource(), c.token()));
             m.put("generation", identity.generation());
             return new Outcome("issued", Reply.json(200, m));
         });
@@ -225,6 +209,18 @@ final class LeaseApi {
     }
 
     private record Outcome(String outcome, Reply reply) {}
+
+    /** What every call on an existing lease names: the resource, the holder (authorized) and its token. */
+    private record Claim(Params params, String resource, String holder, long token) {}
+
+    /** Reads and authorizes a {@link Claim}, in the order the errors are reported: resource, holder, token. */
+    private Claim claim(Call call) {
+        Params p = call.params();
+        String resource = p.resource();
+        String holder = p.require("holder");
+        authorize(call, holder);
+        return new Claim(p, resource, holder, p.token("token"));
+    }
 
     private Reply counted(String operation, Supplier<Outcome> work) {
         try {
