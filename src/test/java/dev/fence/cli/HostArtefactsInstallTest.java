@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.install.HookScripts;
+import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,8 +31,7 @@ class HostArtefactsInstallTest {
     /** Runs {@code command} with {@code stdin}; returns exit code, stdout and stderr. */
     static TestRootCommand.Run exec(String stdin, String... command) throws Exception {
         Process p = new ProcessBuilder(command).start();
-        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
+        Stdin.feed(p, stdin);
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));

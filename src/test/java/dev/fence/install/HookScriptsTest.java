@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.hook.HookConfig;
+import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,8 +24,7 @@ class HookScriptsTest {
 
     private static String run(String stdin, String... command) throws Exception {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
+        Stdin.feed(p, stdin);
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);

@@ -3,6 +3,7 @@ package dev.fence.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -51,8 +52,7 @@ class CurlShimTest {
         pb.environment().putAll(env);
         long start = System.nanoTime();
         Process p = pb.start();
-        p.getOutputStream().write(LINE.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
+        Stdin.feed(p, LINE);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
         return new Run(p.exitValue(), err, (System.nanoTime() - start) / 1_000_000);
@@ -114,8 +114,7 @@ class CurlShimTest {
         pb.environment().clear();
         pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "FENCE_PUSHER", "alice", "HOME", tmp.toString()));
         Process p = pb.start();
-        p.getOutputStream().write(LINE.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
+        Stdin.feed(p, LINE);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), err);
