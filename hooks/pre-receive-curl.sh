@@ -14,13 +14,17 @@
 #   FENCE_ON_SERVER_DOWN  reject (default) or accept: what to do with a push when the server cannot be
 #                         reached, times out or fails (5xx). A push carrying fence= is always refused.
 #   FENCE_REPO_ID         plain git only: the repo id (default: fence.repoId, else the directory name)
+#   FENCE_SHIM_TRANSPORT  auto (default) or curl. auto: a server on this host (http://127.x.x.x or
+#                         http://localhost) is asked through bash's own /dev/tcp, which saves starting curl on
+#                         every push; anything else (https://, another host, a push of more than 16 refs, a
+#                         bash without /dev/tcp) goes through curl, which bounds the connect time and speaks TLS.
 #
 # The credential goes to curl through its config on standard input, not its command line, so other
-# users cannot read it in the process list (where no temporary file can be made, it falls back to the
-# command line). Exit 0 accepts the push, 1 refuses it.
+# users cannot read it in the process list; through /dev/tcp it never leaves bash. Exit 0 accepts the
+# push, 1 refuses it.
 #
-# Every push pays for each process this script starts, so its usual path starts two: git (one ancestry
-# answer) and curl. The rest is bash builtins.
+# Every push pays for each process this script starts, so its usual path starts one or two: git (one
+# ancestry answer) and, unless the server is on this host, curl. The rest is bash builtins.
 set -u
 
 shim_dir=${BASH_SOURCE[0]%/*}
@@ -36,7 +40,7 @@ if [ -r "$conf" ]; then
     value=${value#"${value%%[![:space:]]*}"}
     value=${value%"${value##*[![:space:]]}"}
     case "$key" in
-      FENCE_SERVER | FENCE_CREDENTIAL | FENCE_SHIM_BUDGET | FENCE_ON_SERVER_DOWN | FENCE_REPO_ID | FENCE_SHIM_HOOK)
+      FENCE_SERVER | FENCE_CREDENTIAL | FENCE_SHIM_BUDGET | FENCE_ON_SERVER_DOWN | FENCE_REPO_ID | FENCE_SHIM_HOOK | FENCE_SHIM_TRANSPORT)
         if [ -z "${!key:-}" ]; then printf -v "$key" '%s' "$value"; fi ;;
     esac
   done < "$conf"
@@ -98,6 +102,7 @@ misconfigured() {
 case "$FENCE_SERVER" in http://* | https://*) ;; *) misconfigured "FENCE_SERVER must be an http:// or https:// URL" ;; esac
 [ -n "${FENCE_CREDENTIAL:-}" ] || misconfigured "FENCE_CREDENTIAL is not set (environment or $conf)"
 [[ "$FENCE_CREDENTIAL" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9_-]+$ ]] || misconfigured "FENCE_CREDENTIAL is not <name>:<secret>"
+case "${FENCE_SHIM_TRANSPORT:-auto}" in auto | curl) ;; *) misconfigured "FENCE_SHIM_TRANSPORT must be auto or curl" ;; esac
 budget=${FENCE_SHIM_BUDGET:-3}
 [[ "$budget" =~ ^[0-9]{1,3}(\.[0-9]{1,3})?$ ]] || misconfigured "FENCE_SHIM_BUDGET must be seconds, e.g. 3 or 2.5"
 case "$budget" in
@@ -139,17 +144,17 @@ if [ "$lines" -ge 16 ]; then
   fi
 fi
 
-# Host identity and push options, as the hook sees them.
+# Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 fields=()
 for name in ${!GL_@} ${!GITHUB_@} ${!GITEA_@} ${!GIT_PUSH_OPTION_@} FENCE_PUSHER REMOTE_USER USER LOGNAME; do
   # Exported variables only (as the environment hands them to the hook; not fence-shim.conf's).
   [ -n "${!name+x}" ] || continue
-  case "${!name@a}" in *x*) fields+=(--data-urlencode "env=$name=${!name}") ;; esac
+  case "${!name@a}" in *x*) fields+=("env=$name=${!name}") ;; esac
 done
 # Plain git: resources are named after the repo id: FENCE_REPO_ID (environment or fence-shim.conf), else
 # measured here as the Java hook would.
 if [ -n "${FENCE_REPO_ID:-}" ]; then
-  fields+=(--data-urlencode "env=FENCE_REPO_ID=$FENCE_REPO_ID")
+  fields+=("env=FENCE_REPO_ID=$FENCE_REPO_ID")
 elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" ]; then
   case "${GIT_DIR:-.}" in
     .) git_dir=$PWD ;;
@@ -174,7 +179,7 @@ elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" 
       repo_id=$base
     fi
   fi
-  [ -n "$repo_id" ] && fields+=(--data-urlencode "env=FENCE_REPO_ID=$repo_id")
+  [ -n "$repo_id" ] && fields+=("env=FENCE_REPO_ID=$repo_id")
 fi
 
 is_id() { [[ "$1" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; }
@@ -209,8 +214,80 @@ if [ "$hook" = pre-receive ]; then
     new=${line#* }
     new=${new%% *}
     case "$old$new" in *"$zero"*) continue ;; esac
-    if answer "$old" "$new"; then facts+=(--data-urlencode "fact=$old $new $ans"); fi
+    if answer "$old" "$new"; then facts+=("fact=$old $new $ans"); fi
   done
+fi
+
+# Asks with curl; sets response to the body, a newline and the HTTP status.
+ask_curl() {
+  local request=(curl -sS -X POST --max-time "$1" --connect-timeout "$2" -H 'Accept: text/plain' -H 'Expect:'
+    -w '\n%{http_code}') field rc problem
+  for field in "${fields[@]}" "${facts[@]}"; do request+=(--data-urlencode "$field"); done
+  if [ -n "$tmp" ]; then
+    request+=(--data-urlencode "stdin@$tmp")
+  else
+    request+=(--data-urlencode "stdin=$input")
+  fi
+  response=$("${request[@]}" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
+    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    problem=${response##*$'\n'}
+    server_down "curl exit $rc: ${problem#curl: }"
+  fi
+}
+
+# A form field's value as application/x-www-form-urlencoded: the server decodes %XX and + and splits on
+# & and the first =, and takes other bytes as they are.
+form_value() {
+  local v=${1//[%]/%25}
+  v=${v//[&]/%26}
+  form=${v//[+]/%2B}
+}
+
+# Asks over bash's /dev/tcp (a server on this host, plain HTTP/1.0, so the reply ends when the server
+# closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
+# and the caller then asks with curl, which reports the problem exactly.
+ask_tcp() {
+  local fd body="" field reply status head rc
+  for field in "${fields[@]}" "${facts[@]}" "stdin=$input"; do
+    form_value "${field#*=}"
+    body+="${body:+&}${field%%=*}=$form"
+  done
+  { exec {fd}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || return 1
+  local LC_ALL=C
+  # A server that closes early must not kill the shim with SIGPIPE: the write fails, the read says why.
+  trap '' PIPE
+  printf 'POST %s/v1/hook/%s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/plain\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s' \
+    "$tcp_path" "$hook" "$tcp_host:$tcp_port" "$FENCE_CREDENTIAL" "${#body}" "$body" >&"$fd" 2>/dev/null
+  IFS= read -r -d '' -t "$1" -u "$fd" reply
+  rc=$?
+  trap - PIPE
+  exec {fd}>&-
+  [ "$rc" -gt 128 ] && server_down "no answer within the ${budget}s budget"
+  head=${reply%%$'\r\n\r\n'*}
+  [ "$head" != "$reply" ] || server_down "the fence server closed the connection without an answer"
+  status=${head#HTTP/1.? }
+  status=${status:0:3}
+  response=${reply#*$'\r\n\r\n'}$'\n'$status
+}
+
+# The transport: bash's own TCP for plain HTTP to this host (a connect cannot hang there), else curl.
+tcp_host="" tcp_port="" tcp_path=""
+if [ "${FENCE_SHIM_TRANSPORT:-auto}" = auto ]; then
+  case "$FENCE_SERVER" in
+    http://127.* | http://localhost | http://localhost[:/]*)
+      rest=${FENCE_SERVER#http://}
+      authority=${rest%%/*}
+      tcp_path=""
+      [ "$authority" != "$rest" ] && tcp_path=/${rest#*/}
+      tcp_path=${tcp_path%/}
+      tcp_host=${authority%%:*}
+      tcp_port=80
+      [ "$authority" != "$tcp_host" ] && tcp_port=${authority#*:}
+      [[ "$tcp_port" =~ ^[0-9]{1,5}$ ]] || tcp_host=""
+      ;;
+  esac
 fi
 
 for round in 1 2 3 4 5; do
@@ -221,19 +298,10 @@ for round in 1 2 3 4 5; do
   printf -v max_time '%d.%03d' $((left / 1000)) $((left % 1000))
   connect=$max_time
   [ "$left" -gt 1000 ] && connect=1
-  request=(curl -sS -X POST --max-time "$max_time" --connect-timeout "$connect" -H 'Accept: text/plain' -H 'Expect:'
-    -w '\n%{http_code}' "${fields[@]}" "${facts[@]}")
-  if [ -n "$tmp" ]; then
-    stdin_field=(--data-urlencode "stdin@$tmp")
+  if [ -n "$tcp_host" ] && [ -z "$tmp" ] && ask_tcp "$max_time"; then
+    :
   else
-    stdin_field=(--data-urlencode "stdin=$input")
-  fi
-  response=$("${request[@]}" "${stdin_field[@]}" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
-    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
-  rc=$?
-  if [ "$rc" -ne 0 ]; then
-    problem=${response##*$'\n'}
-    server_down "curl exit $rc: ${problem#curl: }"
+    ask_curl "$max_time" "$connect"
   fi
   status=${response##*$'\n'}
   body=${response%$'\n'*}
@@ -265,7 +333,7 @@ for round in 1 2 3 4 5; do
         descendant=${line#* }
         answer "$ancestor" "$descendant" \
           || refuse "git merge-base --is-ancestor $ancestor $descendant failed in this repository" malformed
-        facts+=(--data-urlencode "fact=$ancestor $descendant $ans")
+        facts+=("fact=$ancestor $descendant $ans")
       done
       ;;
     *) server_down "unexpected answer from the fence server: ${first:0:80}" ;;

@@ -19,7 +19,7 @@ public final class Main {
             return;
         }
         PrintWriter out = new ProcessStreams.Out(System.out);
-        PrintWriter err = new ProcessStreams.Out(System.err, System.console() != null);
+        PrintWriter err = new ProcessStreams.Out(System.err, () -> System.console() != null);
         Context ctx = new Context(
                 new ProcessStreams.In(System.in),
                 out,

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 
 /**
  * The streams {@link Main#main} makes from the real process's stdin, stdout and stderr, marked as such:
@@ -24,16 +25,28 @@ final class ProcessStreams {
 
     /** The process's stdout or stderr, as UTF-8 text with auto-flush. */
     static final class Out extends PrintWriter {
-        private final boolean terminal;
+        private final BooleanSupplier terminal;
+        private Boolean known;
 
         Out(OutputStream out) {
-            this(out, false);
+            this(out, () -> false);
         }
 
-        /** @param terminal whether the process has a console (progress displays only then) */
-        Out(OutputStream out, boolean terminal) {
+        /**
+         * @param terminal whether the process has a console (progress displays only then), asked on first
+         *     need: finding the console costs a fresh JVM milliseconds (on JDK 22+ a service lookup across
+         *     modules), which a hook, which never asks, should not pay
+         */
+        Out(OutputStream out, BooleanSupplier terminal) {
             super(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
             this.terminal = terminal;
+        }
+
+        synchronized boolean terminal() {
+            if (known == null) {
+                known = terminal.getAsBoolean();
+            }
+            return known;
         }
     }
 
@@ -47,6 +60,6 @@ final class ProcessStreams {
 
     /** True for the process's own stream when the process runs on a terminal. */
     static boolean isTerminal(PrintWriter w) {
-        return w instanceof Out o && o.terminal;
+        return w instanceof Out o && o.terminal();
     }
 }

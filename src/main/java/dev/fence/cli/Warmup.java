@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a
  * throw-away repository set up as {@code fence install} does, so that a JVM started with {@code
  * -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives exactly the
- * classes a push needs. {@code bin/fence --build-archive} runs it (through {@link Main} with
- * {@link #ARG}); nothing else should.
+ * classes a push needs, and as little else as it can: an AOT cache (JDK 25) loads and links every class it
+ * holds when the JVM starts, so each class the training loads for its own set-up is paid on every push.
+ * {@code bin/fence --build-archive} runs it (through {@link Main} with {@link #ARG}); nothing else should.
  */
 public final class Warmup {
     private Warmup() {}
@@ -81,7 +82,9 @@ public final class Warmup {
         String repoId = "warmup-" + System.nanoTime();
         String resource = Resources.forRef(repoId, "refs/heads/main");
         Grant g;
-        try (LeaseStore s = Stores.open(store, StoreOptions.defaults())) {
+        // The grant through a hook's single connection, not a pool: the archive should hold what a push
+        // loads and little else, since an AOT cache loads every class it holds when the JVM starts.
+        try (LeaseStore s = Stores.open(store, StoreOptions.defaults().withSingleConnection(true))) {
             var outcome =
                     new LeaseService(s, Clock.systemUTC()).acquire(resource, "warmup", Duration.ofSeconds(30), null);
             g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
@@ -111,7 +114,7 @@ public final class Warmup {
         Context ctx = new Context(
                 new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
                 new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream(), false),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream(), () -> false),
                 java.util.Collections.unmodifiableMap(env),
                 Clock.systemUTC(),
                 bare);

@@ -72,6 +72,37 @@ class CurlShimTest {
     }
 
     @Test
+    void aServerOnThisHostIsAskedThroughBashAloneAndOthersThroughCurl() throws Exception {
+        // A PATH with git and no curl: the shim's usual path on this host must not need curl.
+        Path bin = tmp.resolve("no-curl");
+        Files.createDirectories(bin);
+        Files.createSymbolicLink(bin.resolve("git"), Path.of("/usr/bin/git"));
+        Run tcp = shim(Map.of("PATH", bin.toString(), "FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook));
+        assertEquals(0, tcp.exit(), tcp.err());
+        assertEquals("", tcp.err());
+
+        Run curl = shim(Map.of(
+                "PATH",
+                bin.toString(),
+                "FENCE_SERVER",
+                t.url(),
+                "FENCE_CREDENTIAL",
+                hook,
+                "FENCE_SHIM_TRANSPORT",
+                "curl"));
+        assertEquals(1, curl.exit(), curl.err());
+        assertTrue(curl.err().contains("the fence server is unavailable (curl exit 127"), curl.err());
+
+        Run viaCurl = shim(
+                Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_TRANSPORT", "curl"));
+        assertEquals(0, viaCurl.exit(), viaCurl.err());
+
+        Run bad = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_TRANSPORT", "nc"));
+        assertEquals(1, bad.exit());
+        assertTrue(bad.err().contains("reason=bad-config"), bad.err());
+    }
+
+    @Test
     void anUnreachableServerRejectsUnlessConfiguredToAcceptButNeverForTokens() throws Exception {
         String down = closedPort();
         Run reject = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook));

@@ -13,10 +13,12 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * One server-side script: {@code lib.lua} followed by {@code <name>.lua}, both read once from this
- * package's classpath resources. Runs with {@code EVALSHA}; a server that does not know the script
- * (first use, restart, {@code SCRIPT FLUSH}) gets it with {@code SCRIPT LOAD} and the call is retried
- * once. {@code NOSCRIPT} means nothing ran, so the retry cannot apply anything twice.
+ * One server-side script: {@code lib.lua} followed by {@code <name>.lua}, from this package's classpath
+ * resources. Runs with {@code EVALSHA} under the script's SHA-1, which the build knows (a test checks
+ * each one against its resources), so a call reads nothing from the jar: a hook process that never
+ * opens its jar skips parsing the jar's directory of thousands of entries. A server that does not know
+ * the script (first use, restart, {@code SCRIPT FLUSH}) gets it with {@code SCRIPT LOAD}, read then, and
+ * the call is retried once. {@code NOSCRIPT} means nothing ran, so the retry cannot apply anything twice.
  *
  * <p>Immutable and thread-safe.
  */
@@ -30,21 +32,24 @@ final class LuaScript {
     }
 
     private final String name;
+    private final String sha1;
     private volatile String source;
-    private volatile String sha1;
 
-    private LuaScript(String name) {
+    private LuaScript(String name, String sha1) {
         this.name = name;
+        this.sha1 = sha1;
     }
 
     /**
-     * Script {@code name} (without {@code .lua}) with the shared helpers, read on first use: a hook
-     * process runs two of the scripts and should not read and hash the others.
+     * Script {@code name} (without {@code .lua}) with the shared helpers, whose text is read only when a
+     * server asks for it.
      *
-     * @throws InternalException (on first use) when a resource is missing from the build
+     * @param sha1 the SHA-1 (lower-case hex) of {@code lib.lua}, a newline and {@code <name>.lua}: what
+     *     Redis names the script by
+     * @throws InternalException (when the text is first read) when a resource is missing from the build
      */
-    static LuaScript load(String name) {
-        return new LuaScript(name);
+    static LuaScript of(String name, String sha1) {
+        return new LuaScript(name, sha1);
     }
 
     String name() {
@@ -61,12 +66,7 @@ final class LuaScript {
     }
 
     String sha1() {
-        String h = sha1;
-        if (h == null) {
-            h = sha1Hex(source());
-            sha1 = h;
-        }
-        return h;
+        return sha1;
     }
 
     /**
@@ -146,9 +146,5 @@ final class LuaScript {
         } catch (IOException e) {
             throw new InternalException("cannot read script resource " + resource, e);
         }
-    }
-
-    private static String sha1Hex(String text) {
-        return Sha1.hex(text);
     }
 }

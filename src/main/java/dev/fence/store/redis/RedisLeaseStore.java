@@ -104,15 +104,19 @@ public final class RedisLeaseStore implements LeaseStore {
         private Jedis() {}
     }
 
-    private static final LuaScript IDENTITY = LuaScript.load("identity");
-    private static final LuaScript ACQUIRE = LuaScript.load("acquire");
-    private static final LuaScript RENEW = LuaScript.load("renew");
-    private static final LuaScript RELEASE = LuaScript.load("release");
-    private static final LuaScript MOVE_GRANT_SHA = LuaScript.load("move_grant_sha");
-    private static final LuaScript SNAPSHOT = LuaScript.load("snapshot");
-    private static final LuaScript IDENTITY_SNAPSHOT = LuaScript.load("identity_snapshot");
-    private static final LuaScript COMMIT = LuaScript.load("commit");
-    private static final LuaScript APPEND = LuaScript.load("append");
+    // Each script's SHA-1 over lib.lua, a newline and the script; LuaScriptTest fails the build when one no
+    // longer matches its resources (and prints the new value).
+    private static final LuaScript IDENTITY = LuaScript.of("identity", "4219c26fa123496a6fd9c51a2b3daedb0a8b1c0d");
+    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "d119af3baa2b7d71b3b6b8a956ffa0da75dcf55e");
+    private static final LuaScript RENEW = LuaScript.of("renew", "948eb8fc53c5a28c0b06464d574276dce5d9e030");
+    private static final LuaScript RELEASE = LuaScript.of("release", "da5eb85737a6492c3138a5617217d5c2ca6ab2c1");
+    private static final LuaScript MOVE_GRANT_SHA =
+            LuaScript.of("move_grant_sha", "0d0238a2dc44a6621dcef97286c24fcd1e0cf123");
+    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "6e82988d64f99b199c26623dc6b394857de5f808");
+    private static final LuaScript IDENTITY_SNAPSHOT =
+            LuaScript.of("identity_snapshot", "d53efac6189c1a8f45606bba673dc868cbb82ddc");
+    private static final LuaScript COMMIT = LuaScript.of("commit", "9a3341929180c84a05012ae61ccd7719d0ad44eb");
+    private static final LuaScript APPEND = LuaScript.of("append", "0145a0a422eae1991752172949436c25acbefbd6");
 
     /**
      * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
@@ -179,19 +183,10 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /**
-     * A hook's store: connects, and reads the two scripts a push needs, on threads of their own right away,
-     * while the hook reads the push, instead of on the first call. A failure here is not reported: the
-     * first call connects again and reports it.
+     * A hook's store: connects on a thread of its own right away, while the hook reads the push, instead of
+     * on the first call. A failure here is not reported: the first call connects again and reports it.
      */
     private void connectInBackground() {
-        Thread scripts = new Thread(
-                () -> {
-                    IDENTITY_SNAPSHOT.sha1();
-                    COMMIT.sha1();
-                },
-                "fence-redis-scripts");
-        scripts.setDaemon(true);
-        scripts.start();
         Thread t = new Thread(
                 () -> {
                     try {

@@ -40,7 +40,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -148,18 +147,15 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /**
-     * sqlite-jdbc's two start-up costs, begun on threads of their own when the first store of the process
-     * opens: loading the native library (finding or caching it, then {@code System.load}), and building
-     * the driver's connection settings, which make a date formatter and so load the JDK's time-zone,
-     * calendar and locale data (tens of milliseconds in a fresh JVM, though fence stores no dates through
-     * the driver). A one-shot hook process then pays them side by side, while its other threads read the
-     * push, instead of one after the other.
+     * sqlite-jdbc's start-up cost, begun on a thread of its own when the first store of the process opens:
+     * loading the native library (finding or caching it, then {@code System.load}). A one-shot hook
+     * process then pays it while its other threads read the push, instead of after. (The driver's other
+     * start-up cost, a date formatter built for every connection's settings, is gone: see fence's {@code
+     * org.sqlite.SQLiteConnectionConfig}.)
      */
     private static final class Startup {
         private static final AtomicBoolean STARTED = new AtomicBoolean();
         private static volatile Thread library;
-        private static volatile Thread settings;
-        private static volatile SQLiteConfig prepared;
 
         private Startup() {}
 
@@ -167,53 +163,36 @@ public final class SqliteLeaseStore implements LeaseStore {
             if (!STARTED.compareAndSet(false, true)) {
                 return;
             }
-            library = start("fence-sqlite-library", () -> {
-                SqliteNative.prepare();
-                return SQLiteJDBCLoader.initialize();
-            });
-            settings = start("fence-sqlite-settings", () -> prepared = new SQLiteConfig());
-        }
-
-        /**
-         * Settings for a new connection (the ones built in the background, the first time), once the
-         * library is loaded: the driver must not extract a copy of its own meanwhile.
-         */
-        static SQLiteConfig config(long deadline) {
-            await(settings, deadline);
-            settings = null;
-            SQLiteConfig config = prepared;
-            prepared = null;
-            if (config == null) {
-                config = new SQLiteConfig();
-            }
-            await(library, deadline);
-            return config;
-        }
-
-        private static Thread start(String name, Callable<?> work) {
             Thread t = new Thread(
                     () -> {
                         try {
-                            work.call();
+                            SqliteNative.prepare();
+                            SQLiteJDBCLoader.initialize();
                         } catch (Exception | LinkageError e) {
-                            // Opening the connection does it again and reports the problem.
+                            // Opening the connection loads it again and reports the problem.
                         }
                     },
-                    name);
+                    "fence-sqlite-library");
             t.setDaemon(true);
+            library = t;
             t.start();
-            return t;
         }
 
-        private static void await(Thread t, long deadline) {
-            if (t == null) {
-                return;
+        /**
+         * Settings for a new connection, once the library is loaded: the driver must not extract a copy of
+         * its own meanwhile.
+         */
+        static SQLiteConfig config(long deadline) {
+            Thread t = library;
+            if (t != null) {
+                try {
+                    t.join(remainingMillis(deadline));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                library = null;
             }
-            try {
-                t.join(remainingMillis(deadline));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            return new SQLiteConfig();
         }
     }
 
