@@ -170,15 +170,17 @@ public final class Bench {
                         Map.of("hooks/fence-shim.conf", conf),
                         (id, bare) -> grantOptions(store, id, stores));
             }
-            progress.println("pushing: " + (o.warmup() + o.pushes()) + " rounds, one push per scenario each");
-            var results = pushes.run(o.pushes(), o.warmup());
-            results.values().forEach(report::push);
-
-            // The server's own verdict latency, from an in-process client.
+            // The server's own verdict latency, from an in-process client. Measured before the pushes, so that
+            // the shim's pushes meet a server in the state a long-running one is in (its code compiled), not
+            // one answering its first requests.
             progress.println("fence serve verdicts: " + o.verdicts() + " requests");
             List<String> verdictOptions = grantOptions(serverStore, "bench-verdicts", stores);
             VerdictLoad verdicts = new VerdictLoad(server.uri(), hookCredential, "bench-verdicts", verdictOptions);
             report.verdicts(Stats.of(verdicts.run(Math.min(200, o.verdicts()), o.verdicts())));
+
+            progress.println("pushing: " + (o.warmup() + o.pushes()) + " rounds, one push per scenario each");
+            var results = pushes.run(o.pushes(), o.warmup());
+            results.values().forEach(report::push);
             server.close();
             server = null;
 

@@ -1,8 +1,6 @@
 package dev.fence.core;
 
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -31,10 +29,21 @@ public final class FencedMessage {
             Reason.RELEASED,
             Reason.NOT_HOLDER,
             Reason.REMOTE_CHANGED);
-    private static final DateTimeFormatter TIME =
-            DateTimeFormatter.ofPattern("HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
 
     private FencedMessage() {}
+
+    /**
+     * {@code HH:mm:ssZ} in UTC. By hand: a pattern formatter costs a fresh JVM (a hook) milliseconds to
+     * build, more than the rest of the message.
+     */
+    static String timeOfDay(Instant at) {
+        long s = Math.floorMod(at.getEpochSecond(), 86_400L);
+        return twoDigits(s / 3600) + ":" + twoDigits(s / 60 % 60) + ":" + twoDigits(s % 60) + "Z";
+    }
+
+    private static String twoDigits(long n) {
+        return n < 10 ? "0" + n : Long.toString(n);
+    }
 
     /** True when {@code reason} means the writer lost (or never had) the right to write: a FENCED outcome. */
     public static boolean isFencing(Reason reason) {
@@ -84,9 +93,7 @@ public final class FencedMessage {
             } else {
                 state.append("without a token by ").append(t.pusher());
             }
-            state.append(" at ")
-                    .append(TIME.format(t.at().truncatedTo(ChronoUnit.SECONDS)))
-                    .append('.');
+            state.append(" at ").append(timeOfDay(t.at())).append('.');
         }
         if (state.length() > 0) {
             out.add(state.toString().trim());

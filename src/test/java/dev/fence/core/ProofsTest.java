@@ -75,6 +75,24 @@ class ProofsTest {
         String forged = "fp1." + id.generation() + "." + "A".repeat(43);
         assertEquals(Proofs.Check.BAD, Proofs.verify(id, "r", 1, forged));
         assertFalse(Proofs.isWellFormed("34"));
+        String mac = "A".repeat(43);
+        assertTrue(Proofs.isWellFormed("fp1.g." + mac));
+        assertTrue(Proofs.isWellFormed("fp1." + "g".repeat(64) + "." + mac));
+        for (String bad : new String[] {
+            null,
+            "",
+            "fp1." + mac,
+            "fp1.." + mac,
+            "fp2.g." + mac,
+            "fp1.g." + "A".repeat(42),
+            "fp1.g." + "A".repeat(44),
+            "fp1." + "g".repeat(65) + "." + mac,
+            "fp1.g+." + mac,
+            "fp1.g." + "A".repeat(42) + "=",
+            "fp1.g.h." + mac,
+        }) {
+            assertFalse(Proofs.isWellFormed(bad), String.valueOf(bad));
+        }
         var e = assertThrows(InvalidInputException.class, () -> Proofs.verify(id, "r", 1, "fp1.secret-looking"));
         assertFalse(e.getMessage().contains("secret-looking"), "the message never echoes the proof");
     }

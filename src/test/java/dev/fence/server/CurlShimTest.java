@@ -93,8 +93,7 @@ class CurlShimTest {
         assertEquals(1, curl.exit(), curl.err());
         assertTrue(curl.err().contains("the fence server is unavailable (curl exit 127"), curl.err());
 
-        Run viaCurl = shim(
-                Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_TRANSPORT", "curl"));
+        Run viaCurl = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_TRANSPORT", "curl"));
         assertEquals(0, viaCurl.exit(), viaCurl.err());
 
         Run bad = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_TRANSPORT", "nc"));
