@@ -24,7 +24,7 @@
 # push, 1 refuses it.
 #
 # Every push pays for each process this script starts, so its usual path starts one or two: git (one
-# ancestry answer) and, unless the server is on this host, curl. The rest is bash builtins.
+# ancestry answer, a short walk) and, unless the server is on this host, curl. The rest is bash builtins.
 set -u
 
 shim_dir=${BASH_SOURCE[0]%/*}
@@ -186,8 +186,13 @@ is_id() { [[ "$1" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; }
 
 # Sets ans to "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
 answer() {
-  local out rc
+  local out rc recent
   is_id "$1" && is_id "$2" || return 1
+  # Usually $1 is one of the last few first parents of $2 (the old tip of a push of a few commits): a
+  # short walk says yes in about a third of the time merge-base takes; anything else goes to merge-base.
+  if recent=$(git rev-list --first-parent --max-count=16 "$2" 2>/dev/null); then
+    case $'\n'"$recent"$'\n' in *$'\n'"$1"$'\n'*) ans=yes; return 0 ;; esac
+  fi
   git merge-base --is-ancestor "$1" "$2" >/dev/null 2>&1
   rc=$?
   case $rc in
