@@ -101,10 +101,23 @@ misconfigured() {
 [ -n "${FENCE_SERVER:-}" ] || misconfigured "FENCE_SERVER is not set (environment or $conf)"
 case "$FENCE_SERVER" in http://* | https://*) ;; *) misconfigured "FENCE_SERVER must be an http:// or https:// URL" ;; esac
 [ -n "${FENCE_CREDENTIAL:-}" ] || misconfigured "FENCE_CREDENTIAL is not set (environment or $conf)"
-[[ "$FENCE_CREDENTIAL" =~ ^[A-Za-z0-9._-]+:[A-Za-z0-9_-]+$ ]] || misconfigured "FENCE_CREDENTIAL is not <name>:<secret>"
+# Patterns here are globs, not [[ =~ ]]: bash compiles a regular expression each time it meets one.
+cred_name=${FENCE_CREDENTIAL%%:*}
+cred_secret=${FENCE_CREDENTIAL#*:}
+case "$cred_name:$cred_secret" in
+  "$FENCE_CREDENTIAL") ;;
+  *) misconfigured "FENCE_CREDENTIAL is not <name>:<secret>" ;;
+esac
+[[ -n "$cred_name" && "$cred_name" != *[!A-Za-z0-9._-]* && -n "$cred_secret" && "$cred_secret" != *[!A-Za-z0-9_-]* ]] \
+  || misconfigured "FENCE_CREDENTIAL is not <name>:<secret>"
 case "${FENCE_SHIM_TRANSPORT:-auto}" in auto | curl) ;; *) misconfigured "FENCE_SHIM_TRANSPORT must be auto or curl" ;; esac
 budget=${FENCE_SHIM_BUDGET:-3}
-[[ "$budget" =~ ^[0-9]{1,3}(\.[0-9]{1,3})?$ ]] || misconfigured "FENCE_SHIM_BUDGET must be seconds, e.g. 3 or 2.5"
+case "$budget" in
+  [0-9] | [0-9][0-9] | [0-9][0-9][0-9] | [0-9].[0-9] | [0-9].[0-9][0-9] | [0-9].[0-9][0-9][0-9] | \
+    [0-9][0-9].[0-9] | [0-9][0-9].[0-9][0-9] | [0-9][0-9].[0-9][0-9][0-9] | \
+    [0-9][0-9][0-9].[0-9] | [0-9][0-9][0-9].[0-9][0-9] | [0-9][0-9][0-9].[0-9][0-9][0-9]) ;;
+  *) misconfigured "FENCE_SHIM_BUDGET must be seconds, e.g. 3 or 2.5" ;;
+esac
 case "$budget" in
   *.*) whole=${budget%%.*} frac=${budget#*.}000 ;;
   *) whole=$budget frac=000 ;;
@@ -182,7 +195,7 @@ elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" 
   [ -n "$repo_id" ] && fields+=("env=FENCE_REPO_ID=$repo_id")
 fi
 
-is_id() { [[ "$1" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]]; }
+is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
 
 # Sets ans to "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
 answer() {
@@ -290,7 +303,7 @@ if [ "${FENCE_SHIM_TRANSPORT:-auto}" = auto ]; then
       tcp_host=${authority%%:*}
       tcp_port=80
       [ "$authority" != "$tcp_host" ] && tcp_port=${authority#*:}
-      [[ "$tcp_port" =~ ^[0-9]{1,5}$ ]] || tcp_host=""
+      [[ -n "$tcp_port" && ${#tcp_port} -le 5 && "$tcp_port" != *[!0-9]* ]] || tcp_host=""
       ;;
   esac
 fi

@@ -102,6 +102,24 @@ class CurlShimTest {
     }
 
     @Test
+    void aMalformedCredentialOrBudgetIsABadConfigurationNeverAnAcceptance() throws Exception {
+        for (String credential : new String[] {"no-colon", ":secret", "name:", "na me:secret", "name:sec:ret"}) {
+            Run r = shim(
+                    Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", credential, "FENCE_ON_SERVER_DOWN", "accept"));
+            assertEquals(1, r.exit(), credential);
+            assertTrue(r.err().contains("reason=bad-config"), r.err());
+            assertTrue(r.err().contains("FENCE_CREDENTIAL is not <name>:<secret>"), r.err());
+        }
+        for (String budget : new String[] {"abc", "1000", "1.2345", ".5", "-1"}) {
+            Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_BUDGET", budget));
+            assertEquals(1, r.exit(), budget);
+            assertTrue(r.err().contains("FENCE_SHIM_BUDGET must be seconds"), r.err());
+        }
+        Run fine = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_BUDGET", "2.5"));
+        assertEquals(0, fine.exit(), fine.err());
+    }
+
+    @Test
     void anUnreachableServerRejectsUnlessConfiguredToAcceptButNeverForTokens() throws Exception {
         String down = closedPort();
         Run reject = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook));
