@@ -41,7 +41,9 @@ final class HookRunner {
                 : loaded != null
                         ? hook.run(ctx.env(), gitDir(ctx), ctx.in(), loaded, store)
                         : hook.run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
-        r.lines().forEach(ctx.err()::println);
+        for (String line : r.lines()) {
+            ctx.err().println(line);
+        }
         return r.exitCode();
     }
 
@@ -58,7 +60,9 @@ final class HookRunner {
                 ? remote.hooks().postReceive(ctx.env(), gitDir(ctx), ctx.in(), remote.config())
                 : new PostReceiveHook(storeOpener(ctx), ctx.clock())
                         .run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
-        lines.forEach(ctx.err()::println);
+        for (String line : lines) {
+            ctx.err().println(line);
+        }
         return ExitCode.OK.code();
     }
 

@@ -29,13 +29,13 @@ final class ProcessStreams {
         private Boolean known;
 
         Out(OutputStream out) {
-            this(out, () -> false);
+            this(out, null);
         }
 
         /**
          * @param terminal whether the process has a console (progress displays only then), asked on first
          *     need: finding the console costs a fresh JVM milliseconds (on JDK 22+ a service lookup across
-         *     modules), which a hook, which never asks, should not pay
+         *     modules), which a hook, which never asks, should not pay; null for never
          */
         Out(OutputStream out, BooleanSupplier terminal) {
             super(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
@@ -44,7 +44,7 @@ final class ProcessStreams {
 
         synchronized boolean terminal() {
             if (known == null) {
-                known = terminal.getAsBoolean();
+                known = terminal != null && terminal.getAsBoolean();
             }
             return known;
         }

@@ -114,7 +114,7 @@ public final class Warmup {
         Context ctx = new Context(
                 new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
                 new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream(), () -> false),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
                 java.util.Collections.unmodifiableMap(env),
                 Clock.systemUTC(),
                 bare);

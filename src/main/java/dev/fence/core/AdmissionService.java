@@ -46,7 +46,9 @@ public final class AdmissionService {
         }
         if (resources.isEmpty()) {
             List<RefDecision> untouched = new ArrayList<>();
-            push.updates().forEach(u -> untouched.add(new RefDecision.Untouched(u)));
+            for (RefUpdate u : push.updates()) {
+                untouched.add(new RefDecision.Untouched(u));
+            }
             return new Verdict(untouched, List.of());
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

@@ -1,5 +1,7 @@
 package dev.fence.core;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -14,15 +16,26 @@ public record Verdict(List<RefDecision> decisions, List<String> warnings) {
         warnings = List.copyOf(warnings);
     }
 
+    // Loops rather than streams: every push's hook process asks these once, and in a fresh JVM the
+    // stream machinery costs more to load than the push has refs.
+
     public boolean accepted() {
-        return decisions.stream().noneMatch(d -> d instanceof RefDecision.Refused);
+        for (RefDecision d : decisions) {
+            if (d instanceof RefDecision.Refused) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The refusals, in input order. */
     public List<RefDecision.Refused> refusals() {
-        return decisions.stream()
-                .filter(d -> d instanceof RefDecision.Refused)
-                .map(d -> (RefDecision.Refused) d)
-                .toList();
+        List<RefDecision.Refused> out = new ArrayList<>();
+        for (RefDecision d : decisions) {
+            if (d instanceof RefDecision.Refused r) {
+                out.add(r);
+            }
+        }
+        return Collections.unmodifiableList(out);
     }
 }

@@ -306,12 +306,22 @@ public final class PreReceiveHook {
             return new Judgement(malformedOptions(where, updates, policy, storeUrl, e), Reason.MALFORMED.code());
         }
         PushAttempt push = where.attempt(options, updates);
-        if (updates.stream().noneMatch(u -> policy.isFenced(u.ref()))) {
+        if (!touchesFenced(updates, policy)) {
             return new Judgement(new Result(0, List.of()), "untouched");
         }
         boolean[] storeDown = new boolean[1];
         Verdict verdict = decider.decide(push, policy, storeDown);
         return new Judgement(render(verdict, prefix), storeDown[0] ? Reason.STORE_DOWN.code() : reasonOf(verdict));
+    }
+
+    /** True when any update is to a fenced ref (a loop: a hook process need not load streams for it). */
+    private static boolean touchesFenced(List<RefUpdate> updates, FencePolicy policy) {
+        for (RefUpdate u : updates) {
+            if (policy.isFenced(u.ref())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The push's reason code for metrics (see {@link Judgement#reason()}). */
@@ -450,7 +460,7 @@ public final class PreReceiveHook {
             updates = null;
         }
         FencePolicy defaults = FencePolicy.defaults();
-        if (updates != null && updates.stream().noneMatch(u -> defaults.isFenced(u.ref()))) {
+        if (updates != null && !touchesFenced(updates, defaults)) {
             return new Result(
                     0,
                     List.of(prefix + "warning: fence configuration is broken (" + problem.getMessage()
