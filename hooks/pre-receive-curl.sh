@@ -16,7 +16,7 @@
 #   FENCE_REPO_ID         plain git only: the repo id (default: fence.repoId, else the directory name)
 #   FENCE_SHIM_TRANSPORT  auto (default) or curl. auto: a server on this host (http://127.x.x.x or
 #                         http://localhost) is asked through bash's own /dev/tcp, which saves starting curl on
-#                         every push; anything else (https://, another host, a push of more than 16 refs, a
+#                         every push; anything else (https://, another host, a push of 16 refs or more, a
 #                         bash without /dev/tcp) goes through curl, which bounds the connect time and speaks TLS.
 #
 # The credential goes to curl through its config on standard input, not its command line, so other
