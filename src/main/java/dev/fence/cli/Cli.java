@@ -40,13 +40,40 @@ final class Cli {
     }
 
     private static void applyExitCodes(CommandLine cl, Map<String, String> codes) {
-        cl.getCommandSpec()
-                .usageMessage()
-                .exitCodeListHeading("%nExit codes:%n")
-                .exitCodeList(codes);
+        var usage = cl.getCommandSpec().usageMessage();
+        usage.exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        usage.description(reflow(usage.description()));
         for (CommandLine sub : cl.getSubcommands().values()) {
             applyExitCodes(sub, codes);
         }
+    }
+
+    /**
+     * Joins a command description's source lines into paragraphs, which picocli then wraps to the help
+     * width: descriptions are written as lines of source, and printed line for line they would break
+     * wherever the source did as well as where the terminal does. A new line starts after an empty
+     * element or one ending in a colon, and at an empty element, an option ({@code --…}) or an indented
+     * example.
+     */
+    static String[] reflow(String[] lines) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        String previous = null;
+        for (String line : lines) {
+            boolean joins = previous != null
+                    && !previous.isEmpty()
+                    && !line.isEmpty()
+                    && !previous.endsWith(":")
+                    && !previous.startsWith(" ")
+                    && !line.startsWith(" ")
+                    && !line.startsWith("--");
+            if (joins) {
+                out.set(out.size() - 1, out.get(out.size() - 1) + " " + line);
+            } else {
+                out.add(line);
+            }
+            previous = line;
+        }
+        return out.toArray(new String[0]);
     }
 
     private static int handleExecutionException(
