@@ -20,9 +20,9 @@ import java.util.zip.CRC32;
  * megabyte written and loaded, and a file left behind when the JVM exits through {@code System.exit})
  * would be paid on every push.
  *
- * <p>The cached file is named after the library's size and CRC-32 as the jar's directory records them
- * (so a start that finds it cached reads and hashes nothing: one {@code stat}), is checked against that
- * CRC when written, is written under a temporary name and moved into place, and lives in a directory
+ * <p>The cached file is named after the driver's version and the CPU (so a start that finds it cached
+ * reads nothing from the jar: one {@code stat}), is checked against the CRC-32 the jar's directory
+ * records when written, is written under a temporary name and moved into place, and lives in a directory
  * only this user can write, so a half-written or foreign library is never loaded. Any problem leaves the
  * driver's own extraction in charge.
  */
@@ -30,6 +30,13 @@ final class SqliteNative {
     private static volatile boolean prepared;
 
     private SqliteNative() {}
+
+    /**
+     * The sqlite-jdbc version this build carries ({@code sqlite.version} in the pom); names the cached
+     * library, so that a start whose library is cached reads nothing from the jar. SqliteNativeTest
+     * checks it against the driver's own version.
+     */
+    static final String DRIVER_VERSION = "3.51.1.0";
 
     /** Points sqlite-jdbc at the cached library (creating it once), when the platform is one it ships. */
     static void prepare() {
@@ -42,61 +49,67 @@ final class SqliteNative {
         if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))) {
             return;
         }
-        String folder = "Linux/" + (arch.equals("aarch64") ? "aarch64" : "x86_64");
-        String resource = "/org/sqlite/native/" + folder + "/libsqlitejdbc.so";
+        String cpu = arch.equals("aarch64") ? "aarch64" : "x86_64";
+        String name = "libsqlitejdbc-" + DRIVER_VERSION + "-linux-" + cpu + ".so";
+        Path dir = Path.of(System.getProperty("user.home"), ".cache", "fence", "native");
+        Path target = dir.resolve(name);
         try {
-            URL url = SqliteNative.class.getResource(resource);
-            if (url == null || !url.getProtocol().equals("jar")) {
-                return;
+            // Written only whole (under a temporary name, then moved) and in a directory only this user
+            // writes: a file of that name is the library of that version.
+            if (!isCached(target)) {
+                extract("/org/sqlite/native/Linux/" + cpu + "/libsqlitejdbc.so", dir, target);
             }
-            // The jar's directory records each entry's size and CRC-32: the cached file's name is made from
-            // them, so a start whose library is already cached reads neither the megabyte nor hashes it.
-            JarURLConnection connection = (JarURLConnection) url.openConnection();
-            connection.setUseCaches(true);
-            JarEntry entry = connection.getJarEntry();
-            long size = entry.getSize();
-            long crc = entry.getCrc();
-            if (size <= 0 || crc < 0) {
-                return;
+            if (isCached(target)) {
+                System.setProperty("org.sqlite.lib.path", dir.toString());
+                System.setProperty("org.sqlite.lib.name", name);
             }
-            String name = "libsqlitejdbc-" + Long.toHexString(crc) + "-" + size + ".so";
-            Path dir = Path.of(System.getProperty("user.home"), ".cache", "fence", "native");
-            Path target = dir.resolve(name);
-            if (!isCached(target, size)) {
-                Files.createDirectories(dir);
-                if (!Files.isWritable(dir) || !Files.getOwner(dir).equals(Files.getOwner(dir.getParent()))) {
-                    return;
-                }
-                byte[] lib;
-                try (InputStream in = connection.getInputStream()) {
-                    lib = in.readAllBytes();
-                }
-                CRC32 check = new CRC32();
-                check.update(lib);
-                if (lib.length != size || check.getValue() != crc) {
-                    return;
-                }
-                Path tmp = Files.createTempFile(dir, name, ".part");
-                Files.write(tmp, lib);
-                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r-xr-xr-x"));
-                try {
-                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-            System.setProperty("org.sqlite.lib.path", dir.toString());
-            System.setProperty("org.sqlite.lib.name", name);
         } catch (IOException | RuntimeException e) {
             // The driver extracts its own copy as usual.
         }
     }
 
-    /** True when {@code file} is a regular file of {@code size} bytes. */
-    private static boolean isCached(Path file, long size) {
+    /** Copies the library out of the jar into {@code target}, checked against the jar's CRC-32. */
+    private static void extract(String resource, Path dir, Path target) throws IOException {
+        URL url = SqliteNative.class.getResource(resource);
+        if (url == null || !url.getProtocol().equals("jar")) {
+            return;
+        }
+        JarURLConnection connection = (JarURLConnection) url.openConnection();
+        connection.setUseCaches(true);
+        JarEntry entry = connection.getJarEntry();
+        long size = entry.getSize();
+        long crc = entry.getCrc();
+        if (size <= 0 || crc < 0) {
+            return;
+        }
+        Files.createDirectories(dir);
+        if (!Files.isWritable(dir) || !Files.getOwner(dir).equals(Files.getOwner(dir.getParent()))) {
+            return;
+        }
+        byte[] lib;
+        try (InputStream in = connection.getInputStream()) {
+            lib = in.readAllBytes();
+        }
+        CRC32 check = new CRC32();
+        check.update(lib);
+        if (lib.length != size || check.getValue() != crc) {
+            return;
+        }
+        Path tmp = Files.createTempFile(dir, target.getFileName().toString(), ".part");
+        Files.write(tmp, lib);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("r-xr-xr-x"));
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /** True when {@code file} is a non-empty regular file. */
+    private static boolean isCached(Path file) {
         try {
             BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return a.isRegularFile() && a.size() == size;
+            return a.isRegularFile() && a.size() > 0;
         } catch (IOException e) {
             return false;
         }
