@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The entry point. The only class that touches the real process: {@code System.in/out/err},
@@ -14,12 +15,21 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) throws Exception {
+        PrintWriter out = new ProcessStreams.Out(System.out);
+        // Not a lambda, as in HookRunner.storeOpener: a hook should reach its store thread before the JVM
+        // links its first lambda.
+        PrintWriter err = new ProcessStreams.Out(System.err, new BooleanSupplier() {
+            @Override
+            public boolean getAsBoolean() {
+                return System.console() != null;
+            }
+        });
+        // The training run starts only after the streams are made, so that the archive holds their classes
+        // too: a hook that loads even one class from outside it opens the jar (milliseconds of parsing).
         if (args.length == 1 && args[0].equals(Warmup.ARG)) {
             Warmup.run(System.getenv());
             return;
         }
-        PrintWriter out = new ProcessStreams.Out(System.out);
-        PrintWriter err = new ProcessStreams.Out(System.err, () -> System.console() != null);
         Context ctx = new Context(
                 new ProcessStreams.In(System.in),
                 out,
