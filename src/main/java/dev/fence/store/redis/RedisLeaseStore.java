@@ -187,22 +187,25 @@ public final class RedisLeaseStore implements LeaseStore {
      * on the first call. A failure here is not reported: the first call connects again and reports it.
      */
     private void connectInBackground() {
-        Thread t = new Thread(
-                () -> {
-                    try {
-                        RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
-                        synchronized (directLock) {
-                            if (closed || direct != null) {
-                                c.close();
-                            } else {
-                                direct = c;
-                            }
+        // A Thread subclass, not a lambda: on JDK 17 a process's first lambdas link the method-handle
+        // machinery, milliseconds this thread should spend connecting.
+        Thread t = new Thread("fence-redis-connect") {
+            @Override
+            public void run() {
+                try {
+                    RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
+                    synchronized (directLock) {
+                        if (closed || direct != null) {
+                            c.close();
+                        } else {
+                            direct = c;
                         }
-                    } catch (RuntimeException e) {
-                        // The first call connects again and reports it.
                     }
-                },
-                "fence-redis-connect");
+                } catch (RuntimeException e) {
+                    // The first call connects again and reports it.
+                }
+            }
+        };
         t.setDaemon(true);
         connector = t;
         t.start();
