@@ -114,12 +114,32 @@ public final class Proofs {
             return hmacSha256(key, message);
         }
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
+            Mac mac = JceMacs.MACS.get();
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
             return mac.doFinal(message);
-        } catch (GeneralSecurityException e) {
+        } catch (GeneralSecurityException | RuntimeException e) {
             return hmacSha256(key, message);
         }
+    }
+
+    /**
+     * One JCE {@code Mac} per thread, looked up once: {@code Mac.getInstance} walks the providers on every
+     * call, which under many callers (a server, a busy client) costs more than the MAC. A holder class,
+     * so that a hook, which never gets this far, does not load it.
+     */
+    private static final class JceMacs {
+        static final ThreadLocal<Mac> MACS = new ThreadLocal<>() {
+            @Override
+            protected Mac initialValue() {
+                try {
+                    return Mac.getInstance("HmacSHA256");
+                } catch (GeneralSecurityException e) {
+                    throw new IllegalStateException("no HmacSHA256 in this JDK", e);
+                }
+            }
+        };
+
+        private JceMacs() {}
     }
 
     /**

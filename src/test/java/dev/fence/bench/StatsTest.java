@@ -54,4 +54,11 @@ class StatsTest {
         assertEquals("21505.38", f.get(1));
         assertEquals("0.167", f.get(6));
     }
+
+    @Test
+    void leaseKeysAreNamedAsRedisBenchmarkNamesThem() {
+        assertEquals("bench/lease-000000000000", LeaseLoad.resourceName(0));
+        assertEquals("bench/lease-000000123456", LeaseLoad.resourceName(123456));
+        assertEquals("bench/lease-002147483647", LeaseLoad.resourceName(Integer.MAX_VALUE));
+    }
 }
