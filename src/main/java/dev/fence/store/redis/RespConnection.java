@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Proxy;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -54,7 +55,9 @@ final class RespConnection implements AutoCloseable {
     static RespConnection open(RedisUrl url, int timeoutMillis, String clientName) {
         Socket socket = null;
         try {
-            socket = new Socket();
+            // Directly, never through a SOCKS proxy from the JVM's settings: a store is reached as its URL says,
+            // and the proxy machinery (selector, SOCKS wrapper) costs a hook's fresh JVM milliseconds.
+            socket = new Socket(Proxy.NO_PROXY);
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(url.host(), url.port()), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
