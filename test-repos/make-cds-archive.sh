@@ -6,7 +6,7 @@
 #
 # It picks java and fence.jar the way bin/fence does (FENCE_JAVA, JAVA_HOME, PATH; FENCE_JAR,
 # bin/fence.jar, lib/fence.jar, target/fence.jar) and writes, next to the jar,
-#   fence-<JDK version>.jsa  on JDK 17 to 24 (a dynamic CDS archive), or
+#   fence-<JDK version>.jsa  on JDK 17 to 24 (a static AppCDS archive), or
 #   fence-<JDK version>.aot  on JDK 25 and later (an AOT cache).
 # The archive only fits the exact JDK it was made with; bin/fence ignores it under any other. Rerun
 # after every rebuild of fence.jar or JDK update.

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and Redis: the
  * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a
  * throw-away repository set up as {@code fence install} does, so that a JVM started with {@code
- * -XX:ArchiveClassesAtExit} (JDK 17+) or {@code -XX:AOTCacheOutput} (JDK 25+) archives exactly the
+ * -XX:DumpLoadedClassList} (JDK 17+, for a static archive) or {@code -XX:AOTCacheOutput} (JDK 25+) archives exactly the
  * classes a push needs, and as little else as it can: an AOT cache (JDK 25) loads and links every class it
  * holds when the JVM starts, so each class the training loads for its own set-up is paid on every push.
  * {@code bin/fence --build-archive} runs it (through {@link Main} with {@link #ARG}); nothing else should.

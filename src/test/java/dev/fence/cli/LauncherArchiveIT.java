@@ -1,0 +1,99 @@
+package dev.fence.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.testing.Stdin;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher with the built jar (after {@code package}): {@code --build-archive} makes the class-data
+ * archive for this JDK, a hook then starts from it (with {@code -Xshare:on} the JVM refuses to start
+ * without it), and an archive older than the jar is left alone rather than refused with a warning a git
+ * host would show every pusher.
+ */
+class LauncherArchiveIT {
+    @TempDir
+    Path tmp;
+
+    record Run(int exit, String out, String err) {}
+
+    private Run launcher(Path bin, Map<String, String> extraEnv, String stdin, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(bin.resolve("fence").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(tmp.toFile());
+        pb.environment().clear();
+        pb.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        pb.environment().put("HOME", tmp.toString());
+        pb.environment().put("USER", "ci");
+        pb.environment()
+                .put(
+                        "FENCE_JAVA",
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment().putAll(extraEnv);
+        Process p = pb.start();
+        Stdin.feed(p, stdin);
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "launcher timed out");
+        return new Run(p.exitValue(), out, err);
+    }
+
+    private static Path archive(Path bin) throws IOException {
+        try (Stream<Path> files = Files.list(bin)) {
+            return files.filter(f -> {
+                        String n = f.getFileName().toString();
+                        return n.startsWith("fence-") && (n.endsWith(".jsa") || n.endsWith(".aot"));
+                    })
+                    .findFirst()
+                    .orElse(null);
+        }
+    }
+
+    @Test
+    void theHookStartsFromTheArchiveTheLauncherBuiltAndIgnoresAStaleOne() throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("opt/fence/bin"));
+        Files.copy(Path.of("bin/fence"), bin.resolve("fence"));
+        bin.resolve("fence").toFile().setExecutable(true);
+        Files.copy(Path.of(System.getProperty("fence.jar")), bin.resolve("fence.jar"));
+
+        Run built = launcher(bin, Map.of(), "", "--build-archive");
+        assertEquals(0, built.exit(), built.err());
+        Path archive = archive(bin);
+        assertTrue(archive != null, "no archive next to the jar: " + built.err());
+        try (Stream<Path> files = Files.list(bin)) {
+            assertEquals(3, files.count(), "the training run leaves nothing else behind");
+        }
+
+        String store = "sqlite:" + tmp.resolve("fence.db");
+        boolean aot = archive.getFileName().toString().endsWith(".aot");
+        // The JVM refuses to start when it cannot use the archive it is told to require, and its class
+        // log names where fence's own classes came from.
+        Map<String, String> require =
+                Map.of("FENCE_JAVA_OPTS", (aot ? "-XX:AOTMode=on" : "-Xshare:on") + " -Xlog:class+load=info:stdout");
+        Run hook = launcher(bin, require, "", "hook", "pre-receive", "--store", store);
+        assertEquals(0, hook.exit(), hook.err());
+        assertEquals("", hook.err());
+        assertTrue(hook.out().contains("dev.fence.cli.Main source: shared objects file"), hook.out());
+        assertTrue(
+                hook.out().contains("dev.fence.cli.HookRunner source: shared objects file"),
+                "the hook's own classes come from the archive");
+
+        Files.setLastModifiedTime(archive, FileTime.from(Instant.now().minusSeconds(3600)));
+        Run stale = launcher(bin, Map.of(), "", "hook", "pre-receive", "--store", store);
+        assertEquals(0, stale.exit(), stale.err());
+        assertEquals("", stale.err(), "a stale archive must not make the JVM warn");
+    }
+}
