@@ -72,9 +72,26 @@ public final class GhesInstaller {
         if (!keepConf) {
             plan.add(conf, HookScripts.fenceConf(store), FilePlan.PRIVATE);
         }
+        Written w = write(plan, out, force, keepConf ? "kept " + conf + " (no --store given)" : null);
+        if (w.refused() != null) {
+            return w.refused();
+        }
+        return new InstallResult.Installed(w.done(), warnings(launch, store, keepConf), nextSteps(out, launch));
+    }
+
+    /** What {@link #write} did: refused (nothing written), or the files written. */
+    private record Written(InstallResult.Refused refused, List<String> done) {}
+
+    /**
+     * Writes {@code plan} into {@code out}, unless it would replace files fence did not write and {@code
+     * force} is not given.
+     *
+     * @param keptNote the line that says a configuration file was kept, or null
+     */
+    private static Written write(FilePlan plan, Path out, boolean force, String keptNote) {
         InstallResult.Refused refused = force ? null : plan.refusal();
         if (refused != null) {
-            return refused;
+            return new Written(refused, List.of());
         }
         try {
             Files.createDirectories(out);
@@ -82,10 +99,10 @@ public final class GhesInstaller {
             throw new ConfigException("cannot create " + out + ": " + e, e);
         }
         List<String> done = new ArrayList<>(plan.write());
-        if (keepConf) {
-            done.add("kept " + conf + " (no --store given)");
+        if (keptNote != null) {
+            done.add(keptNote);
         }
-        return new InstallResult.Installed(done, warnings(launch, store, keepConf), nextSteps(out, launch));
+        return new Written(null, done);
     }
 
     private InstallResult curl(Path out, String server, boolean force) {
@@ -95,19 +112,11 @@ public final class GhesInstaller {
         if (!keepConf) {
             plan.add(conf, HookScripts.shimConf(server), FilePlan.PRIVATE);
         }
-        InstallResult.Refused refused = force ? null : plan.refusal();
-        if (refused != null) {
-            return refused;
+        Written w = write(plan, out, force, keepConf ? "kept " + conf + " (no --server given)" : null);
+        if (w.refused() != null) {
+            return w.refused();
         }
-        try {
-            Files.createDirectories(out);
-        } catch (IOException e) {
-            throw new ConfigException("cannot create " + out + ": " + e, e);
-        }
-        List<String> done = new ArrayList<>(plan.write());
-        if (keepConf) {
-            done.add("kept " + conf + " (no --server given)");
-        }
+        List<String> done = w.done();
         List<String> warnings = new ArrayList<>();
         if (server == null && !keepConf) {
             warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before enabling the hook");

@@ -236,6 +236,19 @@ class HostArtefactsInstallTest {
                 .contains("FENCE_SERVER=http://fence.internal:8700\n"));
         assertFalse(Files.exists(ghes.resolve("Dockerfile.hook-env")), "the default environment suffices");
         assertTrue(r.out().contains("fence serve credentials add"), r.out());
+        // Again without --server: the conf (which by then holds the credential) is kept, not emptied.
+        r = TestRootCommand.run(ENV, "install", "--ghes", ghes.toString(), "--shim", "curl");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("kept " + ghes.resolve("fence-shim.conf") + " (no --server given)"), r.out());
+        assertFalse(r.err().contains("no FENCE_SERVER yet") || r.out().contains("no FENCE_SERVER yet"), r.out());
+        assertTrue(Files.readString(ghes.resolve("fence-shim.conf"))
+                .contains("FENCE_SERVER=http://fence.internal:8700\n"));
+        // A script fence did not write is not replaced.
+        Path foreign = Files.createDirectories(tmp.resolve("ghes-foreign"));
+        Files.writeString(foreign.resolve("fence-pre-receive.sh"), "#!/bin/sh\nexit 0\n");
+        r = TestRootCommand.run(ENV, "install", "--ghes", foreign.toString(), "--shim", "curl");
+        assertEquals(6, r.exit(), r.out());
+        assertFalse(Files.exists(foreign.resolve("fence-shim.conf")), "nothing written on refusal");
 
         Path gitlab = tmp.resolve("custom_hooks");
         r = TestRootCommand.run(ENV, "install", "--gitlab-global", gitlab.toString(), "--shim", "curl");
