@@ -157,6 +157,23 @@ if [ "$lines" -ge 16 ]; then
   fi
 fi
 
+is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
+
+# The first update's ancestry walk (see answer) starts now, in the background, so that git runs while
+# this script gathers the rest of the request.
+walk_for=""
+if [ "$hook" = pre-receive ]; then
+  first=${input%%$'\n'*}
+  first_old=${first%% *}
+  first_new=${first#* }
+  first_new=${first_new%% *}
+  if is_id "$first_old" && is_id "$first_new" && [[ "$first_old$first_new" != *0000000000000000000000000000000000000000* ]]; then
+    # A process substitution, not a coproc: its pipe stays open after git exits, a coproc's may not.
+    exec {walk_fd}< <(exec git rev-list --first-parent --max-count=16 "$first_new" 2>/dev/null)
+    walk_for="$first_old $first_new"
+  fi
+fi
+
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 fields=()
 for name in ${!GL_@} ${!GITHUB_@} ${!GITEA_@} ${!GIT_PUSH_OPTION_@} FENCE_PUSHER REMOTE_USER USER LOGNAME; do
@@ -195,17 +212,21 @@ elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" 
   [ -n "$repo_id" ] && fields+=("env=FENCE_REPO_ID=$repo_id")
 fi
 
-is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
-
 # Sets ans to "yes" or "no": is $1 an ancestor of (or equal to) $2? As the Java hook decides it, with git.
 answer() {
-  local out rc recent
+  local out rc recent=""
   is_id "$1" && is_id "$2" || return 1
   # Usually $1 is one of the last few first parents of $2 (the old tip of a push of a few commits): a
   # short walk says yes in about a third of the time merge-base takes; anything else goes to merge-base.
-  if recent=$(git rev-list --first-parent --max-count=16 "$2" 2>/dev/null); then
-    case $'\n'"$recent"$'\n' in *$'\n'"$1"$'\n'*) ans=yes; return 0 ;; esac
+  # (A walk that failed printed nothing, and so answers nothing here either.)
+  if [ "$walk_for" = "$1 $2" ]; then
+    IFS= read -r -N 65536 -u "$walk_fd" recent
+    exec {walk_fd}<&-
+    walk_for=""
+  else
+    recent=$(git rev-list --first-parent --max-count=16 "$2" 2>/dev/null)
   fi
+  case $'\n'"$recent"$'\n' in *$'\n'"$1"$'\n'*) ans=yes; return 0 ;; esac
   git merge-base --is-ancestor "$1" "$2" >/dev/null 2>&1
   rc=$?
   case $rc in
