@@ -78,23 +78,7 @@ abstract class IncidentTestBase {
     }
 
     JsonNode acquire(Path clone, String holder, String ttl) throws Exception {
-        FenceCli.Run r = fence.run(
-                clone,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                holder,
-                "--ttl",
-                ttl,
-                "--git-remote",
-                "origin",
-                "--json");
-        assertEquals(0, r.exit(), r.all());
-        return Json.read(r.out());
+        return fence.acquireAppMain(clone, holder, ttl);
     }
 
     FenceCli.Run push(Path clone, String holder) {

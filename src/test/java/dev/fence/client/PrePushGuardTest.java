@@ -66,21 +66,7 @@ class PrePushGuardTest {
     }
 
     private void acquire(Path clone, String holder, String ttl) {
-        FenceCli.Run r = fence.run(
-                clone,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                holder,
-                "--ttl",
-                ttl,
-                "--git-remote",
-                "origin");
-        assertEquals(0, r.exit(), r.all());
+        fence.acquireAppMain(clone, holder, ttl);
     }
 
     private void fencePush(Path clone, String holder) {

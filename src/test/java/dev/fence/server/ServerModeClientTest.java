@@ -109,23 +109,7 @@ class ServerModeClientTest {
     }
 
     JsonNode acquire(FenceCli fence, Path clone, String holder, String ttl) throws Exception {
-        FenceCli.Run r = fence.run(
-                clone,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                holder,
-                "--ttl",
-                ttl,
-                "--git-remote",
-                "origin",
-                "--json");
-        assertEquals(0, r.exit(), r.all());
-        return Json.read(r.out());
+        return fence.acquireAppMain(clone, holder, ttl);
     }
 
     static FenceCli.Run push(FenceCli fence, Path clone, String holder) {

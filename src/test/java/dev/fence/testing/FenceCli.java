@@ -1,11 +1,15 @@
 package dev.fence.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.cli.Context;
 import dev.fence.cli.Main;
+import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -44,6 +48,36 @@ public final class FenceCli {
         Context ctx = new Context(in, new PrintWriter(out, true), new PrintWriter(err, true), env, clock, cwd);
         int exit = Main.run(ctx, args);
         return new Run(exit, out.toString(), err.toString());
+    }
+
+    /**
+     * {@code fence lease acquire --repo app --ref main --git-remote origin --json} in {@code clone}, the
+     * lease the client tests work under; asserts it was granted and returns the grant.
+     */
+    public JsonNode acquireAppMain(Path clone, String holder, String ttl) {
+        Run r = run(
+                clone,
+                "lease",
+                "acquire",
+                "--repo",
+                "app",
+                "--ref",
+                "main",
+                "--holder",
+                holder,
+                "--ttl",
+                ttl,
+                "--git-remote",
+                "origin",
+                "--json");
+        if (r.exit() != 0) {
+            throw new AssertionError("lease acquire failed: " + r.all());
+        }
+        try {
+            return Json.read(r.out());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private Run run(Path cwd, InputStream in, String... args) {
