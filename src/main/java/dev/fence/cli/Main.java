@@ -12,6 +12,8 @@ import java.util.function.BooleanSupplier;
  * {@code System.getenv()}, the system clock and {@code System.exit}.
  */
 public final class Main {
+    private static final String INCLUDE_IN_EXCEPTIONS = "jdk.includeInExceptions";
+
     private Main() {}
 
     public static void main(String[] args) throws Exception {
@@ -37,6 +39,21 @@ public final class Main {
                 processEnv(),
                 Clock.systemUTC(),
                 Path.of("").toAbsolutePath());
+        if (System.getProperty(INCLUDE_IN_EXCEPTIONS) == null) {
+            // From JDK 25 the first socket reads this setting while initialising InetAddress, and without a
+            // system property it loads the whole java.security file for it (milliseconds per hook). The
+            // value is that file's default, so messages are the same either way.
+            System.setProperty(INCLUDE_IN_EXCEPTIONS, "hostInfoExclSocket");
+        }
+        Integer hook = HookRunner.fastPath(ctx, args);
+        if (hook != null) {
+            out.flush();
+            err.flush();
+            // A hook registers no shutdown hooks, and its output is flushed: halt skips what exit would
+            // still do. From JDK 21 that includes looking up a System.Logger to log the exit, whose backend
+            // search reads the class path's service files: it opens the jar, milliseconds per push.
+            Runtime.getRuntime().halt(hook);
+        }
         int code = run(ctx, args);
         out.flush();
         err.flush();
