@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Judges pushes against a store: snapshot, {@link Admission#decide}, then an atomic compare-and-set
@@ -22,11 +23,19 @@ public final class AdmissionService {
     private final LeaseStore store;
     private final FencePolicy policy;
     private final Clock clock;
+    private final Supplier<StoreIdentity> candidate;
 
     public AdmissionService(LeaseStore store, FencePolicy policy, Clock clock) {
         this.store = store;
         this.policy = policy;
         this.clock = clock;
+        // Not a lambda: every hook process runs this once, and linking a lambda costs a fresh JVM milliseconds.
+        this.candidate = new Supplier<>() {
+            @Override
+            public StoreIdentity get() {
+                return Identities.candidate(clock.instant());
+            }
+        };
     }
 
     /**
@@ -52,7 +61,7 @@ public final class AdmissionService {
             return new Verdict(untouched, List.of());
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            var read = store.identityAndSnapshot(resources, () -> Identities.candidate(clock.instant()));
+            var read = store.identityAndSnapshot(resources, candidate);
             StoreIdentity identity = read.identity();
             var states = read.states();
             Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant());

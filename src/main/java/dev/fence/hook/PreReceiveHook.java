@@ -119,7 +119,13 @@ public final class PreReceiveHook {
                             gitDir,
                             stdin,
                             url,
-                            (push, policy, down) -> admitter.judge(push, policy, ancestry, down))
+                            // Not a lambda: linking one costs a one-shot process milliseconds (see Main).
+                            new Decider() {
+                                @Override
+                                public Verdict decide(PushAttempt push, FencePolicy policy, boolean[] down) {
+                                    return admitter.judge(push, policy, ancestry, down);
+                                }
+                            })
                     .result();
         } finally {
             admitter.release();

@@ -465,7 +465,14 @@ public final class RedisLeaseStore implements LeaseStore {
             StoreIdentity known = identity.get();
             boolean check = !evictionPolicyChecked;
             List<String> args = List.of(known == null ? "" : known.generation(), check ? "1" : "0");
-            List<?> reply = list(call("snapshot", false, c -> c.eval(IDENTITY_SNAPSHOT, keys, args)));
+            // Not lambdas, here and in commit: these run in every hook process, where linking a lambda costs
+            // milliseconds of method-handle set-up (see dev.fence.cli.Main).
+            List<?> reply = list(call("snapshot", false, new Function<Link, Object>() {
+                @Override
+                public Object apply(Link c) {
+                    return c.eval(IDENTITY_SNAPSHOT, keys, args);
+                }
+            }));
             String kind = string(reply.get(0));
             if (kind.equals("evicting")) {
                 throw evicting(string(reply.get(1)));
@@ -544,12 +551,15 @@ public final class RedisLeaseStore implements LeaseStore {
         for (LedgerEvent e : events) {
             RedisCodec.encodeEvent(e, args);
         }
-        List<?> reply = list(call("commit", c -> {
-            List<?> r = list(c.eval(COMMIT, keys, args));
-            if ("committed".equals(string(r.get(0)))) {
-                awaitReplicas(c);
+        List<?> reply = list(call("commit", new Function<Link, Object>() {
+            @Override
+            public Object apply(Link c) {
+                List<?> r = list(c.eval(COMMIT, keys, args));
+                if ("committed".equals(string(r.get(0)))) {
+                    awaitReplicas(c);
+                }
+                return r;
             }
-            return r;
         }));
         return switch (string(reply.get(0))) {
             case "committed" -> new CommitResult.Committed();
