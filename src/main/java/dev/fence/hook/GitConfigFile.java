@@ -3,8 +3,6 @@ package dev.fence.hook;
 import dev.fence.core.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
@@ -32,9 +30,11 @@ final class GitConfigFile {
     static Optional<String> get(Path file, String section, String name) {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
+            byte[] bytes = SmallFiles.readIfExists(file, Integer.MAX_VALUE);
+            if (bytes == null) {
+                return Optional.empty();
+            }
+            text = new String(bytes, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new ConfigException("cannot read git config " + file + ": " + e.getMessage(), e);
         }

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,15 +177,15 @@ public record HookConfig(
         }
         if (gitDir != null) {
             Path repoFile = gitDir.resolve(REPO_FILE_NAME);
-            if (Files.exists(repoFile)) {
+            if (SmallFiles.exists(repoFile)) {
                 return repoFile;
             }
         }
-        return systemFile != null && Files.exists(systemFile) ? systemFile : null;
+        return systemFile != null && SmallFiles.exists(systemFile) ? systemFile : null;
     }
 
     private static Path mustExist(Path file, String source) {
-        if (!Files.isRegularFile(file)) {
+        if (!SmallFiles.isFile(file)) {
             throw new ConfigException(source + ": configuration file " + file + " does not exist or is not a file");
         }
         return file;
@@ -207,11 +206,15 @@ public record HookConfig(
         void readFile(Path file) {
             String text;
             try {
+                byte[] bytes = SmallFiles.readIfExists(file, Integer.MAX_VALUE);
+                if (bytes == null) {
+                    throw new ConfigException(file + ": configuration file does not exist");
+                }
                 text = StandardCharsets.UTF_8
                         .newDecoder()
                         .onMalformedInput(CodingErrorAction.REPORT)
                         .onUnmappableCharacter(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(Files.readAllBytes(file)))
+                        .decode(ByteBuffer.wrap(bytes))
                         .toString();
             } catch (CharacterCodingException e) {
                 throw new ConfigException(file + ": not valid UTF-8 text", e);

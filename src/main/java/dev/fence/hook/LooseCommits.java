@@ -2,8 +2,6 @@ package dev.fence.hook;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -136,12 +134,9 @@ final class LooseCommits {
         for (Path dir : objectDirs) {
             Path file = dir.resolve(name);
             try {
-                if (Files.size(file) > MAX_OBJECT_BYTES) {
-                    return null;
+                if (SmallFiles.exists(file)) {
+                    return SmallFiles.readIfExists(file, MAX_OBJECT_BYTES);
                 }
-                return Files.readAllBytes(file);
-            } catch (NoSuchFileException e) {
-                // next directory
             } catch (IOException | RuntimeException e) {
                 return null;
             }
