@@ -7,6 +7,9 @@ import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
 import dev.fence.hook.HookConfig;
+import dev.fence.install.HookJvm;
+import dev.fence.install.HookScripts;
+import dev.fence.install.Launch;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
 import dev.fence.server.Role;
@@ -70,10 +73,6 @@ public final class Bench {
             List<Integer> callers,
             int verdicts) {}
 
-    /** The JVM options the launcher gives a hook; the floor runs with the same. */
-    static final List<String> HOOK_JVM = List.of(
-            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-XX:-UsePerfData");
-
     /**
      * Runs everything; progress goes to {@code progress}.
      *
@@ -125,7 +124,10 @@ public final class Bench {
             for (Path jdk : jdks(o)) {
                 String v = jdkTag(jdk);
                 String java = jdk.resolve("bin").resolve("java").toString();
-                String floor = "#!/bin/sh\nexec " + java + " " + String.join(" ", HOOK_JVM) + " -cp " + hello + " "
+                // The floor starts with the options the launcher gives a hook on this JDK.
+                List<String> floorOptions = new ArrayList<>(HookJvm.OPTIONS);
+                floorOptions.addAll(HookJvm.jdkOptions(jdkMajor(jdk)));
+                String floor = "#!/bin/sh\nexec " + java + " " + String.join(" ", floorOptions) + " -cp " + hello + " "
                         + Hello.class.getName() + "\n";
                 pushes.add(
                         "floor" + v,
@@ -253,15 +255,24 @@ public final class Bench {
         return List.of("fence=" + g.token(), "fence-proof=" + g.proof());
     }
 
-    /** The hook script that runs the Java hook with {@code jdk}, as an installed hook does. */
+    /**
+     * The hook script that runs the Java hook with {@code jdk}: the one {@code fence install --bare} writes
+     * (starting the JVM itself while the archive is current), with {@code JAVA_HOME} set so that its
+     * launcher fallback would pick the same JDK.
+     */
     private static String javaHook(Options o, Path jdk) {
         String java = jdk.resolve("bin").resolve("java").toString();
-        if (o.launcher() != null) {
-            return "#!/bin/sh\nexport FENCE_JAVA=" + java + "\nexport FENCE_JAR=" + o.jar() + "\nexec " + o.launcher()
-                    + " hook pre-receive\n";
+        String version = jdkVersion(jdk);
+        if (o.launcher() != null && !version.equals("?")) {
+            String installed = HookScripts.preReceive(new Launch.Direct(
+                    new Launch.Launcher(o.launcher().toString()),
+                    jdk.toString(),
+                    version,
+                    o.jar().toString()));
+            return installed.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
         }
         List<String> words = new ArrayList<>(List.of(java));
-        words.addAll(HOOK_JVM);
+        words.addAll(HookJvm.OPTIONS);
         words.addAll(List.of("-cp", o.jar().toString(), "dev.fence.cli.Main", "hook", "pre-receive"));
         return "#!/bin/sh\nexec " + String.join(" ", words) + "\n";
     }

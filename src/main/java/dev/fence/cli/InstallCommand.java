@@ -4,6 +4,7 @@ import dev.fence.install.BareRepoInstaller;
 import dev.fence.install.GhesInstaller;
 import dev.fence.install.GhesShim;
 import dev.fence.install.GitLabInstaller;
+import dev.fence.install.HookJvm;
 import dev.fence.install.HookScripts;
 import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
@@ -230,11 +231,16 @@ public final class InstallCommand implements Callable<Integer> {
                 checkPath("FENCE_LAUNCHER", fromEnv);
             }
             Launch launch = launch(new Launch.Launcher(fromEnv), "java");
+            if (launcher == null && jar == null && launch instanceof Launch.Launcher l) {
+                launch = direct(l);
+            }
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
             ExitCode code = print(result);
             if (result instanceof InstallResult.Installed && launch instanceof Launch.Launcher l) {
                 buildArchiveOnce(l.path());
+            } else if (result instanceof InstallResult.Installed && launch instanceof Launch.Direct d) {
+                buildArchiveOnce(d.launcher().path());
             }
             return code.code();
         } else if (mode.gitlabGlobal != null) {
@@ -249,6 +255,35 @@ public final class InstallCommand implements Callable<Integer> {
     }
 
     /**
+     * The hook's launch when this process was started by {@code launcher} from its jar: a {@link
+     * Launch.Direct} start for this JVM's JDK, which each push then saves the launcher's process on; else
+     * {@code launcher} itself (a launcher found through PATH, classes not in a jar, a JDK without a release
+     * file).
+     */
+    private static Launch direct(Launch.Launcher launcher) {
+        Path launcherFile = Path.of(launcher.path());
+        Path jar = runningJar();
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        var version = HookJvm.releaseVersion(javaHome);
+        if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null || version.isEmpty()) {
+            return launcher;
+        }
+        return new Launch.Direct(launcher, javaHome.toString(), version.get(), jar.toString());
+    }
+
+    /** The jar this class was loaded from, or null when it was not loaded from a jar file. */
+    private static Path runningJar() {
+        try {
+            URL location =
+                    InstallCommand.class.getProtectionDomain().getCodeSource().getLocation();
+            Path jar = Path.of(location.toURI());
+            return jar.toString().endsWith(".jar") && Files.isRegularFile(jar) ? jar : null;
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
      * Best effort: when the hook runs through a launcher given by absolute path and this jar has no
      * current class-data archive for this JDK yet (the name {@code bin/fence} looks for), runs {@code
      * <launcher> --build-archive} once, so that the first push already starts from the archive.
@@ -257,18 +292,13 @@ public final class InstallCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try {
             Path launcherFile = Path.of(launcherPath);
-            URL location =
-                    InstallCommand.class.getProtectionDomain().getCodeSource().getLocation();
-            Path jar = Path.of(location.toURI());
-            if (!launcherFile.isAbsolute()
-                    || !Files.isExecutable(launcherFile)
-                    || !jar.toString().endsWith(".jar")
-                    || !Files.isRegularFile(jar)) {
+            Path jar = runningJar();
+            if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null) {
                 return;
             }
-            String base = jar.toString().substring(0, jar.toString().length() - ".jar".length());
-            String version = System.getProperty("java.version");
-            Path archive = Path.of(base + "-" + version + (Runtime.version().feature() >= 25 ? ".aot" : ".jsa"));
+            String version = HookJvm.releaseVersion(Path.of(System.getProperty("java.home")))
+                    .orElse("unknown");
+            Path archive = HookJvm.archive(jar, version);
             if (Files.exists(archive)
                     && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
                 return;
@@ -288,7 +318,7 @@ public final class InstallCommand implements Callable<Integer> {
                 out.println("warning: could not build the hook's class-data archive; pushes work, a little slower"
                         + " (run " + launcherPath + " --build-archive to retry)");
             }
-        } catch (IOException | URISyntaxException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             out.println("warning: could not build the hook's class-data archive (" + e.getMessage() + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

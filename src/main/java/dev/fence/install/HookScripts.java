@@ -84,9 +84,60 @@ public final class HookScripts {
                 # fence pre-receive hook: admits or FENCEs each pushed ref. "fence install" rewrites this file
                 # on every run; keep local checks in another hook, or delete the marker line above so that
                 # fence leaves the file alone (and refuses to replace it without --force).
-                exec %s
+                %sexec %s
                 """
-                .formatted(MARKER, launch.command("hook", "pre-receive"));
+                .formatted(
+                        MARKER,
+                        launch instanceof Launch.Direct d ? directStart(d, "hook", "pre-receive") : "",
+                        launch.command("hook", "pre-receive"));
+    }
+
+    /**
+     * The lines that start the JVM straight from a hook script (see {@link Launch.Direct}): plain POSIX sh
+     * with builtins only, so the check costs no process of its own. The JDK's version comes from its
+     * release file, as the launcher reads it: an archive made for another build of the JDK would be
+     * refused by the JVM, which would then start without any class-data sharing.
+     */
+    static String directStart(Launch.Direct d, String... args) {
+        StringBuilder exec = new StringBuilder("  exec \"$java_home/bin/java\"");
+        for (String o : HookJvm.OPTIONS) {
+            exec.append(' ').append(Shell.quote(o));
+        }
+        for (String o : HookJvm.jdkOptions(HookJvm.feature(d.javaVersion()))) {
+            exec.append(' ').append(Shell.quote(o));
+        }
+        for (String o : HookJvm.archiveOptions("$archive", d.javaVersion())) {
+            // The one option that carries the archive's path: quoted as a whole, expanded by the shell.
+            exec.append(" \"").append(o).append('"');
+        }
+        exec.append(" -cp \"$jar\" ").append(HookJvm.MAIN);
+        for (String a : args) {
+            exec.append(' ').append(Shell.quote(a));
+        }
+        return """
+                # While the class-data archive made for this JDK and this jar is current, the JVM starts from
+                # here, with the launcher's options; otherwise, or with FENCE_JAVA, FENCE_JAR or FENCE_JAVA_OPTS
+                # set, the launcher below decides.
+                java_home=%s
+                jar=%s
+                archive=%s
+                jdk=
+                if [ -z "${FENCE_JAVA:-}${FENCE_JAR:-}${FENCE_JAVA_OPTS:-}" ] && [ "$archive" -nt "$jar" ] \\
+                    && [ -x "$java_home/bin/java" ] && [ -r "$java_home/release" ]; then
+                  while IFS= read -r line; do
+                    case $line in JAVA_VERSION=*) jdk=$line; break ;; esac
+                  done < "$java_home/release"
+                fi
+                if [ "$jdk" = %s ]; then
+                %s
+                fi
+                """
+                .formatted(
+                        Shell.quote(d.javaHome()),
+                        Shell.quote(d.jar()),
+                        Shell.quote(d.archive()),
+                        Shell.quote("JAVA_VERSION=\"" + d.javaVersion() + "\""),
+                        exec);
     }
 
     /**

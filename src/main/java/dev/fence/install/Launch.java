@@ -1,8 +1,10 @@
 package dev.fence.install;
 
 import dev.fence.core.InvalidInputException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * How an installed hook starts fence on the git server: through the {@code fence} launcher script, or
@@ -38,6 +40,42 @@ public sealed interface Launch {
         /** True when the hook will look fence up through the git server's PATH. */
         public boolean viaPath() {
             return path.indexOf('/') < 0;
+        }
+    }
+
+    /**
+     * Starts the JVM straight from the hook script, with the options and class-data archive that {@code
+     * launcher} would use, while that archive (made by {@code --build-archive} for this JDK and this jar) is
+     * current; otherwise, and whenever {@code FENCE_JAVA}, {@code FENCE_JAR} or {@code FENCE_JAVA_OPTS} is
+     * set, runs {@code launcher}. Saves each push the launcher's own process (a bash start and its checks),
+     * which is most of what a JVM hook costs beyond the JVM. Written by {@code fence install --bare} when it
+     * runs from the launcher, so all four paths are known to belong together.
+     *
+     * @param launcher the launcher to fall back on
+     * @param javaHome the JDK or JRE home the archive is for
+     * @param javaVersion that JDK's {@code JAVA_VERSION} as its {@code release} file spells it
+     * @param jar the fence jar the launcher runs
+     */
+    record Direct(Launcher launcher, String javaHome, String javaVersion, String jar) implements Launch {
+        public Direct {
+            Objects.requireNonNull(launcher, "launcher");
+            requireText("java home", javaHome);
+            requireText("java version", javaVersion);
+            requireText("jar", jar);
+            if (javaVersion.indexOf('"') >= 0 || javaVersion.indexOf('\\') >= 0) {
+                throw new InvalidInputException("java version must not contain quotes: " + javaVersion);
+            }
+        }
+
+        /** The launcher's command: what runs whenever the direct start does not apply. */
+        @Override
+        public String command(String... args) {
+            return launcher.command(args);
+        }
+
+        /** The archive the direct start uses. */
+        public String archive() {
+            return HookJvm.archive(Path.of(jar), javaVersion).toString();
         }
     }
 

@@ -62,12 +62,71 @@ class LauncherArchiveIT {
         }
     }
 
-    @Test
-    void theHookStartsFromTheArchiveTheLauncherBuiltAndIgnoresAStaleOne() throws Exception {
+    /** The launcher and the built jar, side by side in a directory of their own. */
+    private Path installFence() throws IOException {
         Path bin = Files.createDirectories(tmp.resolve("opt/fence/bin"));
         Files.copy(Path.of("bin/fence"), bin.resolve("fence"));
         bin.resolve("fence").toFile().setExecutable(true);
         Files.copy(Path.of(System.getProperty("fence.jar")), bin.resolve("fence.jar"));
+        return bin;
+    }
+
+    private Run hook(Path script, Path gitDir, Map<String, String> extraEnv) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(script.toString()).directory(gitDir.toFile());
+        pb.environment().clear();
+        pb.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        pb.environment().put("HOME", tmp.toString());
+        pb.environment().put("USER", "ci");
+        pb.environment().put("GIT_DIR", ".");
+        pb.environment().putAll(extraEnv);
+        Process p = pb.start();
+        Stdin.feed(p, "");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "hook timed out");
+        return new Run(p.exitValue(), out, err);
+    }
+
+    @Test
+    void anInstalledHookStartsTheJvmItselfWhileTheArchiveIsCurrent() throws Exception {
+        Path bin = installFence();
+        Path repo = tmp.resolve("app.git");
+        Process init = new ProcessBuilder("git", "init", "-q", "--bare", repo.toString()).start();
+        assertTrue(init.waitFor(30, TimeUnit.SECONDS) && init.exitValue() == 0);
+        Run installed = launcher(
+                bin,
+                Map.of(),
+                "",
+                "install",
+                "--bare",
+                repo.toString(),
+                "--store",
+                "sqlite:" + tmp.resolve("fence.db"));
+        assertEquals(0, installed.exit(), installed.err());
+        assertTrue(installed.out().contains("built the class-data archive"), installed.out());
+        Path preReceive = repo.resolve("hooks/pre-receive");
+        assertTrue(Files.readString(preReceive).contains("exec \"$java_home/bin/java\""), "a direct start");
+
+        // With the launcher gone, only a hook that starts the JVM itself still answers.
+        Path launcher = bin.resolve("fence");
+        Files.move(launcher, bin.resolve("fence.moved"));
+        Files.writeString(launcher, "#!/bin/sh\necho 'the launcher ran' >&2\nexit 97\n");
+        launcher.toFile().setExecutable(true);
+        Run direct = hook(preReceive, repo, Map.of());
+        assertEquals(0, direct.exit(), direct.err());
+        assertEquals("", direct.err());
+
+        Run opts = hook(preReceive, repo, Map.of("FENCE_JAVA_OPTS", "-Xshare:auto"));
+        assertEquals(97, opts.exit(), "FENCE_JAVA_OPTS is the launcher's to apply: " + opts.err());
+        Files.setLastModifiedTime(archive(bin), FileTime.from(Instant.now().minusSeconds(3600)));
+        Run stale = hook(preReceive, repo, Map.of());
+        assertEquals(
+                97, stale.exit(), "an archive older than the jar leaves the start to the launcher: " + stale.err());
+    }
+
+    @Test
+    void theHookStartsFromTheArchiveTheLauncherBuiltAndIgnoresAStaleOne() throws Exception {
+        Path bin = installFence();
 
         Run built = launcher(bin, Map.of(), "", "--build-archive");
         assertEquals(0, built.exit(), built.err());

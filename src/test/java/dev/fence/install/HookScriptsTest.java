@@ -50,7 +50,9 @@ class HookScriptsTest {
     void everyScriptIsSyntacticallyValid() throws Exception {
         Launch jar = new Launch.JavaJar("/usr/bin/java", "/opt/fence/fence.jar");
         Launch launcher = new Launch.Launcher("/opt/fence/bin/fence");
-        for (Launch l : List.of(jar, launcher)) {
+        Launch direct = new Launch.Direct(
+                new Launch.Launcher("/opt/fence/bin/fence"), "/usr/lib/jvm/jdk", "25.0.3", "/opt/fence/lib/fence.jar");
+        for (Launch l : List.of(jar, launcher, direct)) {
             run("", "/bin/sh", "-n", write("a", HookScripts.preReceive(l)).toString());
             run("", "/bin/sh", "-n", write("b", HookScripts.postReceive(l)).toString());
             run("", "/bin/sh", "-n", write("c", HookScripts.gitlabPreReceive(l)).toString());
@@ -84,6 +86,83 @@ class HookScriptsTest {
         String uncommented = HookScripts.fenceConf(null).replace("# store = ", "store = ");
         Path filled = Files.writeString(tmp.resolve("c.conf"), uncommented);
         assertTrue(HookConfig.load(Map.of(), null, filled, noSystem).store().isPresent());
+    }
+
+    /** A JDK home whose java prints its arguments, and a launcher that says it ran; in a path that needs quoting. */
+    private Launch.Direct fakeDirect(String version) throws IOException {
+        Path home = tmp.resolve("it's a jdk");
+        write("it's a jdk/bin/java", "#!/bin/sh\necho \"java $*\"\n");
+        Files.writeString(
+                home.resolve("release"), "IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"" + version + "\"\nOS_NAME=\"Linux\"\n");
+        Path launcher = write("bin/fence", "#!/bin/sh\necho \"launcher $*\"\n");
+        Path jar = Files.writeString(
+                Files.createDirectories(tmp.resolve("lib dir")).resolve("fence.jar"), "jar");
+        return new Launch.Direct(new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString());
+    }
+
+    private String runHook(Launch.Direct d, Map<String, String> env) throws Exception {
+        Path hook = write("pre-receive", HookScripts.preReceive(d));
+        ProcessBuilder pb = new ProcessBuilder(hook.toString()).redirectErrorStream(true);
+        pb.environment().remove("FENCE_JAVA");
+        pb.environment().remove("FENCE_JAR");
+        pb.environment().remove("FENCE_JAVA_OPTS");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        Stdin.feed(p, "");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        return out.strip();
+    }
+
+    private static void age(Path file, long seconds) throws IOException {
+        Files.setLastModifiedTime(
+                file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - seconds * 1000));
+    }
+
+    @Test
+    void directStartRunsTheJvmWithTheLaunchersOptionsWhileTheArchiveIsCurrent() throws Exception {
+        Launch.Direct d = fakeDirect("17.0.15");
+        assertEquals(tmp.resolve("lib dir/fence-17.0.15.jsa").toString(), d.archive());
+        age(Path.of(d.jar()), 60);
+        Files.writeString(Path.of(d.archive()), "archive");
+        List<String> expected = new java.util.ArrayList<>(List.of("java"));
+        expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
+        expected.addAll(List.of("-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
+        assertEquals(String.join(" ", expected), runHook(d, Map.of()));
+    }
+
+    @Test
+    void directStartUsesAnAotCacheFromJdk25() throws Exception {
+        Launch.Direct d = fakeDirect("25.0.3");
+        assertTrue(d.archive().endsWith("fence-25.0.3.aot"), d.archive());
+        age(Path.of(d.jar()), 60);
+        Files.writeString(Path.of(d.archive()), "archive");
+        String out = runHook(d, Map.of());
+        assertTrue(
+                out.contains(" --enable-native-access=ALL-UNNAMED -Djdk.console=java.base -XX:AOTCache=" + d.archive()
+                        + " -cp "),
+                out);
+    }
+
+    @Test
+    void directStartLeavesEverythingElseToTheLauncher() throws Exception {
+        Launch.Direct d = fakeDirect("17.0.15");
+        Path archive = Path.of(d.archive());
+        assertEquals("launcher hook pre-receive", runHook(d, Map.of()), "no archive yet");
+
+        Files.writeString(archive, "archive");
+        age(archive, 60);
+        assertEquals("launcher hook pre-receive", runHook(d, Map.of()), "an archive older than the jar");
+
+        age(Path.of(d.jar()), 120);
+        assertTrue(runHook(d, Map.of()).startsWith("java "), "current again");
+        for (String setting : List.of("FENCE_JAVA", "FENCE_JAR", "FENCE_JAVA_OPTS")) {
+            assertEquals("launcher hook pre-receive", runHook(d, Map.of(setting, "x")), setting);
+        }
+
+        Files.writeString(Path.of(d.javaHome(), "release"), "JAVA_VERSION=\"17.0.16\"\n");
+        assertEquals("launcher hook pre-receive", runHook(d, Map.of()), "the JDK was upgraded in place");
     }
 
     @Test

@@ -1,0 +1,95 @@
+package dev.fence.install;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How the JVM of a short-lived fence command (a hook runs once per push) is started: the options and
+ * the class-data archive that the {@code bin/fence} launcher uses, in one place for the installer and
+ * the benchmark. {@code HookJvmTest} checks that the launcher says the same.
+ */
+public final class HookJvm {
+    /**
+     * Start-up is all that matters: C1 only, on one compiler thread (more would compete with the hook's
+     * own threads on a small machine), the serial collector, small thread stacks, no perf data file.
+     */
+    public static final List<String> OPTIONS = List.of(
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-XX:-UsePerfData");
+
+    /** The class fence's JVM starts. */
+    public static final String MAIN = "dev.fence.cli.Main";
+
+    private HookJvm() {}
+
+    /**
+     * Options a JDK of {@code feature} (17, 25...) needs whatever fence runs, also in the training run:
+     * from 22, native access for sqlite-jdbc (else a warning on stderr that a git host shows to every
+     * pusher) and java.base's console (JDK 22's default finds one through a service lookup that loads
+     * JLine).
+     */
+    public static List<String> jdkOptions(int feature) {
+        return feature >= 22 ? List.of("--enable-native-access=ALL-UNNAMED", "-Djdk.console=java.base") : List.of();
+    }
+
+    /**
+     * The archive {@code bin/fence --build-archive} writes for {@code jar} on a JDK of {@code javaVersion}:
+     * {@code <jar without .jar>-<version>.aot} (an AOT cache, JDK 25+) or {@code .jsa} (AppCDS).
+     */
+    public static Path archive(Path jar, String javaVersion) {
+        String name = jar.getFileName().toString();
+        String base = name.endsWith(".jar") ? name.substring(0, name.length() - ".jar".length()) : name;
+        return jar.resolveSibling(base + "-" + javaVersion + (feature(javaVersion) >= 25 ? ".aot" : ".jsa"));
+    }
+
+    /** The options that make a JVM of {@code javaVersion} use {@code archive}. */
+    public static List<String> archiveOptions(String archive, String javaVersion) {
+        return feature(javaVersion) >= 25
+                ? List.of("-XX:AOTCache=" + archive)
+                : List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto");
+    }
+
+    /** Every option of a hook JVM of {@code javaVersion} using {@code archive}, in the launcher's order. */
+    public static List<String> allOptions(String archive, String javaVersion) {
+        List<String> all = new ArrayList<>(OPTIONS);
+        all.addAll(jdkOptions(feature(javaVersion)));
+        all.addAll(archiveOptions(archive, javaVersion));
+        return all;
+    }
+
+    /** The feature release of a version string: 17 for {@code 17.0.15}, 25 for {@code 25}; 0 if unreadable. */
+    public static int feature(String javaVersion) {
+        int end = 0;
+        while (end < javaVersion.length() && Character.isDigit(javaVersion.charAt(end))) {
+            end++;
+        }
+        if (end == 0 || end > 4) {
+            return 0;
+        }
+        return Integer.parseInt(javaVersion.substring(0, end));
+    }
+
+    /**
+     * The {@code JAVA_VERSION} of the JDK or JRE at {@code javaHome}, read from its {@code release} file as
+     * the launcher reads it (the archive names carry it), or empty when there is none.
+     */
+    public static Optional<String> releaseVersion(Path javaHome) {
+        try {
+            for (String line : Files.readAllLines(javaHome.resolve("release"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("JAVA_VERSION=")) {
+                    String v = line.substring("JAVA_VERSION=".length())
+                            .replace("\"", "")
+                            .strip();
+                    return v.isEmpty() ? Optional.empty() : Optional.of(v);
+                }
+            }
+        } catch (IOException e) {
+            // no release file: no version
+        }
+        return Optional.empty();
+    }
+}
