@@ -26,12 +26,6 @@ public final class Main {
                 return System.console() != null;
             }
         });
-        // The training run starts only after the streams are made, so that the archive holds their classes
-        // too: a hook that loads even one class from outside it opens the jar (milliseconds of parsing).
-        if (args.length == 1 && args[0].equals(Warmup.ARG)) {
-            Warmup.run(System.getenv());
-            return;
-        }
         Context ctx = new Context(
                 new ProcessStreams.In(System.in),
                 out,
@@ -39,6 +33,13 @@ public final class Main {
                 processEnv(),
                 Clock.systemUTC(),
                 Path.of("").toAbsolutePath());
+        // The training run starts only after the streams and the context are made, so that the archive holds
+        // their classes too (copying the process environment loads classes of its own): a hook that loads
+        // even one class from outside the archive opens the jar (milliseconds of parsing) or the JDK's image.
+        if (args.length == 1 && args[0].equals(Warmup.ARG)) {
+            Warmup.run(ctx.env());
+            return;
+        }
         if (System.getProperty(INCLUDE_IN_EXCEPTIONS) == null) {
             // From JDK 25 the first socket reads this setting while initialising InetAddress, and without a
             // system property it loads the whole java.security file for it (milliseconds per hook). The
