@@ -135,12 +135,11 @@ public final class Bench {
                         floor,
                         Map.of(),
                         (id, bare) -> dummy);
-                String javaHook = javaHook(o, jdk);
                 String archive = archives.get(jdk.toString());
                 pushes.add(
                         "sqlite" + v,
                         "Java hook, SQLite, JDK " + v + " (" + archive + ")",
-                        javaHook,
+                        javaHook(o, jdk, "sqlite"),
                         Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
                         (id, bare) -> grantOptions(sqliteUrl, id, stores));
                 if (redis != null) {
@@ -148,7 +147,7 @@ public final class Bench {
                     pushes.add(
                             "redis" + v,
                             "Java hook, Redis, JDK " + v + " (" + archive + ")",
-                            javaHook,
+                            javaHook(o, jdk, "redis"),
                             Map.of("fence.conf", "store = " + url + "\n"),
                             (id, bare) -> grantOptions(url, id, stores));
                 }
@@ -256,11 +255,12 @@ public final class Bench {
     }
 
     /**
-     * The hook script that runs the Java hook with {@code jdk}: the one {@code fence install --bare} writes
-     * (starting the JVM itself while the archive is current), with {@code JAVA_HOME} set so that its
-     * launcher fallback would pick the same JDK.
+     * The hook script that runs the Java hook with {@code jdk}: the one {@code fence install --bare --store}
+     * writes for a store of {@code storeKind} (starting the JVM itself, from the archive trained on that
+     * store, while it is current), with {@code JAVA_HOME} set so that its launcher fallback would pick the
+     * same JDK.
      */
-    private static String javaHook(Options o, Path jdk) {
+    private static String javaHook(Options o, Path jdk, String storeKind) {
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
         if (o.launcher() != null && !version.equals("?")) {
@@ -268,7 +268,8 @@ public final class Bench {
                     new Launch.Launcher(o.launcher().toString()),
                     jdk.toString(),
                     version,
-                    o.jar().toString()));
+                    o.jar().toString(),
+                    storeKind));
             return installed.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
         }
         List<String> words = new ArrayList<>(List.of(java));
@@ -293,12 +294,16 @@ public final class Bench {
         if (redis != null) {
             e.put("FENCE_WARMUP_REDIS", redis.url());
         }
-        progress.println("training run for JDK " + jdkTag(jdk) + ": " + kind);
-        Procs.Outcome out = Procs.run(Path.of("."), e, List.of(o.launcher().toString(), "--build-archive"), 300);
-        if (out.exit() != 0) {
-            report.note("the " + kind + " for JDK " + jdkTag(jdk) + " could not be made: "
-                    + out.output().trim());
-            return "no archive";
+        // One per store, as 'fence install --bare --store URL' makes for the store it installs with.
+        for (String store : redis != null ? List.of("sqlite", "redis") : List.of("sqlite")) {
+            progress.println("training run for JDK " + jdkTag(jdk) + ": " + kind + " for " + store);
+            Procs.Outcome out =
+                    Procs.run(Path.of("."), e, List.of(o.launcher().toString(), "--build-archive", store), 300);
+            if (out.exit() != 0) {
+                report.note("the " + store + " " + kind + " for JDK " + jdkTag(jdk) + " could not be made: "
+                        + out.output().trim());
+                return "no archive";
+            }
         }
         return kind;
     }

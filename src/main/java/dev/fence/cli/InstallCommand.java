@@ -14,8 +14,10 @@ import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -232,15 +234,18 @@ public final class InstallCommand implements Callable<Integer> {
             }
             Launch launch = launch(new Launch.Launcher(fromEnv), "java");
             if (launcher == null && jar == null && launch instanceof Launch.Launcher l) {
-                launch = direct(l);
+                launch = direct(l, HookJvm.storeKind(store));
             }
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
             ExitCode code = print(result);
             if (result instanceof InstallResult.Installed && launch instanceof Launch.Launcher l) {
-                buildArchiveOnce(l.path());
+                buildArchiveOnce(l.path(), null);
             } else if (result instanceof InstallResult.Installed && launch instanceof Launch.Direct d) {
-                buildArchiveOnce(d.launcher().path());
+                buildArchiveOnce(d.launcher().path(), null);
+                if (d.storeKind() != null) {
+                    buildArchiveOnce(d.launcher().path(), d.storeKind());
+                }
             }
             return code.code();
         } else if (mode.gitlabGlobal != null) {
@@ -259,8 +264,11 @@ public final class InstallCommand implements Callable<Integer> {
      * Launch.Direct} start for this JVM's JDK, which each push then saves the launcher's process on; else
      * {@code launcher} itself (a launcher found through PATH, classes not in a jar, a JDK without a release
      * file).
+     *
+     * @param storeKind the kind of store the hook is installed with (its archive is trained on that store),
+     *     or null
      */
-    private static Launch direct(Launch.Launcher launcher) {
+    private static Launch direct(Launch.Launcher launcher, String storeKind) {
         Path launcherFile = Path.of(launcher.path());
         Path jar = runningJar();
         Path javaHome = Path.of(System.getProperty("java.home"));
@@ -268,7 +276,7 @@ public final class InstallCommand implements Callable<Integer> {
         if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null || version.isEmpty()) {
             return launcher;
         }
-        return new Launch.Direct(launcher, javaHome.toString(), version.get(), jar.toString());
+        return new Launch.Direct(launcher, javaHome.toString(), version.get(), jar.toString(), storeKind);
     }
 
     /** The jar this class was loaded from, or null when it was not loaded from a jar file. */
@@ -286,9 +294,11 @@ public final class InstallCommand implements Callable<Integer> {
     /**
      * Best effort: when the hook runs through a launcher given by absolute path and this jar has no
      * current class-data archive for this JDK yet (the name {@code bin/fence} looks for), runs {@code
-     * <launcher> --build-archive} once, so that the first push already starts from the archive.
+     * <launcher> --build-archive [storeKind]} once, so that the first push already starts from the archive.
+     * The training never touches the hook's own store: a Redis hook's archive is trained on a private
+     * {@code redis-server} when the machine has one.
      */
-    private void buildArchiveOnce(String launcherPath) {
+    private void buildArchiveOnce(String launcherPath, String storeKind) {
         PrintWriter out = spec.commandLine().getOut();
         try {
             Path launcherFile = Path.of(launcherPath);
@@ -298,12 +308,17 @@ public final class InstallCommand implements Callable<Integer> {
             }
             String version = HookJvm.releaseVersion(Path.of(System.getProperty("java.home")))
                     .orElse("unknown");
-            Path archive = HookJvm.archive(jar, version);
+            Path archive = HookJvm.archive(jar, version, storeKind);
             if (Files.exists(archive)
                     && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
                 return;
             }
-            ProcessBuilder pb = new ProcessBuilder(launcherPath, "--build-archive")
+            List<String> command = new ArrayList<>(List.of(launcherPath, "--build-archive"));
+            if (storeKind != null) {
+                command.add(storeKind);
+            }
+            String shown = String.join(" ", command);
+            ProcessBuilder pb = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.environment().clear();
@@ -312,11 +327,11 @@ public final class InstallCommand implements Callable<Integer> {
             Process p = pb.start();
             p.getOutputStream().close();
             if (p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0) {
-                out.println("built the class-data archive the hook starts from (" + launcherPath + " --build-archive)");
+                out.println("built the class-data archive the hook starts from (" + shown + ")");
             } else {
                 p.destroyForcibly();
                 out.println("warning: could not build the hook's class-data archive; pushes work, a little slower"
-                        + " (run " + launcherPath + " --build-archive to retry)");
+                        + " (run " + shown + " to retry)");
             }
         } catch (IOException | RuntimeException e) {
             out.println("warning: could not build the hook's class-data archive (" + e.getMessage() + ")");

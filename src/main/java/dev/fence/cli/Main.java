@@ -36,8 +36,14 @@ public final class Main {
         // The training run starts only after the streams and the context are made, so that the archive holds
         // their classes too (copying the process environment loads classes of its own): a hook that loads
         // even one class from outside the archive opens the jar (milliseconds of parsing) or the JDK's image.
-        if (args.length == 1 && args[0].equals(Warmup.ARG)) {
-            Warmup.run(ctx.env());
+        if (args.length >= 1 && args[0].equals(Warmup.ARG)) {
+            out.flush();
+            System.exit(Warmup.run(ctx.env(), java.util.List.of(args).subList(1, args.length)));
+        }
+        if (args.length == 2 && args[0].equals(Warmup.RUN_ARG)) {
+            // As processEnv does where git starts hooks without USER.
+            new java.util.HashMap<>(System.getenv()).size();
+            Warmup.runPlan(args[1]);
             return;
         }
         if (System.getProperty(INCLUDE_IN_EXCEPTIONS) == null) {

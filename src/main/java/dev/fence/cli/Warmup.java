@@ -7,46 +7,190 @@ import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * A training run for class-data sharing: runs the pre-receive hook's real path (SQLite and Redis: the
- * server {@code FENCE_WARMUP_REDIS} names, else a private {@code redis-server} when one is on PATH) in a
- * throw-away repository set up as {@code fence install} does, so that a JVM started with {@code
- * -XX:DumpLoadedClassList} (JDK 17+, for a static archive) or {@code -XX:AOTCacheOutput} (JDK 25+) archives exactly the
- * classes a push needs, and as little else as it can: an AOT cache (JDK 25) loads and links every class it
- * holds when the JVM starts, so each class the training loads for its own set-up is paid on every push.
- * {@code bin/fence --build-archive} runs it (through {@link Main} with {@link #ARG}); nothing else should.
+ * The training run for class-data sharing, in two processes. {@code bin/fence --build-archive} starts an
+ * ordinary JVM with {@link #ARG}: it sets up throw-away repositories as {@code fence install} does, grants
+ * their leases (in SQLite, and in Redis: the server {@code FENCE_WARMUP_REDIS} names, else a private
+ * {@code redis-server} when one is on PATH), writes the pushes a hook will judge into a plan, and runs
+ * the recording JVM the launcher gave it (with {@code -XX:DumpLoadedClassList} on JDK 17-24, {@code
+ * -XX:AOTCacheOutput} on JDK 25+) on that plan ({@link #RUN_ARG}). The recording JVM runs the
+ * pre-receive hook's real path and nothing else, so the archive holds what a push loads and not what
+ * the set-up loads (git processes, lease grants, temporary files): a JVM relocates every page of its
+ * archive when it starts, and an AOT cache loads and links every class it holds, so each class a push
+ * does not need is paid on every push.
+ *
+ * <p>The plan can be limited to one store ({@code sqlite} or {@code redis}): the archive a hook uses when
+ * its installer knew the store.
  */
 public final class Warmup {
     private Warmup() {}
 
-    /** The argument that makes {@link Main} run the training instead of a command. */
+    /** The argument that makes {@link Main} set up a training and run the recording JVM. */
     static final String ARG = "--cds-training-run";
 
-    static void run(Map<String, String> processEnv) throws IOException, InterruptedException {
+    /** The argument that makes {@link Main} (in the recording JVM) run a plan's hooks. */
+    static final String RUN_ARG = "--cds-training-hooks";
+
+    /** The file the plan is written to, in the training's directory. */
+    private static final String PLAN = "plan.tsv";
+
+    /**
+     * Sets up, runs {@code recorder} followed by {@code dev.fence.cli.Main --cds-training-hooks DIR}, and
+     * cleans up. Returns the recorder's exit code.
+     *
+     * @param args {@code [--store sqlite|redis] [--] java-and-options...}; without a recorder command the
+     *     plan runs in this JVM (a training without a separate recording process)
+     */
+    static int run(Map<String, String> processEnv, List<String> args) throws IOException, InterruptedException {
+        String only = null;
+        List<String> recorder = new ArrayList<>(args);
+        if (recorder.size() >= 2 && recorder.get(0).equals("--store")) {
+            only = recorder.get(1);
+            recorder = recorder.subList(2, recorder.size());
+        }
+        if (!recorder.isEmpty() && recorder.get(0).equals("--")) {
+            recorder = recorder.subList(1, recorder.size());
+        }
+        if (only != null && !only.equals("sqlite") && !only.equals("redis")) {
+            throw new IllegalArgumentException("--store must be sqlite or redis, not " + only);
+        }
         Path dir = Files.createTempDirectory("fence-warmup");
+        PrivateRedis privateRedis = null;
         try {
-            run(dir, processEnv);
+            List<String> plan = new ArrayList<>();
+            Map<String, String> env = gitEnv(dir, processEnv);
+            if (only == null || only.equals("sqlite")) {
+                prepare(env, dir, "sqlite", "sqlite:" + dir.resolve("warmup.db"), plan);
+            }
+            if (only == null || only.equals("redis")) {
+                String redis = processEnv.get("FENCE_WARMUP_REDIS");
+                if (redis == null || redis.isBlank()) {
+                    Path server = PrivateRedis.find(processEnv.get("PATH"), "redis-server");
+                    if (server != null) {
+                        try {
+                            privateRedis = PrivateRedis.start(server);
+                            redis = privateRedis.url();
+                        } catch (IOException e) {
+                            // The archive then covers SQLite only; Redis hooks still work, a little slower.
+                        }
+                    }
+                }
+                if (redis != null && !redis.isBlank()) {
+                    prepare(env, dir, "redis", redis, plan);
+                }
+            }
+            Files.write(dir.resolve(PLAN), plan, StandardCharsets.UTF_8);
+            if (recorder.isEmpty()) {
+                runPlan(dir.toString());
+                return 0;
+            }
+            List<String> command = new ArrayList<>(recorder);
+            command.addAll(List.of(Main.class.getName(), RUN_ARG, dir.toString()));
+            ProcessBuilder pb = new ProcessBuilder(command)
+                    .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT);
+            pb.environment().clear();
+            pb.environment().putAll(processEnv);
+            Process p = pb.start();
+            p.getOutputStream().close();
+            return p.waitFor();
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            if (privateRedis != null) {
+                privateRedis.close();
+            }
+            delete(dir.toFile());
+        }
+    }
+
+    /**
+     * Runs the hooks of the plan in {@code dir}, each as git would start it: this is all the recording JVM
+     * does, so plain java.io and no streams or lambdas, which the archive would otherwise hold.
+     */
+    static void runPlan(String dir) throws IOException {
+        File plan = new File(dir, PLAN);
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(new FileInputStream(plan), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] f = line.split("\t", -1);
+                if (f.length != 4) {
+                    throw new IOException(plan + ": malformed line: " + line);
+                }
+                Map<String, String> env = new HashMap<>();
+                env.put("GIT_DIR", ".");
+                env.put("USER", "warmup");
+                env.put("HOME", dir);
+                env.put("GIT_PUSH_OPTION_COUNT", "2");
+                env.put("GIT_PUSH_OPTION_0", "fence=" + f[1]);
+                env.put("GIT_PUSH_OPTION_1", "fence-proof=" + f[2]);
+                hook(env, Path.of(f[0]), f[3] + "\n");
             }
         }
     }
 
-    private static void run(Path dir, Map<String, String> processEnv) throws IOException, InterruptedException {
-        Path bare = dir.resolve("warmup.git");
+    /**
+     * A repository for {@code store} set up as {@code fence install} does (the store in its fence.conf, the
+     * repo id in its git config), a lease granted on its main branch, and the pushes to judge: a create, a
+     * fast-forward, and a push under an older token (FENCED).
+     */
+    private static void prepare(Map<String, String> env, Path dir, String name, String store, List<String> plan)
+            throws IOException, InterruptedException {
+        Path bare = dir.resolve(name + ".git");
+        git(env, dir, "init", "-q", "--bare", bare.toString());
+        // Loose objects, as a small push's arrive.
+        String emptyTree = git(env, bare, "hash-object", "-t", "tree", "-w", "--stdin");
+        String first = git(env, bare, "commit-tree", emptyTree, "-m", "one");
+        String second = git(env, bare, "commit-tree", emptyTree, "-p", first, "-m", "two");
+        String repoId = "warmup-" + name + "-" + System.nanoTime();
+        Files.writeString(bare.resolve("fence.conf"), "store = " + store + "\n");
+        git(env, bare, "config", "fence.repoId", repoId);
+        Grant g;
+        try (LeaseStore s = Stores.open(store, StoreOptions.defaults().withSingleConnection(true))) {
+            var outcome = new LeaseService(s, Clock.systemUTC())
+                    .acquire(Resources.forRef(repoId, "refs/heads/main"), "warmup", Duration.ofMinutes(5), null);
+            g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+        }
+        String zero = "0".repeat(40);
+        String token = Long.toString(g.token());
+        plan.add(String.join("\t", bare.toString(), token, g.proof(), zero + " " + first + " refs/heads/main"));
+        plan.add(String.join("\t", bare.toString(), token, g.proof(), first + " " + second + " refs/heads/main"));
+        plan.add(String.join(
+                "\t",
+                bare.toString(),
+                Long.toString(g.token() - 1),
+                g.proof(),
+                second + " " + first + " refs/heads/main"));
+    }
+
+    private static void hook(Map<String, String> env, Path bare, String stdin) {
+        Context ctx = new Context(
+                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
+                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
+                Collections.unmodifiableMap(env),
+                Clock.systemUTC(),
+                bare);
+        Main.run(ctx, "hook", "pre-receive");
+    }
+
+    private static Map<String, String> gitEnv(Path dir, Map<String, String> processEnv) {
         Map<String, String> env = new HashMap<>();
         env.put("PATH", processEnv.getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("HOME", dir.toString());
@@ -55,70 +199,17 @@ public final class Warmup {
         env.put("GIT_AUTHOR_EMAIL", "fence@localhost");
         env.put("GIT_COMMITTER_NAME", "fence");
         env.put("GIT_COMMITTER_EMAIL", "fence@localhost");
-        git(env, dir, "init", "-q", "--bare", bare.toString());
-        String emptyTree = git(env, bare, "hash-object", "-t", "tree", "-w", "--stdin");
-        String first = git(env, bare, "commit-tree", emptyTree, "-m", "one");
-        String second = git(env, bare, "commit-tree", emptyTree, "-p", first, "-m", "two");
-        exercise(env, bare, "sqlite:" + dir.resolve("warmup.db"), first, second);
-        String redis = processEnv.get("FENCE_WARMUP_REDIS");
-        if (redis != null && !redis.isBlank()) {
-            exercise(env, bare, redis, first, second);
-            return;
-        }
-        // No Redis named: a private redis-server, when this machine has one, so that the archive holds the
-        // Redis store's classes too.
-        Path server = PrivateRedis.find(processEnv.get("PATH"), "redis-server");
-        if (server != null) {
-            try (PrivateRedis r = PrivateRedis.start(server)) {
-                exercise(env, bare, r.url(), first, second);
-            } catch (IOException e) {
-                // The archive then covers SQLite only; Redis hooks still work, a little slower.
+        return env;
+    }
+
+    private static void delete(File f) {
+        File[] children = f.listFiles();
+        if (children != null) {
+            for (File c : children) {
+                delete(c);
             }
         }
-    }
-
-    private static void exercise(Map<String, String> env, Path bare, String store, String first, String second)
-            throws IOException {
-        String repoId = "warmup-" + System.nanoTime();
-        String resource = Resources.forRef(repoId, "refs/heads/main");
-        Grant g;
-        // The grant through a hook's single connection, not a pool: the archive should hold what a push
-        // loads and little else, since an AOT cache loads every class it holds when the JVM starts.
-        try (LeaseStore s = Stores.open(store, StoreOptions.defaults().withSingleConnection(true))) {
-            var outcome =
-                    new LeaseService(s, Clock.systemUTC()).acquire(resource, "warmup", Duration.ofSeconds(30), null);
-            g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
-        }
-        // As 'fence install' sets a repository up: the store in its fence.conf, the repo id read from its
-        // git config, the pusher from USER.
-        Files.writeString(bare.resolve("fence.conf"), "store = " + store + "\n");
-        try {
-            git(env, bare, "config", "fence.repoId", repoId);
-        } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-        Map<String, String> hookEnv = new HashMap<>(env);
-        hookEnv.put("GIT_DIR", ".");
-        hookEnv.put("USER", "warmup");
-        hookEnv.put("GIT_PUSH_OPTION_COUNT", "2");
-        hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + g.token());
-        hookEnv.put("GIT_PUSH_OPTION_1", "fence-proof=" + g.proof());
-        String zero = "0".repeat(40);
-        hook(hookEnv, bare, zero + " " + first + " refs/heads/main\n");
-        hook(hookEnv, bare, first + " " + second + " refs/heads/main\n");
-        hookEnv.put("GIT_PUSH_OPTION_0", "fence=" + (g.token() - 1));
-        hook(hookEnv, bare, second + " " + first + " refs/heads/main\n");
-    }
-
-    private static void hook(Map<String, String> env, Path bare, String stdin) {
-        Context ctx = new Context(
-                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                java.util.Collections.unmodifiableMap(env),
-                Clock.systemUTC(),
-                bare);
-        Main.run(ctx, "hook", "pre-receive");
+        f.delete();
     }
 
     private static String git(Map<String, String> env, Path dir, String... args)

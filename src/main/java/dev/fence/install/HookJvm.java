@@ -41,9 +41,34 @@ public final class HookJvm {
      * {@code <jar without .jar>-<version>.aot} (an AOT cache, JDK 25+) or {@code .jsa} (AppCDS).
      */
     public static Path archive(Path jar, String javaVersion) {
+        return archive(jar, javaVersion, null);
+    }
+
+    /**
+     * The archive {@code bin/fence --build-archive <storeKind>} writes: trained on that store's hook only,
+     * {@code <jar without .jar>-<version>-<storeKind>.aot|.jsa}; with {@code storeKind} null, the archive of
+     * all stores ({@link #archive(Path, String)}).
+     */
+    public static Path archive(Path jar, String javaVersion, String storeKind) {
         String name = jar.getFileName().toString();
         String base = name.endsWith(".jar") ? name.substring(0, name.length() - ".jar".length()) : name;
-        return jar.resolveSibling(base + "-" + javaVersion + (feature(javaVersion) >= 25 ? ".aot" : ".jsa"));
+        return jar.resolveSibling(base + "-" + javaVersion + (storeKind == null ? "" : "-" + storeKind)
+                + (feature(javaVersion) >= 25 ? ".aot" : ".jsa"));
+    }
+
+    /**
+     * The store kind ({@code sqlite} or {@code redis}) a store URL names, for {@link #archive(Path, String,
+     * String)}; null for anything else.
+     */
+    public static String storeKind(String storeUrl) {
+        if (storeUrl == null) {
+            return null;
+        }
+        String u = storeUrl.strip();
+        if (u.startsWith("sqlite:")) {
+            return "sqlite";
+        }
+        return u.startsWith("redis://") || u.startsWith("rediss://") ? "redis" : null;
     }
 
     /** The options that make a JVM of {@code javaVersion} use {@code archive}. */

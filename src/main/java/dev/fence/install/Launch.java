@@ -51,13 +51,23 @@ public sealed interface Launch {
      * which is most of what a JVM hook costs beyond the JVM. Written by {@code fence install --bare} when it
      * runs from the launcher, so all four paths are known to belong together.
      *
+     * <p>With a store kind, the archive is the one trained on that store's hook alone ({@code --build-archive
+     * sqlite|redis}): a JVM relocates every page of its archive at start-up (and, on JDK 25, loads every
+     * class of an AOT cache), so the leaner archive starts each push measurably sooner. A hook whose store
+     * later changes kind still works, from an archive that lacks its store's classes.
+     *
      * @param launcher the launcher to fall back on
      * @param javaHome the JDK or JRE home the archive is for
      * @param javaVersion that JDK's {@code JAVA_VERSION} as its {@code release} file spells it
      * @param jar the fence jar the launcher runs
+     * @param storeKind {@code sqlite}, {@code redis}, or null for the archive of all stores
      */
-    record Direct(Launcher launcher, String javaHome, String javaVersion, String jar) implements Launch {
+    record Direct(Launcher launcher, String javaHome, String javaVersion, String jar, String storeKind)
+            implements Launch {
         public Direct {
+            if (storeKind != null && !storeKind.equals("sqlite") && !storeKind.equals("redis")) {
+                throw new InvalidInputException("store kind must be sqlite or redis, not " + storeKind);
+            }
             Objects.requireNonNull(launcher, "launcher");
             requireText("java home", javaHome);
             requireText("java version", javaVersion);
@@ -75,7 +85,7 @@ public sealed interface Launch {
 
         /** The archive the direct start uses. */
         public String archive() {
-            return HookJvm.archive(Path.of(jar), javaVersion).toString();
+            return HookJvm.archive(Path.of(jar), javaVersion, storeKind).toString();
         }
     }
 

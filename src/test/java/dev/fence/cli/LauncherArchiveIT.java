@@ -105,7 +105,14 @@ class LauncherArchiveIT {
         assertEquals(0, installed.exit(), installed.err());
         assertTrue(installed.out().contains("built the class-data archive"), installed.out());
         Path preReceive = repo.resolve("hooks/pre-receive");
-        assertTrue(Files.readString(preReceive).contains("exec \"$java_home/bin/java\""), "a direct start");
+        String script = Files.readString(preReceive);
+        assertTrue(script.contains("exec \"$java_home/bin/java\""), "a direct start");
+        // The archive trained on the store the hook was installed with, which install has built.
+        String archiveLine =
+                script.lines().filter(l -> l.startsWith("archive=")).findFirst().orElseThrow();
+        Path storeArchive = Path.of(archiveLine.substring("archive=".length()));
+        assertTrue(storeArchive.getFileName().toString().matches("fence-.+-sqlite\\.(jsa|aot)"), archiveLine);
+        assertTrue(Files.isRegularFile(storeArchive), "install built " + storeArchive);
 
         // With the launcher gone, only a hook that starts the JVM itself still answers.
         Path launcher = bin.resolve("fence");
@@ -118,7 +125,7 @@ class LauncherArchiveIT {
 
         Run opts = hook(preReceive, repo, Map.of("FENCE_JAVA_OPTS", "-Xshare:auto"));
         assertEquals(97, opts.exit(), "FENCE_JAVA_OPTS is the launcher's to apply: " + opts.err());
-        Files.setLastModifiedTime(archive(bin), FileTime.from(Instant.now().minusSeconds(3600)));
+        Files.setLastModifiedTime(storeArchive, FileTime.from(Instant.now().minusSeconds(3600)));
         Run stale = hook(preReceive, repo, Map.of());
         assertEquals(
                 97, stale.exit(), "an archive older than the jar leaves the start to the launcher: " + stale.err());

@@ -54,6 +54,7 @@ class HookJvmTest {
         assertEquals(List.of(), HookJvm.jdkOptions(21));
         String launcher = Files.readString(Path.of("bin/fence"), StandardCharsets.UTF_8);
         assertTrue(launcher.contains("archive_base=\"${jar%.jar}-${jdk_version:-unknown}\""), "archive naming");
+        assertTrue(launcher.contains("target=\"$archive_base${kind:+-$kind}\""), "a store's archive");
         assertTrue(launcher.contains("opts+=(\"-XX:AOTCache=$archive_base.aot\")"));
         assertTrue(launcher.contains("opts+=(\"-XX:SharedArchiveFile=$archive_base.jsa\" -Xshare:auto)"));
         assertTrue(launcher.contains(HookJvm.MAIN + " \"$@\""));
@@ -65,6 +66,12 @@ class HookJvmTest {
         assertEquals(Path.of("/opt/fence/fence-17.0.15.jsa"), HookJvm.archive(jar, "17.0.15"));
         assertEquals(Path.of("/opt/fence/fence-25.0.3.aot"), HookJvm.archive(jar, "25.0.3"));
         assertEquals(Path.of("/opt/fence/fence-25.aot"), HookJvm.archive(jar, "25"));
+        assertEquals(Path.of("/opt/fence/fence-17.0.15-redis.jsa"), HookJvm.archive(jar, "17.0.15", "redis"));
+        assertEquals(Path.of("/opt/fence/fence-25.0.3-sqlite.aot"), HookJvm.archive(jar, "25.0.3", "sqlite"));
+        assertEquals("sqlite", HookJvm.storeKind("sqlite:/var/lib/fence/fence.db"));
+        assertEquals("redis", HookJvm.storeKind("rediss://h:6380/0"));
+        assertEquals(null, HookJvm.storeKind("http://fence:8700"));
+        assertEquals(null, HookJvm.storeKind(null));
         assertEquals(
                 List.of("-XX:SharedArchiveFile=/a.jsa", "-Xshare:auto"), HookJvm.archiveOptions("/a.jsa", "24.0.1"));
         assertEquals(List.of("-XX:AOTCache=/a.aot"), HookJvm.archiveOptions("/a.aot", "26-ea"));

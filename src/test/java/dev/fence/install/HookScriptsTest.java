@@ -51,7 +51,11 @@ class HookScriptsTest {
         Launch jar = new Launch.JavaJar("/usr/bin/java", "/opt/fence/fence.jar");
         Launch launcher = new Launch.Launcher("/opt/fence/bin/fence");
         Launch direct = new Launch.Direct(
-                new Launch.Launcher("/opt/fence/bin/fence"), "/usr/lib/jvm/jdk", "25.0.3", "/opt/fence/lib/fence.jar");
+                new Launch.Launcher("/opt/fence/bin/fence"),
+                "/usr/lib/jvm/jdk",
+                "25.0.3",
+                "/opt/fence/lib/fence.jar",
+                "redis");
         for (Launch l : List.of(jar, launcher, direct)) {
             run("", "/bin/sh", "-n", write("a", HookScripts.preReceive(l)).toString());
             run("", "/bin/sh", "-n", write("b", HookScripts.postReceive(l)).toString());
@@ -97,7 +101,8 @@ class HookScriptsTest {
         Path launcher = write("bin/fence", "#!/bin/sh\necho \"launcher $*\"\n");
         Path jar = Files.writeString(
                 Files.createDirectories(tmp.resolve("lib dir")).resolve("fence.jar"), "jar");
-        return new Launch.Direct(new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString());
+        return new Launch.Direct(
+                new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString(), null);
     }
 
     private String runHook(Launch.Direct d, Map<String, String> env) throws Exception {
