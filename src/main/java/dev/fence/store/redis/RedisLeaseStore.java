@@ -137,13 +137,10 @@ public final class RedisLeaseStore implements LeaseStore {
     /** Created on first use by {@link #pool()}. */
     private volatile ConnectionPool pool;
 
-    /** {@link StoreOptions#singleConnection()}: the one connection, opened on first use; guarded by itself. */
+    /** {@link StoreOptions#singleConnection()}: the one connection, opened by open; guarded by itself. */
     private final Object directLock = new Object();
 
     private RespConnection direct;
-
-    /** {@link #connectInBackground}'s thread, until the first call has waited for it. */
-    private volatile Thread connector;
 
     private volatile boolean closed;
 
@@ -165,8 +162,10 @@ public final class RedisLeaseStore implements LeaseStore {
 
     /**
      * Opens a store at {@code url}: {@code redis://[user:password@]host[:port][/db]}, or {@code rediss://…}
-     * for TLS (verified against the JVM's trust store). Connects lazily: an unreachable server shows on
-     * the first operation, and a server that comes back later is used again.
+     * for TLS (verified against the JVM's trust store). An unreachable server shows on the first operation,
+     * not here, and a server that comes back later is used again. With {@link StoreOptions#singleConnection()}
+     * (a hook, which opens its store on a thread of its own while it reads the push) this connects before it
+     * returns; a failure to is not reported here, and the first operation connects again.
      *
      * @throws ConfigException when the URL is malformed (the message masks any password)
      */
@@ -177,38 +176,26 @@ public final class RedisLeaseStore implements LeaseStore {
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
         RedisLeaseStore store = new RedisLeaseStore(parsed, options, timeout);
         if (options.singleConnection()) {
-            store.connectInBackground();
+            store.connectNow();
         }
         return store;
     }
 
     /**
-     * A hook's store: connects on a thread of its own right away, while the hook reads the push, instead of
-     * on the first call. A failure here is not reported: the first call connects again and reports it.
+     * A hook's store connects in {@link #open}, on the hook's store thread, which has nothing else to do
+     * until the push is read: no thread of its own (on a small machine, starting one and handing over to it
+     * cost milliseconds of a hook's critical path). A failure is not reported here: the first call connects
+     * again and reports it.
      */
-    private void connectInBackground() {
-        // A Thread subclass, not a lambda: on JDK 17 a process's first lambdas link the method-handle
-        // machinery, milliseconds this thread should spend connecting.
-        Thread t = new Thread("fence-redis-connect") {
-            @Override
-            public void run() {
-                try {
-                    RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
-                    synchronized (directLock) {
-                        if (closed || direct != null) {
-                            c.close();
-                        } else {
-                            direct = c;
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    // The first call connects again and reports it.
-                }
+    private void connectNow() {
+        try {
+            RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
+            synchronized (directLock) {
+                direct = c;
             }
-        };
-        t.setDaemon(true);
-        connector = t;
-        t.start();
+        } catch (RuntimeException e) {
+            // The first call connects again and reports it.
+        }
     }
 
     /** The connection pool of a long-running process, made on its first pooled call. */
@@ -737,15 +724,6 @@ public final class RedisLeaseStore implements LeaseStore {
      * opened on first use; a connection failure closes it, so the next call opens a new one.
      */
     private <T> T callDirect(String operation, boolean checkEviction, Function<Link, T> body) {
-        Thread pending = connector;
-        if (pending != null) {
-            try {
-                pending.join(timeoutMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            connector = null;
-        }
         synchronized (directLock) {
             try {
                 for (int attempt = 0; ; attempt++) {
