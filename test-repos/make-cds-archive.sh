@@ -7,7 +7,8 @@
 # It picks java and fence.jar the way bin/fence does (FENCE_JAVA, JAVA_HOME, PATH; FENCE_JAR,
 # bin/fence.jar, lib/fence.jar, target/fence.jar) and writes, next to the jar,
 #   fence-<JDK version>.jsa  on JDK 17 to 24 (a static AppCDS archive), or
-#   fence-<JDK version>.aot  on JDK 25 and later (an AOT cache).
+#   fence-<JDK version>.aot  on JDK 25 and later (an AOT cache),
+# and the leaner fence-<JDK version>-sqlite and -redis ones that hooks installed for one store use.
 # The archive only fits the exact JDK it was made with; bin/fence ignores it under any other. Rerun
 # after every rebuild of fence.jar or JDK update.
 set -euo pipefail
@@ -34,5 +35,7 @@ fi
 
 # The launcher's own training run (dev.fence.cli.Warmup): the hook's real path, in a throw-away
 # repository set up as 'fence install' does, on SQLite and on Redis (FENCE_WARMUP_REDIS, else a private
-# redis-server when one is on PATH).
-FENCE_JAVA=$java FENCE_JAR=$jar exec "$fence" --build-archive
+# redis-server when one is on PATH); then once per store.
+for store in "" sqlite redis; do
+  FENCE_JAVA=$java FENCE_JAR=$jar "$fence" --build-archive $store
+done
