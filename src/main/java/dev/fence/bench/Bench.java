@@ -6,6 +6,7 @@ import dev.fence.core.Identities;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
+import dev.fence.git.Git;
 import dev.fence.hook.HookConfig;
 import dev.fence.install.HookJvm;
 import dev.fence.install.HookScripts;
@@ -385,16 +386,9 @@ public final class Bench {
     private static Map<String, String> gitEnv(Map<String, String> env, Path work) throws IOException {
         Path home = work.resolve("home");
         Files.createDirectories(home);
-        Map<String, String> e = new HashMap<>();
-        e.put("PATH", env.getOrDefault("PATH", "/usr/bin:/bin"));
-        e.put("HOME", home.toString());
+        Map<String, String> e = Git.isolatedEnv(env, home, "bench", "bench@localhost");
         e.put("USER", "bench");
         e.put("LANG", "C");
-        e.put("GIT_CONFIG_NOSYSTEM", "1");
-        e.put("GIT_AUTHOR_NAME", "bench");
-        e.put("GIT_AUTHOR_EMAIL", "bench@localhost");
-        e.put("GIT_COMMITTER_NAME", "bench");
-        e.put("GIT_COMMITTER_EMAIL", "bench@localhost");
         return e;
     }
 

@@ -1,6 +1,7 @@
 package dev.fence.cli;
 
 import dev.fence.core.Grant;
+import dev.fence.git.Git;
 import dev.fence.install.HookScripts;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
@@ -487,14 +488,7 @@ final class IncidentDemo {
     }
 
     private Map<String, String> gitEnv() {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", ctx.env().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("HOME", dir.toString());
-        env.put("GIT_CONFIG_NOSYSTEM", "1");
-        env.put("GIT_AUTHOR_NAME", "demo");
-        env.put("GIT_AUTHOR_EMAIL", "demo@fence.invalid");
-        env.put("GIT_COMMITTER_NAME", "demo");
-        env.put("GIT_COMMITTER_EMAIL", "demo@fence.invalid");
+        Map<String, String> env = Git.isolatedEnv(ctx.env(), dir, "demo", "demo@fence.invalid");
         env.put("FENCE_PUSHER", "dana");
         env.put("LANG", "C");
         // In server mode every command gets its own role's credential file, and the shim its hook

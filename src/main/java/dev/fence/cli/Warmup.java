@@ -5,6 +5,7 @@ import dev.fence.core.Grant;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
+import dev.fence.git.Git;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.BufferedReader;
@@ -75,7 +76,7 @@ public final class Warmup {
         PrivateRedis privateRedis = null;
         try {
             List<String> plan = new ArrayList<>();
-            Map<String, String> env = gitEnv(dir, processEnv);
+            Map<String, String> env = Git.isolatedEnv(processEnv, dir, "fence", "fence@localhost");
             if (only == null || only.equals("sqlite")) {
                 prepare(env, dir, "sqlite", "sqlite:" + dir.resolve("warmup.db"), plan);
             }
@@ -188,18 +189,6 @@ public final class Warmup {
                 Clock.systemUTC(),
                 bare);
         Main.run(ctx, "hook", "pre-receive");
-    }
-
-    private static Map<String, String> gitEnv(Path dir, Map<String, String> processEnv) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", processEnv.getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("HOME", dir.toString());
-        env.put("GIT_CONFIG_NOSYSTEM", "1");
-        env.put("GIT_AUTHOR_NAME", "fence");
-        env.put("GIT_AUTHOR_EMAIL", "fence@localhost");
-        env.put("GIT_COMMITTER_NAME", "fence");
-        env.put("GIT_COMMITTER_EMAIL", "fence@localhost");
-        return env;
     }
 
     private static void delete(File f) {

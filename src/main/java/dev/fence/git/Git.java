@@ -40,6 +40,24 @@ public final class Git {
     private final String binary;
     private final Map<String, String> env;
 
+    /**
+     * An environment in which git reads no system or user configuration and commits as {@code name
+     * <email>}: {@code PATH} from {@code processEnv} (else {@code /usr/bin:/bin}), {@code HOME} = {@code
+     * home}, {@code GIT_CONFIG_NOSYSTEM}, author and committer. Mutable, for callers to add to.
+     */
+    public static Map<String, String> isolatedEnv(
+            Map<String, String> processEnv, Path home, String name, String email) {
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", processEnv.getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("HOME", home.toString());
+        env.put("GIT_CONFIG_NOSYSTEM", "1");
+        env.put("GIT_AUTHOR_NAME", name);
+        env.put("GIT_AUTHOR_EMAIL", email);
+        env.put("GIT_COMMITTER_NAME", name);
+        env.put("GIT_COMMITTER_EMAIL", email);
+        return env;
+    }
+
     /** @throws ConfigException when no {@code git} is on the environment's {@code PATH} */
     public Git(Map<String, String> env) {
         this.binary = find(env);

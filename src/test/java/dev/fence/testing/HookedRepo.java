@@ -3,6 +3,7 @@ package dev.fence.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.git.Git;
 import dev.fence.install.BareRepoInstaller;
 import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
@@ -82,14 +83,7 @@ public final class HookedRepo {
 
     /** An environment for git that ignores the machine's and the user's git configuration. */
     public static Map<String, String> gitEnv(Path root) {
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("HOME", root.toString());
-        env.put("GIT_CONFIG_NOSYSTEM", "1");
-        env.put("GIT_AUTHOR_NAME", "Test");
-        env.put("GIT_AUTHOR_EMAIL", "test@example.invalid");
-        env.put("GIT_COMMITTER_NAME", "Test");
-        env.put("GIT_COMMITTER_EMAIL", "test@example.invalid");
+        Map<String, String> env = Git.isolatedEnv(System.getenv(), root, "Test", "test@example.invalid");
         env.put("LANG", "C");
         return env;
     }
