@@ -95,6 +95,12 @@ public final class Warmup {
                 }
                 if (redis != null && !redis.isBlank()) {
                     prepare(env, dir, "redis", redis, plan);
+                } else if (only != null) {
+                    // An archive of a Redis hook trained on nothing would hold less than the one of all
+                    // stores: better none, so that the hook falls back to that one.
+                    System.err.println("fence: no Redis to train a Redis hook's archive on: put redis-server on PATH"
+                            + " or set FENCE_WARMUP_REDIS to a server fence may write throw-away keys to");
+                    return 3;
                 }
             }
             Files.write(dir.resolve(PLAN), plan, StandardCharsets.UTF_8);
