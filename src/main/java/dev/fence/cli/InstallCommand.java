@@ -124,7 +124,9 @@ public final class InstallCommand implements Callable<Integer> {
             names = "--launcher",
             paramLabel = "PATH",
             description = "Run this fence launcher from the hook (default for --bare: $FENCE_LAUNCHER, else"
-                    + " 'fence' from PATH).")
+                    + " 'fence' from PATH). Without --launcher, a --bare hook installed through the launcher"
+                    + " starts the JVM itself, from the class-data archive of its store's kind (built here),"
+                    + " while that archive is current, and runs the launcher otherwise.")
     String launcher;
 
     @Option(
