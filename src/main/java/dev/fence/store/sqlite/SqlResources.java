@@ -1,17 +1,15 @@
 package dev.fence.store.sqlite;
 
 import dev.fence.core.InternalException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The SQL of the SQLite store, read from resources next to this class so that it can be read (and
- * reviewed) as SQL. Immutable once loaded; thread-safe.
+ * The SQL of the SQLite store, written as SQL in {@code schema.sql} and {@code statements.sql} (resources
+ * next to this class) and compiled into {@link SqlText} by the build, so that a hook finds it in the
+ * class-data archive instead of opening the jar to read a resource. Immutable once loaded; thread-safe.
  */
 final class SqlResources {
     private static final String NAME_MARK = "-- name:";
@@ -24,9 +22,9 @@ final class SqlResources {
         this.schema = schema;
     }
 
-    /** Loads {@code statements.sql} and {@code schema.sql}; a missing resource is a packaging bug. */
+    /** Loads {@code statements.sql} and {@code schema.sql}, as the build compiled them into {@link SqlText}. */
     static SqlResources load() {
-        return new SqlResources(parseNamed(read("statements.sql")), splitScript(read("schema.sql")));
+        return new SqlResources(parseNamed(SqlText.STATEMENTS), splitScript(SqlText.SCHEMA));
     }
 
     /** The statement called {@code name} in {@code statements.sql}. */
@@ -41,17 +39,6 @@ final class SqlResources {
     /** The statements of {@code schema.sql}, in order. */
     List<String> schema() {
         return schema;
-    }
-
-    private static String read(String resource) {
-        try (InputStream in = SqlResources.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new InternalException("resource " + resource + " is missing from the fence jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new InternalException("cannot read resource " + resource + " from the fence jar", e);
-        }
     }
 
     private static Map<String, String> parseNamed(String text) {
