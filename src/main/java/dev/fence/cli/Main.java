@@ -13,6 +13,8 @@ import java.util.function.BooleanSupplier;
  */
 public final class Main {
     private static final String INCLUDE_IN_EXCEPTIONS = "jdk.includeInExceptions";
+    private static final String SLF4J_PROVIDER = "slf4j.provider";
+    private static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
 
     private Main() {}
 
@@ -45,6 +47,16 @@ public final class Main {
             new java.util.HashMap<>(System.getenv()).size();
             Warmup.runPlan(args[1]);
             return;
+        }
+        // SLF4J (sqlite-jdbc and Jedis log through it; the jar carries only its no-op binding) finds its
+        // binding by a service lookup, which opens and indexes the whole jar; named, it is loaded as a class.
+        // Its internal verbosity keeps it from announcing that on stderr, which a git host would show every
+        // pusher.
+        if (System.getProperty(SLF4J_PROVIDER) == null) {
+            System.setProperty(SLF4J_PROVIDER, "org.slf4j.nop.NOPServiceProvider");
+            if (System.getProperty(SLF4J_VERBOSITY) == null) {
+                System.setProperty(SLF4J_VERBOSITY, "WARN");
+            }
         }
         if (System.getProperty(INCLUDE_IN_EXCEPTIONS) == null) {
             // From JDK 25 the first socket reads this setting while initialising InetAddress, and without a

@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 import java.util.jar.JarEntry;
 import java.util.zip.CRC32;
+import org.sqlite.SQLiteJDBCLoader;
 
 /**
  * Keeps sqlite-jdbc's native library in a per-user cache instead of letting the driver extract a fresh
@@ -62,6 +63,7 @@ final class SqliteNative {
             if (isCached(target)) {
                 System.setProperty("org.sqlite.lib.path", dir.toString());
                 System.setProperty("org.sqlite.lib.name", name);
+                loadAsTheDriverWould(target);
             }
         } catch (IOException | RuntimeException e) {
             // The driver extracts its own copy as usual.
@@ -104,6 +106,41 @@ final class SqliteNative {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
         }
     }
+
+    /**
+     * Loads the cached library and tells the driver's loader it is loaded, as its own loading would. Its
+     * first {@code initialize()} would otherwise start by cleaning up libraries it extracted before, which
+     * lists the temporary directory for names carrying the driver's version, read from a resource: that
+     * opens and indexes the whole fence jar, milliseconds of every SQLite hook, which otherwise reads
+     * nothing from the jar. A driver without that private field (another version) is left to load it
+     * itself, from the path set above; {@code SqliteNativeTest} checks the field is there.
+     */
+    private static void loadAsTheDriverWould(Path library) {
+        java.lang.reflect.Field extracted;
+        try {
+            extracted = SQLiteJDBCLoader.class.getDeclaredField(LOADED_FIELD);
+            if (extracted.getType() != boolean.class
+                    || !java.lang.reflect.Modifier.isStatic(extracted.getModifiers())) {
+                return;
+            }
+            extracted.setAccessible(true);
+        } catch (NoSuchFieldException | RuntimeException e) {
+            return;
+        }
+        synchronized (SQLiteJDBCLoader.class) {
+            try {
+                if (!extracted.getBoolean(null)) {
+                    System.load(library.toString());
+                    extracted.setBoolean(null, true);
+                }
+            } catch (IllegalAccessException | RuntimeException | UnsatisfiedLinkError e) {
+                // The driver's own loading reports it.
+            }
+        }
+    }
+
+    /** The private static field in which sqlite-jdbc's loader records that its library is loaded. */
+    static final String LOADED_FIELD = "extracted";
 
     /** True when {@code file} is a non-empty regular file. */
     private static boolean isCached(Path file) {
