@@ -22,7 +22,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * One plain RESP2 connection to Redis, for processes that make a few calls and exit (a hook): connect,
- * one pipelined handshake (AUTH, SELECT, CLIENT SETNAME), then commands one at a time. A pool and a
+ * then commands one at a time, the first one preceded in the same write by the handshake (AUTH, SELECT,
+ * CLIENT SETNAME). A pool and a
  * full client cost a fresh JVM more to start than the calls themselves take.
  *
  * <p>Replies decode as Jedis decodes a script's reply: bulk and simple strings to {@code String},
@@ -41,6 +42,9 @@ final class RespConnection implements AutoCloseable {
     private final OutputStream out;
     private final int timeoutMillis;
 
+    /** The handshake's commands, sent with the first call, whose replies that call reads first; then null. */
+    private List<List<String>> handshake;
+
     private RespConnection(Socket socket, int timeoutMillis) throws IOException {
         this.socket = socket;
         this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
@@ -49,8 +53,9 @@ final class RespConnection implements AutoCloseable {
     }
 
     /**
-     * Connects to {@code url} (TLS with host name verification for {@code rediss://}) and identifies
-     * itself; the handshake's commands go out together.
+     * Connects to {@code url} (TLS with host name verification for {@code rediss://}) and prepares the
+     * handshake that identifies it, which goes out with the first command: wrong credentials or a database
+     * the server refuses show on the first call.
      */
     static RespConnection open(RedisUrl url, int timeoutMillis, String clientName) {
         Socket socket = null;
@@ -82,26 +87,12 @@ final class RespConnection implements AutoCloseable {
                 handshake.add(List.of("SELECT", Integer.toString(url.database())));
             }
             handshake.add(List.of("CLIENT", "SETNAME", clientName));
+            // Buffered, not sent: the handshake goes out with the first command, in one write, and its
+            // replies are read before that command's (a round trip less for a hook, which makes three).
             for (List<String> command : handshake) {
                 c.write(command);
             }
-            c.out.flush();
-            JedisDataException refused = null;
-            for (List<String> command : handshake) {
-                try {
-                    c.read();
-                } catch (JedisDataException e) {
-                    if (refused == null) {
-                        refused = command.get(0).equals("AUTH") || isAuthError(e.getMessage())
-                                ? new JedisAccessControlException(e.getMessage())
-                                : e;
-                    }
-                }
-            }
-            if (refused != null) {
-                c.close();
-                throw refused;
-            }
+            c.handshake = handshake;
             return c;
         } catch (IOException e) {
             closeQuietly(socket);
@@ -109,15 +100,55 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    /** Sends one command and returns its reply. */
+    /**
+     * Sends one command (after the handshake, on the first call) and returns its reply. A refused
+     * handshake (credentials, database) closes the connection and is thrown instead of the reply, so that
+     * no command runs on a connection that is not the one the URL asks for.
+     */
     Object call(List<String> command) {
         try {
             write(command);
             out.flush();
-            return read();
+            JedisDataException refused = readHandshake();
+            Object reply;
+            try {
+                reply = read();
+            } catch (JedisDataException e) {
+                if (refused == null) {
+                    throw e;
+                }
+                reply = null;
+            }
+            if (refused != null) {
+                close();
+                throw refused;
+            }
+            return reply;
         } catch (IOException e) {
             throw new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
         }
+    }
+
+    /** Reads the handshake's replies, once; returns the first refusal, or null. */
+    private JedisDataException readHandshake() throws IOException {
+        List<List<String>> sent = handshake;
+        if (sent == null) {
+            return null;
+        }
+        handshake = null;
+        JedisDataException refused = null;
+        for (List<String> command : sent) {
+            try {
+                read();
+            } catch (JedisDataException e) {
+                if (refused == null) {
+                    refused = command.get(0).equals("AUTH") || isAuthError(e.getMessage())
+                            ? new JedisAccessControlException(e.getMessage())
+                            : e;
+                }
+            }
+        }
+        return refused;
     }
 
     /** Runs {@code call} with a longer read timeout (WAIT), then restores it. */
@@ -242,6 +273,11 @@ final class RespConnection implements AutoCloseable {
     private static boolean isAuthError(String message) {
         return message != null
                 && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH") || message.startsWith("NOPERM"));
+    }
+
+    /** True once closed, by {@link #close} or by a refused handshake. */
+    boolean isClosed() {
+        return socket.isClosed();
     }
 
     @Override

@@ -728,6 +728,34 @@ class RedisLeaseStoreTest {
     }
 
     @Test
+    void aHooksConnectionThatTheServerRefusesRunsNoCommand() {
+        // A hook's single connection sends its handshake (AUTH, SELECT, CLIENT SETNAME) with its first
+        // command: a refusal must fail that call and every later one, never run a command elsewhere.
+        StoreOptions single = OPTIONS.withSingleConnection(true);
+        try (RedisServer guarded = RedisServer.start("--requirepass", "s3cret-pw")) {
+            String base = "127.0.0.1:" + guarded.port();
+            try (RedisLeaseStore bad = RedisLeaseStore.open("redis://default:wr0ng-pw@" + base, single)) {
+                for (int call = 0; call < 2; call++) {
+                    ConfigException e = assertThrows(ConfigException.class, () -> bad.snapshot(List.of("r")));
+                    assertTrue(e.getMessage().contains("refused fence's credentials"), e.getMessage());
+                    assertFalse(e.getMessage().contains("wr0ng-pw"), e.getMessage());
+                }
+            }
+            try (RedisLeaseStore noSuchDb = RedisLeaseStore.open("redis://:s3cret-pw@" + base + "/99", single)) {
+                for (int call = 0; call < 2; call++) {
+                    assertThrows(
+                            RuntimeException.class, () -> noSuchDb.acquire("r", "alice", TTL, now, null, candidate));
+                }
+            }
+            try (RedisLeaseStore db0 = RedisLeaseStore.open("redis://:s3cret-pw@" + base, single)) {
+                assertEquals(
+                        ResourceState.empty("r"), db0.snapshot(List.of("r")).get("r"), "nothing ran in db 0");
+                assertInstanceOf(AcquireResult.Granted.class, db0.acquire("r", "alice", TTL, now, null, candidate));
+            }
+        }
+    }
+
+    @Test
     void tlsToAPlainServerFailsWithinTheTimeout() {
         try (RedisLeaseStore tls = RedisLeaseStore.open("rediss://127.0.0.1:" + server.port(), OPTIONS)) {
             assertEquals("rediss://127.0.0.1:" + server.port(), tls.describe());
