@@ -751,7 +751,7 @@ public final class RedisLeaseStore implements LeaseStore {
                     }
                 }
             } catch (JedisException e) {
-                if (direct != null && (e instanceof JedisConnectionException || direct.isClosed())) {
+                if (e instanceof JedisConnectionException && direct != null) {
                     direct.close();
                     direct = null;
                 }
@@ -872,9 +872,6 @@ public final class RedisLeaseStore implements LeaseStore {
         try {
             info = link.info("memory");
         } catch (JedisDataException e) {
-            if (link.resp != null && link.resp.isClosed()) {
-                throw e; // not INFO refused: the connection's handshake was (see RespConnection.call)
-            }
             evictionPolicyChecked = true;
             return;
         }

@@ -22,8 +22,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * One plain RESP2 connection to Redis, for processes that make a few calls and exit (a hook): connect,
- * then commands one at a time, the first one preceded in the same write by the handshake (AUTH, SELECT,
- * CLIENT SETNAME). A pool and a
+ * AUTH and SELECT when the URL asks for them (answered before anything else is sent), then commands one
+ * at a time, the first one preceded in the same write by CLIENT SETNAME. A pool and a
  * full client cost a fresh JVM more to start than the calls themselves take.
  *
  * <p>Replies decode as Jedis decodes a script's reply: bulk and simple strings to {@code String},
@@ -42,8 +42,8 @@ final class RespConnection implements AutoCloseable {
     private final OutputStream out;
     private final int timeoutMillis;
 
-    /** The handshake's commands, sent with the first call, whose replies that call reads first; then null. */
-    private List<List<String>> handshake;
+    /** The client name was sent with the first call, whose reply that call reads (and ignores) first. */
+    private boolean pendingName;
 
     private RespConnection(Socket socket, int timeoutMillis) throws IOException {
         this.socket = socket;
@@ -53,9 +53,9 @@ final class RespConnection implements AutoCloseable {
     }
 
     /**
-     * Connects to {@code url} (TLS with host name verification for {@code rediss://}) and prepares the
-     * handshake that identifies it, which goes out with the first command: wrong credentials or a database
-     * the server refuses show on the first call.
+     * Connects to {@code url} (TLS with host name verification for {@code rediss://}), authenticates and
+     * selects the database (one round trip, when the URL asks for either), and names itself (with the first
+     * command).
      */
     static RespConnection open(RedisUrl url, int timeoutMillis, String clientName) {
         Socket socket = null;
@@ -86,13 +86,37 @@ final class RespConnection implements AutoCloseable {
             if (url.database() != 0) {
                 handshake.add(List.of("SELECT", Integer.toString(url.database())));
             }
-            handshake.add(List.of("CLIENT", "SETNAME", clientName));
-            // Buffered, not sent: the handshake goes out with the first command, in one write, and its
-            // replies are read before that command's (a round trip less for a hook, which makes three).
+            // AUTH and SELECT are answered before anything else is sent: a command queued behind a refused one
+            // would still run, as the default user or in database 0. The client name is only a label: without
+            // them, it goes out with the first command, in one write (a round trip less for a hook, which
+            // makes three), and a refusal of it is ignored, as the command behind it has run by then.
+            List<String> name = List.of("CLIENT", "SETNAME", clientName);
+            if (handshake.isEmpty()) {
+                c.write(name);
+                c.pendingName = true;
+                return c;
+            }
+            handshake.add(name);
             for (List<String> command : handshake) {
                 c.write(command);
             }
-            c.handshake = handshake;
+            c.out.flush();
+            JedisDataException refused = null;
+            for (List<String> command : handshake) {
+                try {
+                    c.read();
+                } catch (JedisDataException e) {
+                    if (refused == null) {
+                        refused = command.get(0).equals("AUTH") || isAuthError(e.getMessage())
+                                ? new JedisAccessControlException(e.getMessage())
+                                : e;
+                    }
+                }
+            }
+            if (refused != null) {
+                c.close();
+                throw refused;
+            }
             return c;
         } catch (IOException e) {
             closeQuietly(socket);
@@ -100,55 +124,23 @@ final class RespConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * Sends one command (after the handshake, on the first call) and returns its reply. A refused
-     * handshake (credentials, database) closes the connection and is thrown instead of the reply, so that
-     * no command runs on a connection that is not the one the URL asks for.
-     */
+    /** Sends one command (after the client name, on a first call that carries it) and returns its reply. */
     Object call(List<String> command) {
         try {
             write(command);
             out.flush();
-            JedisDataException refused = readHandshake();
-            Object reply;
-            try {
-                reply = read();
-            } catch (JedisDataException e) {
-                if (refused == null) {
-                    throw e;
+            if (pendingName) {
+                pendingName = false;
+                try {
+                    read();
+                } catch (JedisDataException e) {
+                    // Only the connection's label; the command behind it has run either way.
                 }
-                reply = null;
             }
-            if (refused != null) {
-                close();
-                throw refused;
-            }
-            return reply;
+            return read();
         } catch (IOException e) {
             throw new JedisConnectionException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
         }
-    }
-
-    /** Reads the handshake's replies, once; returns the first refusal, or null. */
-    private JedisDataException readHandshake() throws IOException {
-        List<List<String>> sent = handshake;
-        if (sent == null) {
-            return null;
-        }
-        handshake = null;
-        JedisDataException refused = null;
-        for (List<String> command : sent) {
-            try {
-                read();
-            } catch (JedisDataException e) {
-                if (refused == null) {
-                    refused = command.get(0).equals("AUTH") || isAuthError(e.getMessage())
-                            ? new JedisAccessControlException(e.getMessage())
-                            : e;
-                }
-            }
-        }
-        return refused;
     }
 
     /** Runs {@code call} with a longer read timeout (WAIT), then restores it. */
@@ -273,11 +265,6 @@ final class RespConnection implements AutoCloseable {
     private static boolean isAuthError(String message) {
         return message != null
                 && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH") || message.startsWith("NOPERM"));
-    }
-
-    /** True once closed, by {@link #close} or by a refused handshake. */
-    boolean isClosed() {
-        return socket.isClosed();
     }
 
     @Override

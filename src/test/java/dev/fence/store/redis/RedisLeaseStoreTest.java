@@ -728,9 +728,19 @@ class RedisLeaseStoreTest {
     }
 
     @Test
+    void aHooksConnectionNamesItselfWithItsFirstCommandAndStaysInStep() {
+        // The client name goes out with the first command; that call must answer with its own reply.
+        try (RespConnection c =
+                RespConnection.open(RedisUrl.parse("redis://127.0.0.1:" + server.port()), 2000, "fence-x")) {
+            assertEquals("fence-x", c.call(List.of("CLIENT", "GETNAME")));
+            assertEquals("PONG", c.call(List.of("PING")));
+        }
+    }
+
+    @Test
     void aHooksConnectionThatTheServerRefusesRunsNoCommand() {
-        // A hook's single connection sends its handshake (AUTH, SELECT, CLIENT SETNAME) with its first
-        // command: a refusal must fail that call and every later one, never run a command elsewhere.
+        // A hook's single connection is refused at AUTH or SELECT: that call and every later one fail, and no
+        // command runs as another user or in another database.
         StoreOptions single = OPTIONS.withSingleConnection(true);
         try (RedisServer guarded = RedisServer.start("--requirepass", "s3cret-pw")) {
             String base = "127.0.0.1:" + guarded.port();
