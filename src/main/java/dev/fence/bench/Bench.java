@@ -321,26 +321,14 @@ public final class Bench {
     }
 
     /** The JDK's major version, from its release file (0 when unknown). */
+    /** The JDK's feature release, from its release file (0 when unknown). */
     static int jdkMajor(Path jdk) {
-        String v = jdkVersion(jdk);
-        try {
-            return Integer.parseInt(v.split("[.+-]")[0]);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        return HookJvm.feature(jdkVersion(jdk));
     }
 
+    /** The JDK's version as its release file spells it (as the launcher reads it), or "?". */
     static String jdkVersion(Path jdk) {
-        try {
-            for (String line : Files.readAllLines(jdk.resolve("release"))) {
-                if (line.startsWith("JAVA_VERSION=")) {
-                    return line.substring("JAVA_VERSION=".length()).replace("\"", "");
-                }
-            }
-        } catch (IOException e) {
-            // unknown
-        }
-        return "?";
+        return HookJvm.releaseVersion(jdk).orElse("?");
     }
 
     private static String jdkTag(Path jdk) {
