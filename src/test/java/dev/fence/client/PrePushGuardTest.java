@@ -147,18 +147,7 @@ class PrePushGuardTest {
         assertEquals(a2, git.tip(bare, MAIN));
 
         // Once B's lease records the remote's real tip again, the guard lets a holder's push through.
-        FenceCli.Run reacquired = fence.run(
-                b,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                "agent-b",
-                "--git-remote",
-                "origin");
+        FenceCli.Run reacquired = fence.runAcquireAppMain(b, "agent-b");
         assertEquals(0, reacquired.exit(), reacquired.all());
         GitProcess.Result allowed = git.gitAllowingFailure(b, "push", "--force", "origin", "main");
         assertEquals(0, allowed.exit(), allowed.stderr());

@@ -51,18 +51,7 @@ class RecordedShaTest {
     @Test
     void aPushOverAMovedRemoteIsFencedAndTheRecordedShaStays() throws Exception {
         String seed = git.tip(bare, "refs/heads/main");
-        FenceCli.Run acquired = fence.run(
-                agent,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                "agent",
-                "--git-remote",
-                "origin");
+        FenceCli.Run acquired = fence.runAcquireAppMain(agent, "agent");
         assertEquals(0, acquired.exit(), acquired.all());
         assertTrue(acquired.out().contains("expected remote SHA: " + seed), acquired.all());
 
@@ -95,18 +84,7 @@ class RecordedShaTest {
     @Test
     void noOptionLetsTheAgentChooseTheExpectedSha() throws Exception {
         String other = "b".repeat(40);
-        fence.run(
-                agent,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                "agent",
-                "--git-remote",
-                "origin");
+        fence.runAcquireAppMain(agent, "agent");
         String seed = recordedSha();
         for (List<String> extra : List.of(
                 List.of("--force"),

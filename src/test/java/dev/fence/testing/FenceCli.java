@@ -13,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Runs fence in-process through {@link Main#run(Context, String...)} with captured output. */
@@ -55,21 +57,7 @@ public final class FenceCli {
      * lease the client tests work under; asserts it was granted and returns the grant.
      */
     public JsonNode acquireAppMain(Path clone, String holder, String ttl) {
-        Run r = run(
-                clone,
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                holder,
-                "--ttl",
-                ttl,
-                "--git-remote",
-                "origin",
-                "--json");
+        Run r = runAcquireAppMain(clone, holder, "--ttl", ttl, "--json");
         if (r.exit() != 0) {
             throw new AssertionError("lease acquire failed: " + r.all());
         }
@@ -78,6 +66,17 @@ public final class FenceCli {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Runs {@code fence lease acquire --repo app --ref main --holder HOLDER --git-remote origin} with {@code
+     * more} options in {@code clone}, whatever it answers (for tests that read its human output).
+     */
+    public Run runAcquireAppMain(Path clone, String holder, String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "lease", "acquire", "--repo", "app", "--ref", "main", "--holder", holder, "--git-remote", "origin"));
+        args.addAll(List.of(more));
+        return run(clone, args.toArray(new String[0]));
     }
 
     private Run run(Path cwd, InputStream in, String... args) {
