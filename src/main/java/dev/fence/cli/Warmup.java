@@ -192,7 +192,7 @@ public final class Warmup {
                 new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
                 new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
                 Collections.unmodifiableMap(env),
-                Clock.systemUTC(),
+                UtcMillisClock.INSTANCE,
                 bare);
         Main.run(ctx, "hook", "pre-receive");
     }
