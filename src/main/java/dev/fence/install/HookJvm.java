@@ -16,10 +16,25 @@ import java.util.Optional;
 public final class HookJvm {
     /**
      * Start-up is all that matters: C1 only, on one compiler thread (more would compete with the hook's
-     * own threads on a small machine), the serial collector, small thread stacks, no perf data file.
+     * own threads on a small machine), compiling only code run ten times as often as it would by default
+     * (a push of a few refs then runs interpreted, leaving both cores to the hook, while the loops of a
+     * push of thousands of refs are still compiled), the serial collector, small thread stacks, no perf
+     * data file.
      */
     public static final List<String> OPTIONS = List.of(
-            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-XX:-UsePerfData");
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:CICompilerCount=1",
+            "-XX:CompileThresholdScaling=10",
+            "-Xss1m",
+            "-XX:-UsePerfData");
+
+    /** {@code options} and {@code -Xshare:auto}: the JDK's own class-data archive when it can be mapped. */
+    static List<String> withSharing(List<String> options) {
+        List<String> all = new ArrayList<>(options);
+        all.add("-Xshare:auto");
+        return List.copyOf(all);
+    }
 
     /** The class fence's JVM starts. */
     public static final String MAIN = "dev.fence.cli.Main";

@@ -13,12 +13,11 @@ import java.util.Objects;
  */
 public sealed interface Launch {
     /**
-     * JVM options for the hook: it runs once per push, so start-up time is all that matters (C1 only, on
-     * one compiler thread, which competes less with the hook's own threads on a small machine; the serial
-     * collector; class-data sharing when available).
+     * JVM options for a hook that runs {@code java -jar}: the launcher's ({@link HookJvm#OPTIONS}: it runs
+     * once per push, so start-up time is all that matters), and the JDK's class-data sharing when
+     * available.
      */
-    List<String> HOOK_JVM_OPTIONS =
-            List.of("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-Xshare:auto");
+    List<String> HOOK_JVM_OPTIONS = HookJvm.withSharing(HookJvm.OPTIONS);
 
     /** The shell command line that runs fence with {@code args}, every word quoted as needed. */
     String command(String... args);

@@ -49,7 +49,7 @@ class HostArtefactsInstallTest {
         assertTrue(text.startsWith("#!/bin/sh\n" + HookScripts.MARKER + "\n"), text);
         assertTrue(
                 text.contains(
-                        "exec java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                        "exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m -XX:-UsePerfData -Xshare:auto -jar"
                                 + " /opt/fence/fence.jar hook pre-receive\n"),
                 text);
         assertTrue(r.out().contains("gitaly['configuration'] = {"), r.out());
@@ -83,7 +83,7 @@ class HostArtefactsInstallTest {
                 dir.resolve("pre-receive.d/50-fence").toString());
         assertEquals(0, run.exit(), run.err());
         assertEquals(
-                "arg: -XX:TieredStopAtLevel=1\narg: -XX:CICompilerCount=1\narg: -XX:+UseSerialGC\narg: -Xshare:auto\narg: -jar\n"
+                "arg: -XX:+UseSerialGC\narg: -XX:TieredStopAtLevel=1\narg: -XX:CICompilerCount=1\narg: -XX:CompileThresholdScaling=10\narg: -Xss1m\narg: -XX:-UsePerfData\narg: -Xshare:auto\narg: -jar\n"
                         + "arg: /opt/my fence/fence.jar\narg: hook\narg: pre-receive\nstdin: old new refs/heads/main\n",
                 run.out());
     }
@@ -169,7 +169,7 @@ class HostArtefactsInstallTest {
         assertTrue(s.startsWith("#!/bin/bash\n" + HookScripts.MARKER + "\n"), s);
         assertTrue(
                 s.contains(
-                        "exec /usr/bin/java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar"
+                        "exec /usr/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m -XX:-UsePerfData -Xshare:auto -jar"
                                 + " /opt/fence/fence.jar hook pre-receive\n"),
                 s);
         assertEquals(0, exec("", "/usr/bin/bash", "-n", script.toString()).exit());

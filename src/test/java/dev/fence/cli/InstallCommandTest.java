@@ -109,7 +109,7 @@ class InstallCommandTest {
                         .exit());
         assertTrue(Files.readString(bare.resolve("hooks/pre-receive"))
                 .contains(
-                        "exec java -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xshare:auto -jar /opt/fence/fence.jar"
+                        "exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m -XX:-UsePerfData -Xshare:auto -jar /opt/fence/fence.jar"
                                 + " hook pre-receive\n"));
     }
 
