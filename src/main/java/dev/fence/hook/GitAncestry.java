@@ -3,9 +3,12 @@ package dev.fence.hook;
 import dev.fence.core.Ancestry;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.RefUpdate;
 import dev.fence.core.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -19,13 +22,17 @@ import java.util.concurrent.TimeUnit;
  * LooseCommits}: a fast-forward of a few commits needs no process); starting JGit in the hook would cost
  * more.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe. What the loose commits show is remembered, so that a hook can read a push's commits
+ * ahead on one thread ({@link #readAhead}) while another judges it.
  */
 public final class GitAncestry implements Ancestry {
     private final Map<String, String> env;
     private final Path dir;
     private final String git;
     private final LooseCommits loose;
+
+    /** "ancestor descendant" to whether the loose commits show it; guarded by itself. */
+    private final Map<String, Boolean> shown = new HashMap<>();
 
     /**
      * @param env the environment the hook was started with (passed to git unchanged)
@@ -44,7 +51,46 @@ public final class GitAncestry implements Ancestry {
         if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {
             return null;
         }
-        return loose.reaches(ancestor, descendant) ? Boolean.TRUE : null;
+        return shows(ancestor, descendant) ? Boolean.TRUE : null;
+    }
+
+    /**
+     * Reads, from the loose commits, whether each update's old tip is in its new tip's history: the
+     * question the admission rule asks of every fast-forward. A one-shot hook calls this on its main
+     * thread, which has nothing else to do while the store thread connects; the answers are then at hand
+     * when the admission rule asks. Updates that create or delete a ref are skipped. Never throws: what
+     * cannot be read now is read again when asked, and reported then.
+     */
+    public void readAhead(List<RefUpdate> updates) {
+        for (RefUpdate u : updates) {
+            if (ObjectIds.isValid(u.oldId())
+                    && ObjectIds.isValid(u.newId())
+                    && !ObjectIds.isZero(u.oldId())
+                    && !ObjectIds.isZero(u.newId())) {
+                try {
+                    shows(u.oldId(), u.newId());
+                } catch (RuntimeException e) {
+                    // Asked again by the admission rule, which reports it.
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link LooseCommits#reaches}, read once per question: a second thread asking the same question while
+     * the first reads waits for its answer rather than reading again.
+     */
+    private boolean shows(String ancestor, String descendant) {
+        String question = ancestor + ' ' + descendant;
+        synchronized (shown) {
+            Boolean known = shown.get(question);
+            if (known != null) {
+                return known;
+            }
+            boolean answer = loose.reaches(ancestor, descendant);
+            shown.put(question, answer);
+            return answer;
+        }
     }
 
     @Override
@@ -52,7 +98,7 @@ public final class GitAncestry implements Ancestry {
         if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {
             throw new InvalidInputException("not an object id: " + ancestor + " / " + descendant);
         }
-        if (ancestor.equals(descendant) || loose.reaches(ancestor, descendant)) {
+        if (ancestor.equals(descendant) || shows(ancestor, descendant)) {
             return true;
         }
         ProcessBuilder pb = new ProcessBuilder(git, "merge-base", "--is-ancestor", ancestor, descendant)

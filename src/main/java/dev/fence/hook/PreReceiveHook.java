@@ -57,6 +57,9 @@ public final class PreReceiveHook {
      */
     public record Judgement(Result result, String reason) {}
 
+    /** Most fenced refs whose commits a one-shot hook reads ahead while its store thread connects. */
+    private static final int READ_AHEAD_REFS = 8;
+
     private final Function<String, LeaseStore> openStore;
     private final Clock clock;
     private final ExecutorService workers;
@@ -104,7 +107,7 @@ public final class PreReceiveHook {
     public Result run(
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config, String storeOverride) {
         String url = storeOverride != null ? storeOverride : config.store().orElse(null);
-        Ancestry ancestry = new GitAncestry(env, gitDir);
+        GitAncestry ancestry = new GitAncestry(env, gitDir);
         if (workers != null) {
             return judge(config, env, gitDir, stdin, url, ancestry).result();
         }
@@ -170,14 +173,29 @@ public final class PreReceiveHook {
             }
         }
 
-        /** Hands the push over and waits for the verdict, as {@link PreReceiveHook#judge} with workers does. */
-        Verdict judge(PushAttempt push, FencePolicy policy, Ancestry ancestry, boolean[] storeDown) {
+        /**
+         * Hands the push over and waits for the verdict, as {@link PreReceiveHook#judge} with workers does;
+         * meanwhile reads the pushed commits ahead, so that the store thread finds the answers at hand.
+         */
+        Verdict judge(PushAttempt push, FencePolicy policy, GitAncestry ancestry, boolean[] storeDown) {
             this.push = push;
             this.policy = policy;
             this.ancestry = ancestry;
+            long deadline = System.nanoTime() + policy.storeTimeout().toNanos();
             handedOver.countDown();
             try {
-                join(policy.storeTimeout().toMillis());
+                List<RefUpdate> fenced = new ArrayList<>();
+                for (RefUpdate u : push.updates()) {
+                    if (fenced.size() < READ_AHEAD_REFS && policy.isFenced(u.ref())) {
+                        fenced.add(u);
+                    }
+                }
+                ancestry.readAhead(fenced);
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    // join(0) would wait for ever: with no time left, the verdict is only taken if it is there.
+                    join(Math.max(1, left / 1_000_000));
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 storeDown[0] = true;

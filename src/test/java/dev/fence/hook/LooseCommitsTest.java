@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.core.RefUpdate;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,6 +67,33 @@ class LooseCommitsTest {
         assertFalse(loose.reaches(b, c));
         assertNull(ancestry.knownAncestor(b, c));
         assertTrue(ancestry.isAncestor(b, c), "git still answers");
+    }
+
+    @Test
+    void whatAHookReadsAheadIsWhatTheAdmissionRuleIsToldLater() throws Exception {
+        git("init", "-q", "--bare", "repo.git");
+        Path repo = dir.resolve("repo.git");
+        String tree = git("--git-dir", repo.toString(), "hash-object", "-t", "tree", "-w", "--stdin");
+        String a = git("--git-dir", repo.toString(), "commit-tree", tree, "-m", "a");
+        String b = git("--git-dir", repo.toString(), "commit-tree", tree, "-p", a, "-m", "b");
+        String zero = "0".repeat(40);
+        GitAncestry ancestry = new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo);
+        // A fast-forward is read; a create, a delete and ids that are not object ids are skipped, quietly.
+        ancestry.readAhead(List.of(
+                new RefUpdate(a, b, "refs/heads/main"),
+                new RefUpdate(zero, b, "refs/heads/new"),
+                new RefUpdate(b, zero, "refs/heads/old"),
+                new RefUpdate("not-an-id", b, "refs/heads/odd")));
+
+        // The loose objects go (as if packed meanwhile): the answer read ahead is the one given.
+        git("--git-dir", repo.toString(), "update-ref", "refs/heads/main", b);
+        git("--git-dir", repo.toString(), "repack", "-a", "-d", "-q");
+        git("--git-dir", repo.toString(), "prune-packed");
+        assertEquals(Boolean.TRUE, ancestry.knownAncestor(a, b));
+        assertTrue(ancestry.isAncestor(a, b));
+        assertNull(
+                new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo).knownAncestor(a, b),
+                "read now, the loose commits no longer show it");
     }
 
     @Test
