@@ -100,8 +100,8 @@ final class LuaScript {
         }
     }
 
-    /** As {@link #eval(Connection, List, List, boolean)}, on a plain connection. */
-    Object eval(RespConnection connection, List<String> keys, List<String> args, boolean reused) {
+    /** As {@link #eval(Connection, List, List, boolean)}, on a plain or pipelined connection. */
+    Object eval(RespCalls connection, List<String> keys, List<String> args, boolean reused) {
         List<String> command = new java.util.ArrayList<>(3 + keys.size() + args.size());
         command.add("EVALSHA");
         command.add(sha1());

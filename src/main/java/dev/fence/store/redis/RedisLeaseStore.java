@@ -89,12 +89,15 @@ import redis.clients.jedis.resps.StreamEntry;
  *
  * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
  *
- * <p><b>Connections.</b> A long-running process borrows Jedis connections from a pool; a hook ({@link
- * StoreOptions#singleConnection()}) opens one plain connection ({@link RespConnection}) for its two or
- * three calls, which costs a fresh JVM a fraction of a pool and a full client to start.
+ * <p><b>Connections.</b> A long-running process sends its scripts over one connection that all its
+ * threads share, pipelined ({@link RespPipeline}); ledger queries, and every call when {@link
+ * StoreOptions#waitReplicas()} is set ({@code WAIT} blocks its connection), borrow Jedis connections from a
+ * pool. A hook ({@link StoreOptions#singleConnection()}) opens one plain connection ({@link
+ * RespConnection}) for its two or three calls, which costs a fresh JVM a fraction of a pool and a full
+ * client to start.
  *
- * <p>Thread-safe: connections come from a pool (or the single one is used by one call at a time), and the
- * cached identity is swapped atomically.
+ * <p>Thread-safe: the pipelined connection is shared safely, pooled ones are used by one call at a time (as
+ * is the single one), and the cached identity is swapped atomically.
  */
 public final class RedisLeaseStore implements LeaseStore {
     /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
@@ -136,6 +139,9 @@ public final class RedisLeaseStore implements LeaseStore {
     private final StoreOptions options;
     /** Created on first use by {@link #pool()}. */
     private volatile ConnectionPool pool;
+
+    /** Created on first use by {@link #pipeline()}. */
+    private volatile RespPipeline pipeline;
 
     /** {@link StoreOptions#singleConnection()}: the one connection, opened by open; guarded by itself. */
     private final Object directLock = new Object();
@@ -207,6 +213,21 @@ public final class RedisLeaseStore implements LeaseStore {
                 if (p == null) {
                     p = newPool(url, timeoutMillis, pooled);
                     pool = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    /** The pipelined connection of a long-running process, made on its first script call. */
+    private RespPipeline pipeline() {
+        RespPipeline p = pipeline;
+        if (p == null) {
+            synchronized (this) {
+                p = pipeline;
+                if (p == null) {
+                    p = new RespPipeline(url, timeoutMillis, "fence");
+                    pipeline = p;
                 }
             }
         }
@@ -654,6 +675,10 @@ public final class RedisLeaseStore implements LeaseStore {
                     direct = null;
                 }
             }
+            RespPipeline shared = pipeline;
+            if (shared != null) {
+                shared.close();
+            }
             ConnectionPool p = pool;
             if (p != null) {
                 p.close();
@@ -716,7 +741,38 @@ public final class RedisLeaseStore implements LeaseStore {
         if (options.singleConnection()) {
             return callDirect(operation, checkEviction, body);
         }
+        if (options.waitReplicas() == 0) {
+            return callPipelined(operation, checkEviction, body);
+        }
+        // WAIT blocks its connection until the replicas answer: not on one that every caller shares.
         return callPooled(operation, checkEviction, body);
+    }
+
+    /**
+     * Runs {@code body} on the process's pipelined connection ({@link RespPipeline}), which all threads
+     * share: the scripts of a long-running process under load go out and come back in batches. As with
+     * pooled connections, a connection that has answered before and fails at the connection is taken as
+     * stale and the call is tried once more on a new one; a timeout is not retried.
+     */
+    private <T> T callPipelined(String operation, boolean checkEviction, Function<Link, T> body) {
+        try {
+            for (int attempt = 0; ; attempt++) {
+                RespPipeline.Wire wire = pipeline().wire();
+                try {
+                    Link link = new Link(null, wire, wire.answered());
+                    if (checkEviction) {
+                        checkEvictionPolicy(link);
+                    }
+                    return body.apply(link);
+                } catch (LuaScript.StaleConnection e) {
+                    if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (JedisException e) {
+            throw translate(operation, e);
+        }
     }
 
     /**
@@ -796,12 +852,12 @@ public final class RedisLeaseStore implements LeaseStore {
         /** The pooled connection, or null on the single plain one. */
         final Connection connection;
 
-        /** The single plain connection ({@link StoreOptions#singleConnection()}), or null. */
-        final RespConnection resp;
+        /** The single plain connection ({@link StoreOptions#singleConnection()}), the pipelined one, or null. */
+        final RespCalls resp;
 
         private boolean verify;
 
-        Link(Connection connection, RespConnection resp, boolean verify) {
+        Link(Connection connection, RespCalls resp, boolean verify) {
             this.connection = connection;
             this.resp = resp;
             this.verify = verify;
@@ -828,9 +884,12 @@ public final class RedisLeaseStore implements LeaseStore {
         /** {@code WAIT replicas millis}, with a read timeout long enough for it. */
         long waitReplicas(int replicas, long millis, int timeoutMillis) {
             int readTimeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis + millis);
-            if (resp != null) {
-                return number(resp.callWithTimeout(
+            if (resp instanceof RespConnection plain) {
+                return number(plain.callWithTimeout(
                         List.of("WAIT", Integer.toString(replicas), Long.toString(millis)), readTimeout));
+            }
+            if (resp != null) {
+                throw new InternalException("WAIT would hold up every call on the pipelined connection");
             }
             connection.setSoTimeout(readTimeout);
             try {

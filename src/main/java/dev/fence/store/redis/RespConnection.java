@@ -32,9 +32,10 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * JedisConnectionException}, an error reply a {@link JedisDataException} ({@link
  * JedisNoScriptException}, {@link JedisAccessControlException} for refused credentials).
  *
- * <p>Not thread-safe: the store serialises its calls.
+ * <p>Not thread-safe: the store serialises its calls ({@link RespPipeline} shares one between threads,
+ * writing from one thread at a time and reading on one).
  */
-final class RespConnection implements AutoCloseable {
+final class RespConnection implements RespCalls, AutoCloseable {
     private static final int MAX_BULK = 512 * 1024 * 1024;
 
     private final Socket socket;
@@ -125,7 +126,8 @@ final class RespConnection implements AutoCloseable {
     }
 
     /** Sends one command (after the client name, on a first call that carries it) and returns its reply. */
-    Object call(List<String> command) {
+    @Override
+    public Object call(List<String> command) {
         try {
             write(command);
             out.flush();
@@ -155,6 +157,43 @@ final class RespConnection implements AutoCloseable {
         } catch (IOException e) {
             throw new JedisConnectionException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Completes the handshake now (the client name's reply, when it was to ride with the first call) and
+     * lets reads wait as long as it takes: for a connection whose replies a reader thread awaits while
+     * it is idle, each caller bounding its own wait.
+     */
+    void forPipelining() throws IOException {
+        if (pendingName) {
+            pendingName = false;
+            out.flush();
+            try {
+                read();
+            } catch (JedisDataException e) {
+                // Only the connection's label.
+            }
+        }
+        socket.setSoTimeout(0);
+    }
+
+    /** Buffers {@code command} for sending; {@link #flush} sends what is buffered. */
+    void send(List<String> command) throws IOException {
+        write(command);
+    }
+
+    void flush() throws IOException {
+        out.flush();
+    }
+
+    /**
+     * Reads the next reply.
+     *
+     * @throws JedisDataException for an error reply (the connection stays usable)
+     * @throws IOException when the connection fails or the server sends something that is not RESP
+     */
+    Object receive() throws IOException {
+        return read();
     }
 
     private void write(List<String> command) throws IOException {

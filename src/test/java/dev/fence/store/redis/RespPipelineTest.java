@@ -1,0 +1,157 @@
+package dev.fence.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.fence.testing.RedisServer;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** The connection a long-running process's threads share, against a private redis-server. */
+class RespPipelineTest {
+    private static RedisServer server;
+
+    private RespPipeline pipeline;
+
+    @BeforeAll
+    static void startServer() {
+        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void open() {
+        if (!server.isRunning()) {
+            server.restart();
+        }
+        pipeline = new RespPipeline(RedisUrl.parse(server.url()), 1000, "fence-test");
+    }
+
+    @AfterEach
+    void close() {
+        pipeline.close();
+        server.thaw();
+    }
+
+    @Test
+    void concurrentCallersEachGetTheirOwnReply() throws Exception {
+        int threads = 16;
+        int calls = 300;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int me = t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < calls; i++) {
+                        String word = "caller-" + me + "-call-" + i;
+                        assertEquals(word, pipeline.call(List.of("ECHO", word)));
+                        // A counter of its own: replies that went to another caller would skip or repeat.
+                        assertEquals((long) i + 1, pipeline.call(List.of("INCR", "pipeline-test:" + me)));
+                    }
+                    return calls;
+                }));
+            }
+            start.countDown();
+            for (Future<Integer> f : done) {
+                assertEquals(calls, f.get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void anErrorReplyFailsOnlyItsOwnCall() {
+        pipeline.call(List.of("SET", "pipeline-test:text", "not a number"));
+        JedisDataException e =
+                assertThrows(JedisDataException.class, () -> pipeline.call(List.of("INCR", "pipeline-test:text")));
+        assertTrue(e.getMessage().contains("not an integer"), e.getMessage());
+        assertEquals("still here", pipeline.call(List.of("ECHO", "still here")));
+    }
+
+    @Test
+    void aServerRestartedBetweenCallsIsConnectedToAgain() throws Exception {
+        RespPipeline.Wire first = pipeline.wire();
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+        assertTrue(first.answered());
+        server.restart();
+        // The reader sees the connection close, so the next call goes out on a new one.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (pipeline.wire() == first && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+        assertNotSame(first, pipeline.wire());
+        assertEquals("fence-test", pipeline.call(List.of("CLIENT", "GETNAME")), "the new connection is named too");
+    }
+
+    @Test
+    void callsInFlightWhenTheConnectionDiesFailAndTheNextCallConnectsAgain() throws Exception {
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            // A command that waits on the server, so that it is in flight when the connection is killed.
+            Future<Object> waiting = pool.submit(() -> pipeline.call(List.of("BLPOP", "pipeline-test:never", "0")));
+            Thread.sleep(200);
+            server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+            ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+            assertInstanceOf(JedisConnectionException.class, e.getCause(), e.toString());
+            assertFalse(
+                    e.getCause().getCause() instanceof SocketTimeoutException, "failed by the server, not timed out");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+    }
+
+    @Test
+    void aServerThatStopsAnsweringTimesOutAndIsLeft() {
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+        RespPipeline.Wire hung = pipeline.wire();
+        server.freeze();
+        long start = System.nanoTime();
+        JedisConnectionException e = assertThrows(JedisConnectionException.class, () -> pipeline.call(List.of("PING")));
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertInstanceOf(SocketTimeoutException.class, e.getCause(), e.toString());
+        assertTrue(waited >= 900 && waited < 5000, "waited " + waited + " ms for a 1000 ms timeout");
+        server.thaw();
+        assertEquals("PONG", pipeline.call(List.of("PING")), "a new connection once the server answers");
+        assertNotSame(hung, pipeline.wire());
+    }
+
+    @Test
+    void aClosedPipelineRefusesCalls() {
+        assertEquals("PONG", pipeline.call(List.of("PING")));
+        pipeline.close();
+        assertThrows(JedisConnectionException.class, () -> pipeline.call(List.of("PING")));
+    }
+}
