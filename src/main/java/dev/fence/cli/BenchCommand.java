@@ -21,8 +21,9 @@ import picocli.CommandLine.Option;
                     + " bash + redis-cli reference hook, a JVM hello world (the floor), the Java hook on SQLite"
                     + " and on Redis (JDK 17 with its CDS archive; JDK 25 with its AOT cache when one is found),"
                     + " and the curl shim through an in-process 'fence serve'; the server's verdict latency; and"
-                    + " lease acquires per second and p99 latency through one long-running client at 1, 8 and 32"
-                    + " callers next to redis-benchmark running the same script.",
+                    + " lease acquires per second and p99 latency through one long-running client (warmed up"
+                    + " first with 3 s of untimed calls) at 1, 8 and 32 callers next to redis-benchmark running"
+                    + " the same script.",
             "Starts its own redis-server on a free loopback port (rows that need redis-server, redis-cli or"
                     + " redis-benchmark are skipped, with a note, when they are missing), rebuilds the archives"
                     + " for the jar, and removes everything it made. Takes about two minutes; run it on a quiet"
