@@ -75,7 +75,14 @@ public final class Bench {
             Path jar,
             int leaseSeconds,
             List<Integer> callers,
-            int verdicts) {}
+            int verdicts,
+            Build baseline) {}
+
+    /**
+     * Another build of fence, whose Java hook rows run beside this build's, push by push, so that the
+     * two are compared under the same load.
+     */
+    public record Build(Path launcher, Path jar) {}
 
     /**
      * Runs everything; progress goes to {@code progress}.
@@ -106,9 +113,14 @@ public final class Bench {
             Map<String, String> gitEnv = gitEnv(env, work);
 
             // The archives, made now for this jar by the training run (with Redis when there is one).
+            Build build = new Build(o.launcher(), o.jar());
             Map<String, String> archives = new LinkedHashMap<>();
+            Map<String, String> baselineArchives = new LinkedHashMap<>();
             for (Path jdk : jdks(o)) {
-                archives.put(jdk.toString(), buildArchive(o, jdk, env, redis, progress, report));
+                archives.put(jdk.toString(), buildArchive(build, jdk, env, redis, progress, report));
+                if (o.baseline() != null) {
+                    baselineArchives.put(jdk.toString(), buildArchive(o.baseline(), jdk, env, redis, progress, report));
+                }
             }
 
             String sqliteUrl = "sqlite:" + work.resolve("fence.db");
@@ -140,20 +152,10 @@ public final class Bench {
                         Map.of(),
                         (id, bare) -> dummy);
                 String archive = archives.get(jdk.toString());
-                pushes.add(
-                        "sqlite" + v,
-                        "Java hook, SQLite, JDK " + v + " (" + archive + ")",
-                        javaHook(o, jdk, "sqlite"),
-                        Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
-                        (id, bare) -> grantOptions(sqliteUrl, id, stores));
-                if (redis != null) {
-                    String url = redis.url();
-                    pushes.add(
-                            "redis" + v,
-                            "Java hook, Redis, JDK " + v + " (" + archive + ")",
-                            javaHook(o, jdk, "redis"),
-                            Map.of("fence.conf", "store = " + url + "\n"),
-                            (id, bare) -> grantOptions(url, id, stores));
+                javaHooks(pushes, "", build, jdk, archive, sqliteUrl, redis, stores);
+                if (o.baseline() != null) {
+                    String baseline = baselineArchives.get(jdk.toString()) + ", baseline build";
+                    javaHooks(pushes, "base-", o.baseline(), jdk, baseline, sqliteUrl, redis, stores);
                 }
             }
             String serverStore = redis != null ? redis.url() : sqliteUrl;
@@ -262,13 +264,41 @@ public final class Bench {
         return List.of("fence=" + g.token(), "fence-proof=" + g.proof());
     }
 
+    /** The Java hook rows of {@code build} on {@code jdk}: SQLite, and Redis when there is a server. */
+    private static void javaHooks(
+            PushBench pushes,
+            String idPrefix,
+            Build build,
+            Path jdk,
+            String archive,
+            String sqliteUrl,
+            PrivateRedis redis,
+            List<LeaseStore> stores) {
+        String v = jdkTag(jdk);
+        pushes.add(
+                idPrefix + "sqlite" + v,
+                "Java hook, SQLite, JDK " + v + " (" + archive + ")",
+                javaHook(build, jdk, "sqlite"),
+                Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
+                (id, bare) -> grantOptions(sqliteUrl, id, stores));
+        if (redis != null) {
+            String url = redis.url();
+            pushes.add(
+                    idPrefix + "redis" + v,
+                    "Java hook, Redis, JDK " + v + " (" + archive + ")",
+                    javaHook(build, jdk, "redis"),
+                    Map.of("fence.conf", "store = " + url + "\n"),
+                    (id, bare) -> grantOptions(url, id, stores));
+        }
+    }
+
     /**
      * The hook script that runs the Java hook with {@code jdk}: the one {@code fence install --bare --store}
      * writes for a store of {@code storeKind} (starting the JVM itself, from the archive trained on that
      * store, while it is current), with {@code JAVA_HOME} set so that its launcher fallback would pick the
      * same JDK.
      */
-    private static String javaHook(Options o, Path jdk, String storeKind) {
+    private static String javaHook(Build o, Path jdk, String storeKind) {
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
         if (o.launcher() != null && !version.equals("?")) {
@@ -288,7 +318,7 @@ public final class Bench {
 
     /** Runs the launcher's training run for {@code jdk}; says which archive the hook rows use. */
     private static String buildArchive(
-            Options o, Path jdk, Map<String, String> env, PrivateRedis redis, PrintWriter progress, BenchReport report)
+            Build o, Path jdk, Map<String, String> env, PrivateRedis redis, PrintWriter progress, BenchReport report)
             throws IOException {
         boolean aot = jdkMajor(jdk) >= 25;
         String kind = aot ? "AOT cache" : "CDS archive";
@@ -395,6 +425,10 @@ public final class Bench {
         m.put("jdk17", o.jdk17() == null ? null : jdkVersion(o.jdk17()));
         m.put("jdk25", o.jdk25() == null ? null : jdkVersion(o.jdk25()));
         m.put("launcher", o.launcher() == null ? null : o.launcher().toString());
+        if (o.baseline() != null) {
+            m.put("baselineLauncher", o.baseline().launcher().toString());
+            m.put("baselineJar", o.baseline().jar().toString());
+        }
         m.put("pushesPerScenario", o.pushes());
         m.put("git", version(env, "git", "--version"));
         m.put("redis", version(env, "redis-server", "--version"));

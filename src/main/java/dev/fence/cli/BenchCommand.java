@@ -85,6 +85,20 @@ final class BenchCommand implements Callable<Integer> {
             description = "Run the Java hook rows with this fence.jar (default: this one), to compare another build.")
     Path hookJar;
 
+    @Option(
+            names = "--baseline-launcher",
+            paramLabel = "PATH",
+            description = "With --baseline-jar: also run the Java hook rows with this other build's launcher and"
+                    + " jar, push by push beside this build's, to compare the two under the same load (rows marked"
+                    + " 'baseline build'; the targets are this build's).")
+    Path baselineLauncher;
+
+    @Option(
+            names = "--baseline-jar",
+            paramLabel = "PATH",
+            description = "The other build's fence.jar, with --baseline-launcher.")
+    Path baselineJar;
+
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
 
@@ -119,8 +133,19 @@ final class BenchCommand implements Callable<Integer> {
                         .getCodeSource()
                         .getLocation()
                         .toURI());
-        Bench.Options options =
-                new Bench.Options(pushes, warmup, j17, j25, launcher, jar, leaseSeconds, List.of(1, 8, 32), verdicts);
+        if ((baselineLauncher == null) != (baselineJar == null)) {
+            throw new InvalidInputException("--baseline-launcher and --baseline-jar go together");
+        }
+        Bench.Build baseline = null;
+        if (baselineLauncher != null) {
+            if (!Files.isExecutable(baselineLauncher) || !Files.isRegularFile(baselineJar)) {
+                throw new InvalidInputException("--baseline-launcher must be an executable launcher and --baseline-jar"
+                        + " a jar: " + baselineLauncher + ", " + baselineJar);
+            }
+            baseline = new Bench.Build(baselineLauncher.toAbsolutePath(), baselineJar.toAbsolutePath());
+        }
+        Bench.Options options = new Bench.Options(
+                pushes, warmup, j17, j25, launcher, jar, leaseSeconds, List.of(1, 8, 32), verdicts, baseline);
         BenchReport report = Bench.run(options, ctx.env(), ctx.err());
         if (json) {
             ctx.out().println(Json.write(report.toMap()));

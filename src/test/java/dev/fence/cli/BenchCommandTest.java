@@ -23,10 +23,47 @@ class BenchCommandTest {
                 "bench",
                 "--help");
         assertEquals(0, exit, err.toString());
-        for (String option :
-                new String[] {"--pushes", "--jdk17", "--jdk25", "--json", "--lease-seconds", "--verdicts"}) {
+        for (String option : new String[] {
+            "--pushes",
+            "--jdk17",
+            "--jdk25",
+            "--json",
+            "--lease-seconds",
+            "--verdicts",
+            "--baseline-launcher",
+            "--baseline-jar"
+        }) {
             assertTrue(out.toString().contains(option), option + " missing from:\n" + out);
         }
+    }
+
+    @Test
+    void aBaselineNeedsBothItsLauncherAndItsJarBeforeAnythingRuns() {
+        StringWriter err = new StringWriter();
+        int exit = Main.run(
+                InputStream.nullInputStream(),
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true),
+                Map.of("HOME", "/nonexistent"),
+                "bench",
+                "--baseline-jar",
+                "/nonexistent/fence.jar");
+        assertEquals(ExitCode.USAGE.code(), exit, err.toString());
+        assertTrue(err.toString().contains("--baseline-launcher and --baseline-jar go together"), err.toString());
+
+        err = new StringWriter();
+        exit = Main.run(
+                InputStream.nullInputStream(),
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true),
+                Map.of("HOME", "/nonexistent"),
+                "bench",
+                "--baseline-launcher",
+                "/nonexistent/fence",
+                "--baseline-jar",
+                "/nonexistent/fence.jar");
+        assertEquals(ExitCode.USAGE.code(), exit, err.toString());
+        assertTrue(err.toString().contains("/nonexistent/fence.jar"), err.toString());
     }
 
     @Test
