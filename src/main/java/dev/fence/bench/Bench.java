@@ -154,7 +154,10 @@ public final class Bench {
                 String archive = archives.get(jdk.toString());
                 javaHooks(pushes, "", build, jdk, archive, sqliteUrl, redis, stores);
                 if (o.baseline() != null) {
-                    String baseline = baselineArchives.get(jdk.toString()) + ", baseline build";
+                    // The archive kind is the same as this build's row above (or the note says it is missing).
+                    String baseline = baselineArchives.get(jdk.toString()).equals("no archive")
+                            ? "baseline build, no archive"
+                            : "baseline build";
                     javaHooks(pushes, "base-", o.baseline(), jdk, baseline, sqliteUrl, redis, stores);
                 }
             }
