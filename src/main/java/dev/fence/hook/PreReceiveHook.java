@@ -137,16 +137,12 @@ public final class PreReceiveHook {
 
     /**
      * The store thread of a one-shot hook process: opens the store as soon as it starts, waits for the
-     * push, judges it, closes the store. The hook waits for the verdict at most {@code store-timeout} from
-     * the moment the push is handed over; past that the process exits without it (a daemon thread). It
-     * takes the verdict as soon as it is made, not after the store is closed: the process exits right
-     * after, and closing is no part of what was recorded (a SQLite store's close checkpoints its
-     * write-ahead log, milliseconds of a push, while its commit was durable already).
+     * push, judges it, closes the store. The hook waits for it at most {@code store-timeout} from the
+     * moment the push is handed over; past that the process exits without it (a daemon thread).
      */
     private final class Admitter extends Thread {
         private final String url;
         private final CountDownLatch handedOver = new CountDownLatch(1);
-        private final CountDownLatch judged = new CountDownLatch(1);
         private volatile PushAttempt push;
         private volatile FencePolicy policy;
         private volatile Ancestry ancestry;
@@ -171,7 +167,6 @@ public final class PreReceiveHook {
             } catch (Throwable t) {
                 failure = t;
             } finally {
-                judged.countDown();
                 if (store != null) {
                     store.close();
                 }
@@ -196,8 +191,11 @@ public final class PreReceiveHook {
                     }
                 }
                 ancestry.readAhead(fenced);
-                // With no time left, the verdict is taken only if it is there.
-                judged.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    // join(0) would wait for ever: with no time left, the verdict is only taken if it is there.
+                    join(Math.max(1, left / 1_000_000));
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 storeDown[0] = true;
