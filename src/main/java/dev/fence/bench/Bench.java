@@ -152,13 +152,22 @@ public final class Bench {
                         Map.of(),
                         (id, bare) -> dummy);
                 String archive = archives.get(jdk.toString());
-                javaHooks(pushes, "", build, jdk, archive, sqliteUrl, redis, stores);
+                javaHooks(pushes, "", jdk, archive, sqliteUrl, redis, stores, url -> javaHook(build, jdk, url));
                 if (o.baseline() != null) {
                     // The archive kind is the same as this build's row above (or the note says it is missing).
                     String baseline = baselineArchives.get(jdk.toString()).equals("no archive")
                             ? "baseline build, no archive"
                             : "baseline build";
-                    javaHooks(pushes, "base-", o.baseline(), jdk, baseline, sqliteUrl, redis, stores);
+                    Path installs = work.resolve("baseline-installs");
+                    javaHooks(
+                            pushes,
+                            "base-",
+                            jdk,
+                            baseline,
+                            sqliteUrl,
+                            redis,
+                            stores,
+                            url -> installedHook(o.baseline(), jdk, url, installs, gitEnv));
                 }
             }
             String serverStore = redis != null ? redis.url() : sqliteUrl;
@@ -267,21 +276,28 @@ public final class Bench {
         return List.of("fence=" + g.token(), "fence-proof=" + g.proof());
     }
 
-    /** The Java hook rows of {@code build} on {@code jdk}: SQLite, and Redis when there is a server. */
+    /** Writes the pre-receive hook for a store URL. */
+    @FunctionalInterface
+    private interface HookWriter {
+        String hookFor(String storeUrl) throws IOException;
+    }
+
+    /** The Java hook rows on {@code jdk}: SQLite, and Redis when there is a server. */
     private static void javaHooks(
             PushBench pushes,
             String idPrefix,
-            Build build,
             Path jdk,
             String archive,
             String sqliteUrl,
             PrivateRedis redis,
-            List<LeaseStore> stores) {
+            List<LeaseStore> stores,
+            HookWriter hooks)
+            throws IOException {
         String v = jdkTag(jdk);
         pushes.add(
                 idPrefix + "sqlite" + v,
                 "Java hook, SQLite, JDK " + v + " (" + archive + ")",
-                javaHook(build, jdk, "sqlite"),
+                hooks.hookFor(sqliteUrl),
                 Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
                 (id, bare) -> grantOptions(sqliteUrl, id, stores));
         if (redis != null) {
@@ -289,19 +305,40 @@ public final class Bench {
             pushes.add(
                     idPrefix + "redis" + v,
                     "Java hook, Redis, JDK " + v + " (" + archive + ")",
-                    javaHook(build, jdk, "redis"),
+                    hooks.hookFor(url),
                     Map.of("fence.conf", "store = " + url + "\n"),
                     (id, bare) -> grantOptions(url, id, stores));
         }
     }
 
     /**
-     * The hook script that runs the Java hook with {@code jdk}: the one {@code fence install --bare --store}
-     * writes for a store of {@code storeKind} (starting the JVM itself, from the archive trained on that
-     * store, while it is current), with {@code JAVA_HOME} set so that its launcher fallback would pick the
+     * The pre-receive hook that {@code build}'s own {@code fence install --bare --store URL} writes when
+     * run with {@code jdk}: another build's hook as that build installs it (its script, its JVM options),
+     * with {@code JAVA_HOME} set as {@link #javaHook} sets it.
+     */
+    private static String installedHook(Build build, Path jdk, String storeUrl, Path dir, Map<String, String> gitEnv)
+            throws IOException {
+        Files.createDirectories(dir);
+        Path repo = Files.createTempDirectory(dir, "repo-").resolve("r.git");
+        Procs.check(dir, gitEnv, List.of("git", "init", "-q", "--bare", repo.toString()));
+        Map<String, String> e = new HashMap<>(gitEnv);
+        e.put("JAVA_HOME", jdk.toString());
+        e.remove("FENCE_JAVA");
+        e.remove("FENCE_JAR");
+        e.remove("FENCE_LAUNCHER");
+        Procs.check(dir, e, List.of(build.launcher().toString(), "install", "--bare=" + repo, "--store=" + storeUrl));
+        String hook = Files.readString(repo.resolve("hooks").resolve("pre-receive"), StandardCharsets.UTF_8);
+        return hook.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
+    }
+
+    /**
+     * The hook script that runs this build's Java hook with {@code jdk}: the one {@code fence install --bare
+     * --store} writes for {@code storeUrl} (starting the JVM itself, from the archive trained on that store's
+     * kind, while it is current), with {@code JAVA_HOME} set so that its launcher fallback would pick the
      * same JDK.
      */
-    private static String javaHook(Build o, Path jdk, String storeKind) {
+    private static String javaHook(Build o, Path jdk, String storeUrl) {
+        String storeKind = HookJvm.storeKind(storeUrl);
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
         if (o.launcher() != null && !version.equals("?")) {
