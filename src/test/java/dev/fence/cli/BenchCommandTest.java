@@ -37,46 +37,37 @@ class BenchCommandTest {
         }
     }
 
-    @Test
-    void aBaselineNeedsBothItsLauncherAndItsJarBeforeAnythingRuns() {
+    /** Exit code and standard error of {@code fence bench args}. */
+    private record Run(int exit, String err) {}
+
+    private static Run bench(String... args) {
         StringWriter err = new StringWriter();
+        String[] all = new String[args.length + 1];
+        all[0] = "bench";
+        System.arraycopy(args, 0, all, 1, args.length);
         int exit = Main.run(
                 InputStream.nullInputStream(),
                 new PrintWriter(new StringWriter(), true),
                 new PrintWriter(err, true),
                 Map.of("HOME", "/nonexistent"),
-                "bench",
-                "--baseline-jar",
-                "/nonexistent/fence.jar");
-        assertEquals(ExitCode.USAGE.code(), exit, err.toString());
-        assertTrue(err.toString().contains("--baseline-launcher and --baseline-jar go together"), err.toString());
+                all);
+        return new Run(exit, err.toString());
+    }
 
-        err = new StringWriter();
-        exit = Main.run(
-                InputStream.nullInputStream(),
-                new PrintWriter(new StringWriter(), true),
-                new PrintWriter(err, true),
-                Map.of("HOME", "/nonexistent"),
-                "bench",
-                "--baseline-launcher",
-                "/nonexistent/fence",
-                "--baseline-jar",
-                "/nonexistent/fence.jar");
-        assertEquals(ExitCode.USAGE.code(), exit, err.toString());
-        assertTrue(err.toString().contains("/nonexistent/fence.jar"), err.toString());
+    @Test
+    void aBaselineNeedsBothItsLauncherAndItsJarBeforeAnythingRuns() {
+        Run r = bench("--baseline-jar", "/nonexistent/fence.jar");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("--baseline-launcher and --baseline-jar go together"), r.err());
+
+        r = bench("--baseline-launcher", "/nonexistent/fence", "--baseline-jar", "/nonexistent/fence.jar");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("/nonexistent/fence.jar"), r.err());
     }
 
     @Test
     void outOfRangeCountsAreUsageErrorsBeforeAnythingRuns() {
-        StringWriter err = new StringWriter();
-        int exit = Main.run(
-                InputStream.nullInputStream(),
-                new PrintWriter(new StringWriter(), true),
-                new PrintWriter(err, true),
-                Map.of("HOME", "/nonexistent"),
-                "bench",
-                "--pushes",
-                "0");
-        assertEquals(ExitCode.USAGE.code(), exit, err.toString());
+        Run r = bench("--pushes", "0");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
     }
 }
