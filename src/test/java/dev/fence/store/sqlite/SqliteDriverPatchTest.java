@@ -11,14 +11,19 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteConnectionConfig;
+import org.sqlite.util.Logger;
+import org.sqlite.util.LoggerFactory;
 
 /**
- * fence carries its own {@code org.sqlite.SQLiteConnectionConfig} (see that class): it must stay a
- * drop-in for the driver's, whose copy the shaded jar leaves out.
+ * fence carries its own {@code org.sqlite.SQLiteConnectionConfig} and {@code org.sqlite.util.LoggerFactory}
+ * (see those classes): each must stay a drop-in for the driver's, whose copy the shaded jar leaves out.
  */
 class SqliteDriverPatchTest {
     private static Set<String> api(Class<?> c) {
@@ -43,20 +48,30 @@ class SqliteDriverPatchTest {
                 + Arrays.stream(e.getParameterTypes()).map(Class::getName).collect(Collectors.joining(",", "(", ")"));
     }
 
-    @Test
-    void hasTheDriversApi() throws Exception {
+    @ParameterizedTest
+    @ValueSource(classes = {SQLiteConnectionConfig.class, LoggerFactory.class})
+    void hasTheDriversApi(Class<?> replacement) throws Exception {
         URL driverJar = SQLiteConfig.class.getProtectionDomain().getCodeSource().getLocation();
         try (URLClassLoader driverOnly = new URLClassLoader(new URL[] {driverJar}, null)) {
-            Class<?> original = driverOnly.loadClass(SQLiteConnectionConfig.class.getName());
+            Class<?> original = driverOnly.loadClass(replacement.getName());
             assertNotEquals(
-                    SQLiteConnectionConfig.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation(),
+                    replacement.getProtectionDomain().getCodeSource().getLocation(),
                     driverJar,
                     "the tests must run against fence's copy");
-            assertEquals(api(original), api(SQLiteConnectionConfig.class));
+            assertEquals(api(original), api(replacement));
         }
+    }
+
+    @Test
+    void theDriversMessagesAreDroppedUnbuilt() {
+        Logger logger = LoggerFactory.getLogger(SqliteDriverPatchTest.class);
+        Supplier<String> message = () -> {
+            throw new AssertionError("a message was built");
+        };
+        logger.trace(message);
+        logger.info(message);
+        logger.warn(message);
+        logger.error(message, new RuntimeException());
     }
 
     @Test
