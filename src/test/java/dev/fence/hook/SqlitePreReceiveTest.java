@@ -1,9 +1,21 @@
 package dev.fence.hook;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.Grant;
+import dev.fence.testing.HookedRepo.Clone;
+import dev.fence.testing.HookedRepo.Run;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 
 /** The hook end to end on a SQLite file. The store is "down" while another process holds its write lock. */
 class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
@@ -32,5 +44,41 @@ class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
             }
             locker.close();
         }
+    }
+
+    /**
+     * Every push starts a JVM, so what the hook's path loads is paid on every push: an admitted push on
+     * SQLite links no lambda (on JDK 17 the first one starts {@code java.lang.invoke}, about ten
+     * milliseconds) and loads none of the driver's JDBC layer (a few dozen more lambdas, and regular
+     * expressions compiled when its classes load).
+     */
+    @Test
+    void anAdmittedPushLinksNoLambdaAndLoadsNoJdbcLayer() throws Exception {
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        String tip = a.commit("work under the lease");
+        Path logs = Files.createDirectories(tmp.resolve("class-logs"));
+        // One log per JVM (%p is its process id): git may run other hooks after this one.
+        a.env("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("classes-%p.log"));
+        Run r = a.push(opts(g), "HEAD:" + MAIN);
+        assertTrue(r.ok(), r.err());
+        assertEquals(tip, repo.tip(MAIN));
+
+        List<String> hooks = new ArrayList<>();
+        try (Stream<Path> files = Files.list(logs)) {
+            for (Path f : files.toList()) {
+                String log = Files.readString(f);
+                if (log.contains("dev.fence.hook.PreReceiveHook ")) {
+                    hooks.add(log);
+                }
+            }
+        }
+        assertEquals(1, hooks.size(), "one pre-receive JVM");
+        String classes = hooks.get(0);
+        assertTrue(classes.contains("dev.fence.store.sqlite.SqliteDb "), "the log is a SQLite hook's");
+        assertFalse(classes.contains("java.lang.invoke.LambdaMetafactory "), "a lambda was linked");
+        assertFalse(classes.contains("org.sqlite.jdbc3."), "the driver's JDBC layer was loaded");
+        assertFalse(classes.contains("org.slf4j."), "SLF4J was started");
     }
 }

@@ -21,12 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,7 +40,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteException;
 import org.sqlite.SQLiteJDBCLoader;
 
@@ -118,7 +112,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     private volatile boolean closed;
 
     /** Guarded by {@link #lock}; null until opened and after a failure that may have broken it. */
-    private Connection connection;
+    private SqliteDb connection;
 
     /** Guarded by {@link #lock}; the opened file's inode (or platform equivalent), null if unknown. */
     private Object openedFileKey;
@@ -142,7 +136,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         Objects.requireNonNull(options, "options");
         Startup.begin();
         SqliteLeaseStore store = new SqliteLeaseStore(file.toAbsolutePath().normalize(), options);
-        store.run("open", false, c -> null);
+        store.run("open", false, NOTHING);
         return store;
     }
 
@@ -164,12 +158,15 @@ public final class SqliteLeaseStore implements LeaseStore {
                 return;
             }
             Thread t = new Thread(
-                    () -> {
-                        try {
-                            SqliteNative.prepare();
-                            SQLiteJDBCLoader.initialize();
-                        } catch (Exception | LinkageError e) {
-                            // Opening the connection loads it again and reports the problem.
+                    new Runnable() {
+                        @Override
+                        public void run() {
+                            try {
+                                SqliteNative.prepare();
+                                SQLiteJDBCLoader.initialize();
+                            } catch (Exception | LinkageError e) {
+                                // Opening the connection loads it again and reports the problem.
+                            }
                         }
                     },
                     "fence-sqlite-library");
@@ -340,16 +337,19 @@ public final class SqliteLeaseStore implements LeaseStore {
     @Override
     public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
         List<String> names = List.copyOf(new LinkedHashSet<>(resources));
-        IdentifiedSnapshot read = run("snapshot", false, c -> {
-            StoreIdentity identity = readIdentity(c);
-            if (identity == null) {
-                return null;
+        IdentifiedSnapshot read = run("snapshot", false, new Work<>() {
+            @Override
+            public IdentifiedSnapshot run(SqliteDb c) throws SQLException {
+                StoreIdentity identity = readIdentity(c);
+                if (identity == null) {
+                    return null;
+                }
+                Map<String, ResourceState> out = new LinkedHashMap<>();
+                for (String resource : names) {
+                    out.put(resource, readState(c, resource));
+                }
+                return new IdentifiedSnapshot(identity, Collections.unmodifiableMap(out));
             }
-            Map<String, ResourceState> out = new LinkedHashMap<>();
-            for (String resource : names) {
-                out.put(resource, readState(c, resource));
-            }
-            return new IdentifiedSnapshot(identity, Collections.unmodifiableMap(out));
         });
         if (read != null) {
             return read;
@@ -377,44 +377,52 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (writes.isEmpty() && events.isEmpty()) {
             return new CommitResult.Committed();
         }
-        return run("commit", true, c -> {
-            Map<String, ResourceState> current = new LinkedHashMap<>();
-            for (ResourceWrite w : writes) {
-                current.put(w.resource(), readState(c, w.resource()));
+        return run("commit", true, new Work<>() {
+            @Override
+            public CommitResult run(SqliteDb c) throws SQLException {
+                return commitIn(c, writes, events);
             }
-            for (ResourceWrite w : writes) {
-                if (current.get(w.resource()).version() != w.expectedVersion()) {
-                    return new CommitResult.Conflict(w.resource());
-                }
-            }
-            for (ResourceWrite w : writes) {
-                ResourceState s = current.get(w.resource());
-                if (w.latestGranted() < s.latestGranted() || w.highestAccepted() < s.highestAccepted()) {
-                    throw new InternalException("a commit would lower the tokens of " + w.resource()
-                            + " (counter " + s.latestGranted() + " -> " + w.latestGranted()
-                            + ", highest accepted " + s.highestAccepted() + " -> " + w.highestAccepted()
-                            + "); nothing was written");
-                }
-            }
-            for (ResourceWrite w : writes) {
-                ResourceState s = current.get(w.resource());
-                writeState(
-                        c,
-                        new ResourceState(
-                                w.resource(),
-                                s.version() + 1,
-                                w.latestGranted(),
-                                w.highestAccepted(),
-                                w.clearLease() ? null : s.lease(),
-                                w.baseToken(),
-                                w.baseSha(),
-                                w.lastTokenWriteSha(),
-                                w.tip()));
-            }
-            insertEvents(c, events);
-            pruneBefore(c, events);
-            return new CommitResult.Committed();
         });
+    }
+
+    private CommitResult commitIn(SqliteDb c, List<ResourceWrite> writes, List<LedgerEvent> events)
+            throws SQLException {
+        Map<String, ResourceState> current = new LinkedHashMap<>();
+        for (ResourceWrite w : writes) {
+            current.put(w.resource(), readState(c, w.resource()));
+        }
+        for (ResourceWrite w : writes) {
+            if (current.get(w.resource()).version() != w.expectedVersion()) {
+                return new CommitResult.Conflict(w.resource());
+            }
+        }
+        for (ResourceWrite w : writes) {
+            ResourceState s = current.get(w.resource());
+            if (w.latestGranted() < s.latestGranted() || w.highestAccepted() < s.highestAccepted()) {
+                throw new InternalException("a commit would lower the tokens of " + w.resource()
+                        + " (counter " + s.latestGranted() + " -> " + w.latestGranted()
+                        + ", highest accepted " + s.highestAccepted() + " -> " + w.highestAccepted()
+                        + "); nothing was written");
+            }
+        }
+        for (ResourceWrite w : writes) {
+            ResourceState s = current.get(w.resource());
+            writeState(
+                    c,
+                    new ResourceState(
+                            w.resource(),
+                            s.version() + 1,
+                            w.latestGranted(),
+                            w.highestAccepted(),
+                            w.clearLease() ? null : s.lease(),
+                            w.baseToken(),
+                            w.baseSha(),
+                            w.lastTokenWriteSha(),
+                            w.tip()));
+        }
+        insertEvents(c, events);
+        pruneBefore(c, events);
+        return new CommitResult.Committed();
     }
 
     @Override
@@ -461,14 +469,12 @@ public final class SqliteLeaseStore implements LeaseStore {
                 + Sql.SQL.get("event.select.order");
         return run("query ledger", false, c -> {
             List<LedgerEvent> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
+            try (SqliteDb.Statement st = c.prepare(sql)) {
                 for (int i = 0; i < args.size(); i++) {
-                    ps.setObject(i + 1, args.get(i));
+                    st.value(i + 1, args.get(i));
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(readEvent(rs));
-                    }
+                while (st.next()) {
+                    out.add(readEvent(st));
                 }
             }
             Collections.reverse(out);
@@ -503,10 +509,23 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     // --- transactions and connection --------------------------------------------------------------
 
+    /**
+     * What {@link #run} does inside its transaction. The calls a hook makes (open, identity and snapshot,
+     * commit) pass classes, not lambdas: a process's first lambda starts {@code java.lang.invoke}, about
+     * ten milliseconds of a hook on JDK 17, and a hook's SQLite path otherwise links none ({@code
+     * SqlitePreReceiveTest} checks).
+     */
     @FunctionalInterface
     private interface Work<T> {
-        T run(Connection c) throws SQLException;
+        T run(SqliteDb c) throws SQLException;
     }
+
+    private static final Work<Void> NOTHING = new Work<>() {
+        @Override
+        public Void run(SqliteDb c) {
+            return null;
+        }
+    };
 
     /**
      * Runs {@code work} in one transaction ({@code BEGIN IMMEDIATE} when {@code write}) and commits it;
@@ -528,13 +547,13 @@ public final class SqliteLeaseStore implements LeaseStore {
             throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file, e);
         }
         try {
-            Connection c = connection(deadline);
-            c.unwrap(SQLiteConnection.class).setBusyTimeout(remainingMillis(deadline));
-            execute(c, write ? "BEGIN IMMEDIATE" : "BEGIN");
+            SqliteDb c = connection(deadline);
+            c.busyTimeout(remainingMillis(deadline));
+            c.exec(write ? "BEGIN IMMEDIATE" : "BEGIN");
             boolean committed = false;
             try {
                 T result = work.run(c);
-                execute(c, "COMMIT");
+                c.exec("COMMIT");
                 committed = true;
                 return result;
             } finally {
@@ -553,7 +572,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private Connection connection(long deadline) throws SQLException {
+    private SqliteDb connection(long deadline) throws SQLException {
         if (connection != null && !fileReplaced()) {
             return connection;
         }
@@ -575,7 +594,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private Connection openConnection(long deadline) throws SQLException {
+    private SqliteDb openConnection(long deadline) throws SQLException {
         Path parent = file.getParent();
         try {
             if (parent != null) {
@@ -587,18 +606,15 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         SQLiteConfig config = Startup.config(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
-        Connection c = config.createConnection("jdbc:sqlite:" + file);
+        SqliteDb c = SqliteDb.open(file, config);
         try {
-            try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
-                String mode = rs.next() ? rs.getString(1) : null;
-                if (!"wal".equalsIgnoreCase(mode)) {
-                    throw new StoreUnavailableException("SQLite store " + file
-                            + " could not be switched to WAL mode (journal mode is " + mode
-                            + "); fence needs a local file system that supports shared memory and locks");
-                }
+            String mode = c.queryText("PRAGMA journal_mode = WAL");
+            if (!"wal".equalsIgnoreCase(mode)) {
+                throw new StoreUnavailableException("SQLite store " + file
+                        + " could not be switched to WAL mode (journal mode is " + mode
+                        + "); fence needs a local file system that supports shared memory and locks");
             }
-            execute(c, "PRAGMA synchronous = FULL");
+            c.exec("PRAGMA synchronous = FULL");
             initialiseSchema(c);
             openedFileKey = fileKey();
             return c;
@@ -609,12 +625,12 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /** Creates the schema in a new file, or checks that an existing file is a fence store it can use. */
-    private void initialiseSchema(Connection c) throws SQLException {
+    private void initialiseSchema(SqliteDb c) throws SQLException {
         if (pragmaInt(c, "PRAGMA user_version") == SCHEMA_VERSION) {
             checkApplicationId(c);
             return;
         }
-        execute(c, "BEGIN IMMEDIATE");
+        c.exec("BEGIN IMMEDIATE");
         boolean committed = false;
         try {
             int version = pragmaInt(c, "PRAGMA user_version");
@@ -625,14 +641,14 @@ public final class SqliteLeaseStore implements LeaseStore {
                             + " is a database of another program, not a fence store; point fence at a new file");
                 }
                 for (String statement : Sql.SQL.schema()) {
-                    execute(c, statement);
+                    c.exec(statement);
                 }
             } else if (version > SCHEMA_VERSION) {
                 throw new StoreUnavailableException("SQLite store " + file + " was written by a newer fence (schema "
                         + version + ", this fence knows " + SCHEMA_VERSION + "); upgrade fence");
             }
             checkApplicationId(c);
-            execute(c, "COMMIT");
+            c.exec("COMMIT");
             committed = true;
         } finally {
             if (!committed) {
@@ -641,7 +657,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private void checkApplicationId(Connection c) throws SQLException {
+    private void checkApplicationId(SqliteDb c) throws SQLException {
         int applicationId = pragmaInt(c, "PRAGMA application_id");
         if (applicationId != APPLICATION_ID) {
             throw new StoreUnavailableException("SQLite store " + file
@@ -657,9 +673,9 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private void rollback(Connection c) {
+    private void rollback(SqliteDb c) {
         try {
-            execute(c, "ROLLBACK");
+            c.exec("ROLLBACK");
         } catch (SQLException e) {
             // SQLite may already have rolled back (I/O errors do); a connection in an unknown state is
             // not reused.
@@ -668,7 +684,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private void dropConnection() {
-        Connection c = connection;
+        SqliteDb c = connection;
         connection = null;
         openedFileKey = null;
         if (c != null) {
@@ -676,7 +692,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private static void closeQuietly(Connection c) {
+    private static void closeQuietly(SqliteDb c) {
         try {
             c.close();
         } catch (SQLException | RuntimeException e) {
@@ -686,173 +702,168 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     // --- rows ---------------------------------------------------------------------------------------
 
-    private static StoreIdentity readIdentity(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.select"));
-                ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
+    private static StoreIdentity readIdentity(SqliteDb c) throws SQLException {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("identity.select"))) {
+            if (!st.next()) {
                 return null;
             }
             return new StoreIdentity(
-                    rs.getString("generation"),
-                    rs.getLong("floor"),
-                    rs.getBytes("proof_key"),
-                    Instant.ofEpochMilli(rs.getLong("created_at")));
+                    st.getText("generation"),
+                    st.getLong("floor"),
+                    st.getBlob("proof_key"),
+                    Instant.ofEpochMilli(st.getLong("created_at")));
         }
     }
 
-    private static StoreIdentity ensureIdentity(Connection c, Supplier<StoreIdentity> made) throws SQLException {
+    private static StoreIdentity ensureIdentity(SqliteDb c, Supplier<StoreIdentity> made) throws SQLException {
         StoreIdentity existing = readIdentity(c);
         if (existing != null) {
             return existing;
         }
         StoreIdentity candidate = Objects.requireNonNull(made.get(), "candidate");
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("identity.insert"))) {
-            ps.setString(1, candidate.generation());
-            ps.setLong(2, candidate.floor());
-            ps.setBytes(3, candidate.proofKey());
-            ps.setLong(4, candidate.createdAt().toEpochMilli());
-            ps.executeUpdate();
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("identity.insert"))) {
+            st.text(1, candidate.generation())
+                    .integer(2, candidate.floor())
+                    .blob(3, candidate.proofKey())
+                    .integer(4, candidate.createdAt().toEpochMilli())
+                    .update();
         }
         return readIdentity(c);
     }
 
-    private static ResourceState readState(Connection c, String resource) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.select"))) {
-            ps.setString(1, resource);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return ResourceState.empty(resource);
-                }
-                Lease lease = null;
-                long leaseToken = rs.getLong("lease_token");
-                if (!rs.wasNull()) {
-                    lease = new Lease(
-                            rs.getString("lease_holder"),
-                            leaseToken,
-                            instant(rs, "lease_granted_at"),
-                            instant(rs, "lease_expires_at"),
-                            rs.getInt("lease_released") != 0,
-                            rs.getString("lease_grant_sha"));
-                }
-                Tip tip = null;
-                long tipToken = rs.getLong("tip_token");
-                if (!rs.wasNull()) {
-                    tip = new Tip(
-                            rs.getString("tip_sha"),
-                            tipToken,
-                            rs.getString("tip_holder"),
-                            rs.getString("tip_pusher"),
-                            instant(rs, "tip_at"));
-                }
-                return new ResourceState(
-                        resource,
-                        rs.getLong("version"),
-                        rs.getLong("latest_granted"),
-                        rs.getLong("highest_accepted"),
-                        lease,
-                        rs.getLong("base_token"),
-                        rs.getString("base_sha"),
-                        rs.getString("last_token_write_sha"),
-                        tip);
+    private static ResourceState readState(SqliteDb c, String resource) throws SQLException {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("resource.select"))) {
+            st.text(1, resource);
+            if (!st.next()) {
+                return ResourceState.empty(resource);
             }
+            Lease lease = null;
+            Long leaseToken = st.getLongOrNull("lease_token");
+            if (leaseToken != null) {
+                lease = new Lease(
+                        st.getText("lease_holder"),
+                        leaseToken,
+                        instant(st, "lease_granted_at"),
+                        instant(st, "lease_expires_at"),
+                        st.getLong("lease_released") != 0,
+                        st.getText("lease_grant_sha"));
+            }
+            Tip tip = null;
+            Long tipToken = st.getLongOrNull("tip_token");
+            if (tipToken != null) {
+                tip = new Tip(
+                        st.getText("tip_sha"),
+                        tipToken,
+                        st.getText("tip_holder"),
+                        st.getText("tip_pusher"),
+                        instant(st, "tip_at"));
+            }
+            return new ResourceState(
+                    resource,
+                    st.getLong("version"),
+                    st.getLong("latest_granted"),
+                    st.getLong("highest_accepted"),
+                    lease,
+                    st.getLong("base_token"),
+                    st.getText("base_sha"),
+                    st.getText("last_token_write_sha"),
+                    tip);
         }
     }
 
-    private static void writeState(Connection c, ResourceState s) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("resource.upsert"))) {
+    private static void writeState(SqliteDb c, ResourceState s) throws SQLException {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("resource.upsert"))) {
             Lease lease = s.lease();
             Tip tip = s.tip();
             int i = 0;
-            ps.setString(++i, s.resource());
-            ps.setLong(++i, s.version());
-            ps.setLong(++i, s.latestGranted());
-            ps.setLong(++i, s.highestAccepted());
-            ps.setString(++i, lease == null ? null : lease.holder());
-            setLong(ps, ++i, lease == null ? null : lease.token());
-            setInstant(ps, ++i, lease == null ? null : lease.grantedAt());
-            setInstant(ps, ++i, lease == null ? null : lease.expiresAt());
-            setLong(ps, ++i, lease == null ? null : (lease.released() ? 1L : 0L));
-            ps.setString(++i, lease == null ? null : lease.grantSha());
-            ps.setLong(++i, s.baseToken());
-            ps.setString(++i, s.baseSha());
-            ps.setString(++i, s.lastTokenWriteSha());
-            ps.setString(++i, tip == null ? null : tip.sha());
-            setLong(ps, ++i, tip == null ? null : tip.token());
-            ps.setString(++i, tip == null ? null : tip.holder());
-            ps.setString(++i, tip == null ? null : tip.pusher());
-            setInstant(ps, ++i, tip == null ? null : tip.at());
-            ps.executeUpdate();
+            st.text(++i, s.resource());
+            st.integer(++i, s.version());
+            st.integer(++i, s.latestGranted());
+            st.integer(++i, s.highestAccepted());
+            st.text(++i, lease == null ? null : lease.holder());
+            st.integerOrNull(++i, lease == null ? null : lease.token());
+            st.integerOrNull(++i, lease == null ? null : epochMillis(lease.grantedAt()));
+            st.integerOrNull(++i, lease == null ? null : epochMillis(lease.expiresAt()));
+            st.integerOrNull(++i, lease == null ? null : (lease.released() ? 1L : 0L));
+            st.text(++i, lease == null ? null : lease.grantSha());
+            st.integer(++i, s.baseToken());
+            st.text(++i, s.baseSha());
+            st.text(++i, s.lastTokenWriteSha());
+            st.text(++i, tip == null ? null : tip.sha());
+            st.integerOrNull(++i, tip == null ? null : tip.token());
+            st.text(++i, tip == null ? null : tip.holder());
+            st.text(++i, tip == null ? null : tip.pusher());
+            st.integerOrNull(++i, tip == null ? null : epochMillis(tip.at()));
+            st.update();
         }
     }
 
-    private static void insertEvents(Connection c, List<LedgerEvent> events) throws SQLException {
+    private static void insertEvents(SqliteDb c, List<LedgerEvent> events) throws SQLException {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.insert"))) {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.insert"))) {
             for (LedgerEvent e : events) {
                 int i = 0;
-                ps.setLong(++i, e.at().toEpochMilli());
-                ps.setString(++i, e.type().label());
-                ps.setString(++i, e.resource());
-                ps.setString(++i, e.repo());
-                ps.setString(++i, e.ref());
-                ps.setString(++i, e.holder());
-                ps.setString(++i, e.pusher());
-                ps.setLong(++i, e.token());
-                ps.setString(++i, e.oldSha());
-                ps.setString(++i, e.newSha());
-                ps.setString(++i, e.reason());
-                ps.setString(++i, e.detail());
-                ps.executeUpdate();
+                st.integer(++i, e.at().toEpochMilli());
+                st.text(++i, e.type().label());
+                st.text(++i, e.resource());
+                st.text(++i, e.repo());
+                st.text(++i, e.ref());
+                st.text(++i, e.holder());
+                st.text(++i, e.pusher());
+                st.integer(++i, e.token());
+                st.text(++i, e.oldSha());
+                st.text(++i, e.newSha());
+                st.text(++i, e.reason());
+                st.text(++i, e.detail());
+                st.update();
             }
         }
     }
 
-    private LedgerEvent readEvent(ResultSet rs) throws SQLException {
-        String type = rs.getString("type");
+    private LedgerEvent readEvent(SqliteDb.Statement st) throws SQLException {
+        String type = st.getText("type");
         EventType eventType;
         try {
             eventType = EventType.valueOf(type.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new StoreUnavailableException("SQLite store " + file + " holds a ledger event of unknown type '"
-                    + type + "' (seq " + rs.getLong("seq") + "); was it written by a newer fence?");
+                    + type + "' (seq " + st.getLong("seq") + "); was it written by a newer fence?");
         }
         return new LedgerEvent(
-                rs.getLong("seq"),
-                instant(rs, "at"),
+                st.getLong("seq"),
+                instant(st, "at"),
                 eventType,
-                rs.getString("resource"),
-                rs.getString("repo"),
-                rs.getString("ref"),
-                rs.getString("holder"),
-                rs.getString("pusher"),
-                rs.getLong("token"),
-                rs.getString("old_sha"),
-                rs.getString("new_sha"),
-                rs.getString("reason"),
-                rs.getString("detail"));
+                st.getText("resource"),
+                st.getText("repo"),
+                st.getText("ref"),
+                st.getText("holder"),
+                st.getText("pusher"),
+                st.getLong("token"),
+                st.getText("old_sha"),
+                st.getText("new_sha"),
+                st.getText("reason"),
+                st.getText("detail"));
     }
 
-    private void pruneBefore(Connection c, List<LedgerEvent> appended) throws SQLException {
+    private void pruneBefore(SqliteDb c, List<LedgerEvent> appended) throws SQLException {
         if (!appended.isEmpty()) {
-            long newest = appended.stream()
-                    .mapToLong(e -> e.at().toEpochMilli())
-                    .max()
-                    .getAsLong();
+            long newest = Long.MIN_VALUE;
+            for (LedgerEvent e : appended) {
+                newest = Math.max(newest, e.at().toEpochMilli());
+            }
             prune(c, newest);
         }
     }
 
-    private void prune(Connection c, long nowMillis) throws SQLException {
+    private void prune(SqliteDb c, long nowMillis) throws SQLException {
         long cutoff = nowMillis - retentionMillis;
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("event.prune"))) {
-            ps.setLong(1, cutoff);
-            ps.setInt(2, PRUNE_BATCH);
-            ps.executeUpdate();
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.prune"))) {
+            st.integer(1, cutoff).integer(2, PRUNE_BATCH).update();
         }
     }
 
@@ -904,41 +915,21 @@ public final class SqliteLeaseStore implements LeaseStore {
         return t.getNano() % 1_000_000 == 0 ? ms : ms + 1;
     }
 
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        long ms = rs.getLong(column);
-        return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+    private static Instant instant(SqliteDb.Statement st, String column) throws SQLException {
+        Long ms = st.getLongOrNull(column);
+        return ms == null ? null : Instant.ofEpochMilli(ms);
     }
 
-    private static void setInstant(PreparedStatement ps, int index, Instant value) throws SQLException {
-        setLong(ps, index, value == null ? null : value.toEpochMilli());
+    private static Long epochMillis(Instant t) {
+        return t == null ? null : t.toEpochMilli();
     }
 
-    private static void setLong(PreparedStatement ps, int index, Long value) throws SQLException {
-        if (value == null) {
-            ps.setNull(index, Types.INTEGER);
-        } else {
-            ps.setLong(index, value);
-        }
+    private static int pragmaInt(SqliteDb c, String pragma) throws SQLException {
+        return (int) c.queryLong(pragma);
     }
 
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static int pragmaInt(Connection c, String pragma) throws SQLException {
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(pragma)) {
-            return rs.next() ? rs.getInt(1) : 0;
-        }
-    }
-
-    private static int countTables(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Sql.SQL.get("schema.check"));
-                ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getInt(1) : 0;
-        }
+    private static long countTables(SqliteDb c) throws SQLException {
+        return c.queryLong(Sql.SQL.get("schema.check"));
     }
 
     private static int remainingMillis(long deadline) {
