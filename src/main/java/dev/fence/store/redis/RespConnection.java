@@ -46,11 +46,15 @@ final class RespConnection implements RespCalls, AutoCloseable {
     /** The client name was sent with the first call, whose reply that call reads (and ignores) first. */
     private boolean pendingName;
 
+    /** The socket's read timeout as last set by {@link #readTimeout}; the connection's timeout until then. */
+    private int readTimeoutMillis;
+
     private RespConnection(Socket socket, int timeoutMillis) throws IOException {
         this.socket = socket;
         this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
         this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
         this.timeoutMillis = timeoutMillis;
+        this.readTimeoutMillis = timeoutMillis;
     }
 
     /**
@@ -160,9 +164,8 @@ final class RespConnection implements RespCalls, AutoCloseable {
     }
 
     /**
-     * Completes the handshake now (the client name's reply, when it was to ride with the first call) and
-     * lets reads wait as long as it takes: for a connection whose replies a reader thread awaits while
-     * it is idle, each caller bounding its own wait.
+     * Completes the handshake now (the client name's reply, when it was to ride with the first call): for
+     * a pipelined connection, whose replies come back to whichever caller reads them.
      */
     void forPipelining() throws IOException {
         if (pendingName) {
@@ -174,7 +177,19 @@ final class RespConnection implements RespCalls, AutoCloseable {
                 // Only the connection's label.
             }
         }
-        socket.setSoTimeout(0);
+    }
+
+    /** Whether a read would find data already received (some of the next reply, at least). */
+    boolean hasReceived() throws IOException {
+        return in.available() > 0;
+    }
+
+    /** How long the next reads wait for data, in ms (at least 1): each pipelined reader's own deadline. */
+    void readTimeout(int millis) throws IOException {
+        if (millis != readTimeoutMillis) {
+            socket.setSoTimeout(millis);
+            readTimeoutMillis = millis;
+        }
     }
 
     /** Buffers {@code command} for sending; {@link #flush} sends what is buffered. */

@@ -13,8 +13,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * One Redis connection shared by all the threads of a long-running process, its commands pipelined:
- * whichever caller finds no write in progress writes every command queued meanwhile in one go, and one
- * reader thread hands each reply to its caller, in order. Under load the server then reads and answers
+ * whichever caller finds no write in progress writes every command queued meanwhile in one go, and
+ * whichever caller finds no read in progress reads replies and hands each to its caller, in order,
+ * until its own has come (see {@link Wire}). Under load the server then reads and answers
  * many commands per system call instead of one, which is what lets one client keep up with dozens of
  * concurrent callers (a pool of blocking connections spends a server read, a server write and a
  * client wake-up per command).
@@ -77,7 +78,6 @@ final class RespPipeline implements RespCalls, AutoCloseable {
                 throw new JedisConnectionException("Failed to connect to " + url.address() + ": " + e.getMessage(), e);
             }
             w = new Wire(c, timeoutMillis);
-            w.start();
             wire = w;
             return w;
         }
@@ -95,14 +95,20 @@ final class RespPipeline implements RespCalls, AutoCloseable {
         }
     }
 
-    /** One connection: its queue of commands to write, its commands awaiting replies, its reader. */
+    /**
+     * One connection: its queue of commands to write and its commands awaiting replies. It has no reader
+     * thread: a caller waiting for its reply reads replies itself, in order, handing each to its caller,
+     * unless another caller is reading already; it stops at its own reply and wakes the caller of the
+     * oldest call still waiting, who reads on. A lone caller thus writes and reads on its own thread,
+     * without a hand-over between threads, and under load one read takes in many replies.
+     */
     static final class Wire implements RespCalls {
         private final RespConnection connection;
         private final long timeoutNanos;
         private final Queue<Call> queued = new ConcurrentLinkedQueue<>();
         private final Queue<Call> inFlight = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean writing = new AtomicBoolean();
-        private final Thread reader;
+        private final AtomicBoolean reading = new AtomicBoolean();
 
         /** Why the connection failed, once it has; it is not used again after. */
         private volatile IOException failure;
@@ -113,12 +119,6 @@ final class RespPipeline implements RespCalls, AutoCloseable {
         Wire(RespConnection connection, int timeoutMillis) {
             this.connection = connection;
             this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-            this.reader = new Thread(this::readReplies, "fence-redis-replies");
-            this.reader.setDaemon(true);
-        }
-
-        void start() {
-            reader.start();
         }
 
         /** Whether a reply has come back on this connection before. */
@@ -129,9 +129,31 @@ final class RespPipeline implements RespCalls, AutoCloseable {
         @Override
         public Object call(List<String> command) {
             Call call = new Call(command, Thread.currentThread());
+            long deadline = System.nanoTime() + timeoutNanos;
             queued.add(call);
             write();
-            return call.await(this, timeoutNanos);
+            while (!call.done()) {
+                if (reading.compareAndSet(false, true)) {
+                    try {
+                        readUntilAnswered(call, deadline);
+                    } finally {
+                        reading.set(false);
+                    }
+                    // Whoever waits longest reads on; a caller that queued meanwhile tries by itself.
+                    Call next = inFlight.peek();
+                    if (next != null) {
+                        LockSupport.unpark(next.caller);
+                    }
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        fail(timedOut());
+                    } else {
+                        LockSupport.parkNanos(this, left);
+                    }
+                }
+            }
+            return call.result();
         }
 
         /**
@@ -149,13 +171,23 @@ final class RespPipeline implements RespCalls, AutoCloseable {
                             next.fail(failed);
                             continue;
                         }
-                        // In flight before it is sent: its reply may come back before this loop ends.
+                        // In flight before it is sent: its reply may be read before this loop ends.
                         inFlight.add(next);
                         connection.send(next.command);
                         wrote = true;
                     }
                     if (wrote) {
                         connection.flush();
+                        // A reader stops at its own reply and wakes the oldest caller still waiting, which
+                        // may have been the caller of a command not yet written then, parked since: with no
+                        // reader now, its caller must learn that it is to read. (A reader that stops after
+                        // this check finds the command in flight and wakes that caller itself.)
+                        if (!reading.get()) {
+                            Call oldest = inFlight.peek();
+                            if (oldest != null) {
+                                LockSupport.unpark(oldest.caller);
+                            }
+                        }
                     }
                 } catch (IOException e) {
                     fail(e);
@@ -168,9 +200,23 @@ final class RespPipeline implements RespCalls, AutoCloseable {
             }
         }
 
-        private void readReplies() {
+        /**
+         * Reads replies, each for the oldest call in flight, until {@code own} has its reply (and those
+         * already received after it: handing them over would cost a thread wake-up each) or the connection
+         * fails; waits no later than {@code deadline} for the next one. Only the caller that set {@link
+         * #reading} calls this.
+         */
+        private void readUntilAnswered(Call own, long deadline) {
             try {
-                while (true) {
+                while (!own.done() || (!inFlight.isEmpty() && connection.hasReceived())) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 && own.done()) {
+                        break;
+                    }
+                    if (left <= 0) {
+                        throw timedOut();
+                    }
+                    connection.readTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                     Object reply;
                     JedisDataException error = null;
                     try {
@@ -189,6 +235,11 @@ final class RespPipeline implements RespCalls, AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 fail(e instanceof IOException io ? io : new IOException(e.toString(), e));
             }
+        }
+
+        private SocketTimeoutException timedOut() {
+            return new SocketTimeoutException(
+                    "no reply from Redis within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         }
 
         /** Closes the connection and fails every call on it (the first failure is the one reported). */
@@ -234,7 +285,7 @@ final class RespPipeline implements RespCalls, AutoCloseable {
             this.reply = reply;
             this.error = error;
             done = true;
-            LockSupport.unpark(caller);
+            wake();
         }
 
         /** The connection failed; ignored once the reply has come. */
@@ -245,26 +296,26 @@ final class RespPipeline implements RespCalls, AutoCloseable {
             this.error = new JedisConnectionException(
                     cause.getMessage() == null ? cause.toString() : cause.getMessage(), cause);
             done = true;
-            LockSupport.unpark(caller);
+            wake();
         }
 
-        Object await(Wire wire, long timeoutNanos) {
-            long deadline = System.nanoTime() + timeoutNanos;
-            while (!done) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    wire.fail(new SocketTimeoutException(
-                            "no reply from Redis within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
-                    break;
-                }
-                LockSupport.parkNanos(this, left);
+        /** Wakes the caller, unless it is the reader that just completed its own call. */
+        private void wake() {
+            if (caller != Thread.currentThread()) {
+                LockSupport.unpark(caller);
             }
-            synchronized (this) {
-                if (error != null) {
-                    throw error;
-                }
-                return reply;
+        }
+
+        boolean done() {
+            return done;
+        }
+
+        /** The reply, once {@link #done}; throws the error reply or the connection's failure. */
+        synchronized Object result() {
+            if (error != null) {
+                throw error;
             }
+            return reply;
         }
     }
 }
