@@ -24,6 +24,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The training run for class-data sharing, in two processes. {@code bin/fence --build-archive} starts an
@@ -131,6 +132,10 @@ public final class Warmup {
      * does, so plain java.io and no streams or lambdas, which the archive would otherwise hold.
      */
     static void runPlan(String dir) throws IOException {
+        // A hook's threads load classes at once, and a contended insertion into the class loader's lock map
+        // draws on ThreadLocalRandom (with Random and its interfaces): by chance in a hook, so not always
+        // in this run, and read from the JDK's module image (about 1 ms) whenever the archive lacks it.
+        ThreadLocalRandom.current();
         File plan = new File(dir, PLAN);
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(new FileInputStream(plan), StandardCharsets.UTF_8))) {
