@@ -39,7 +39,7 @@ final class RespConnection implements RespCalls, AutoCloseable {
     private static final int MAX_BULK = 512 * 1024 * 1024;
 
     private final Socket socket;
-    private final InputStream in;
+    private final Input in;
     private final OutputStream out;
     private final int timeoutMillis;
 
@@ -51,7 +51,7 @@ final class RespConnection implements RespCalls, AutoCloseable {
 
     private RespConnection(Socket socket, int timeoutMillis) throws IOException {
         this.socket = socket;
-        this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+        this.in = new Input(socket.getInputStream());
         this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
         this.timeoutMillis = timeoutMillis;
         this.readTimeoutMillis = timeoutMillis;
@@ -179,9 +179,9 @@ final class RespConnection implements RespCalls, AutoCloseable {
         }
     }
 
-    /** Whether a read would find data already received (some of the next reply, at least). */
-    boolean hasReceived() throws IOException {
-        return in.available() > 0;
+    /** Whether replies, or part of one, have been read from the socket and not yet taken (no system call). */
+    boolean hasReceived() {
+        return in.buffered() > 0;
     }
 
     /** How long the next reads wait for data, in ms (at least 1): each pipelined reader's own deadline. */
@@ -333,6 +333,18 @@ final class RespConnection implements RespCalls, AutoCloseable {
             } catch (IOException e) {
                 // nothing to do
             }
+        }
+    }
+
+    /** The socket's input, buffered, telling how much it holds. */
+    private static final class Input extends BufferedInputStream {
+        Input(InputStream socketInput) {
+            super(socketInput, 16 * 1024);
+        }
+
+        /** Bytes read from the socket and not yet taken. */
+        synchronized int buffered() {
+            return count - pos;
         }
     }
 }
