@@ -1,38 +1,22 @@
 package dev.fence.client;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.fence.testing.RedisServer;
+import dev.fence.testing.PrivateRedis;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The incident against a private redis-server. */
 class RedisIncidentTest extends IncidentTestBase {
-    private static RedisServer server;
-
-    @BeforeAll
-    static void startServer() {
-        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final PrivateRedis redis = new PrivateRedis();
 
     @AfterEach
     void emptyTheServer() {
-        assertEquals("+OK", server.command("FLUSHALL"));
+        redis.empty();
     }
 
     @Override
     protected String storeUrl(Path tmp) {
-        return server.url();
+        return redis.server().url();
     }
 }

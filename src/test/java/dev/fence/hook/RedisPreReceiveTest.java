@@ -1,43 +1,25 @@
 package dev.fence.hook;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.fence.testing.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.fence.testing.PrivateRedis;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The hook end to end on a private redis-server; the store is "down" while the server is stopped. */
 class RedisPreReceiveTest extends PreReceiveEndToEndTest {
-    private static RedisServer server;
-
-    @BeforeAll
-    static void startServer() {
-        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final PrivateRedis redis = new PrivateRedis();
 
     @Override
     String storeUrl() {
-        if (!server.isRunning()) {
-            server.restart();
-        }
-        return server.url();
+        return redis.running().url();
     }
 
     @Override
     void breakStore() {
-        server.stop();
+        redis.server().stop();
     }
 
     @Override
     void repairStore() {
-        server.restart();
+        redis.server().restart();
     }
 }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
@@ -29,6 +28,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
 import dev.fence.store.StoreOptions;
+import dev.fence.testing.PrivateRedis;
 import dev.fence.testing.RedisServer;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,11 +43,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link RedisLeaseStore} against a private redis-server started for this class. */
 class RedisLeaseStoreTest {
@@ -58,24 +57,12 @@ class RedisLeaseStoreTest {
     private static final String SHA_A = "a".repeat(40);
     private static final String SHA_B = "b".repeat(40);
 
-    private static RedisServer server;
+    @RegisterExtension
+    static final PrivateRedis redis = new PrivateRedis();
 
     private RedisLeaseStore store;
     private Instant now;
     private StoreIdentity candidate;
-
-    @BeforeAll
-    static void startServer() {
-        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @BeforeEach
     void setUp() {
@@ -92,12 +79,7 @@ class RedisLeaseStoreTest {
 
     /** An empty store on the class's server (restarted if a test left it down). */
     protected RedisLeaseStore openStore() {
-        if (!server.isRunning()) {
-            server.restart();
-        }
-        server.thaw();
-        assertEquals("+OK", server.command("FLUSHALL"));
-        return RedisLeaseStore.open(server.url(), OPTIONS);
+        return RedisLeaseStore.open(redis.empty().url(), OPTIONS);
     }
 
     // ---- identity
@@ -110,7 +92,7 @@ class RedisLeaseStoreTest {
         assertEquals(candidate, again);
         assertArrayEquals(candidate.proofKey(), again.proofKey());
 
-        try (RedisLeaseStore other = RedisLeaseStore.open(server.url(), OPTIONS)) {
+        try (RedisLeaseStore other = RedisLeaseStore.open(redis.server().url(), OPTIONS)) {
             assertEquals(candidate, other.identity(Identities.candidate(now.plusSeconds(9))));
         }
     }
@@ -480,7 +462,7 @@ class RedisLeaseStoreTest {
     void appendTrimsEventsPastRetentionButNeverCounters() {
         // Retention is measured on the recording process's clock (the events' own times).
         try (RedisLeaseStore shortMemory = RedisLeaseStore.open(
-                server.url(), new StoreOptions(TIMEOUT, Duration.ofMillis(50), 0, Duration.ofMillis(100)))) {
+                redis.server().url(), new StoreOptions(TIMEOUT, Duration.ofMillis(50), 0, Duration.ofMillis(100)))) {
             AcquireResult.Granted g = granted(shortMemory.acquire("r", "alice", TTL, now, null, candidate));
             shortMemory.append(List.of(LedgerEvent.lease(now, EventType.REJECT, "r", "x", 1)));
             shortMemory.append(List.of(LedgerEvent.lease(now.plusMillis(120), EventType.LANDED, "r", "x", 2)));
@@ -496,7 +478,7 @@ class RedisLeaseStoreTest {
         store.append(List.of(
                 LedgerEvent.lease(now, EventType.REJECT, "r", "x", 1),
                 LedgerEvent.lease(now, EventType.REJECT, "r", "x", 2)));
-        server.command("DEL", RedisKeys.LEDGER_SEQ);
+        redis.server().command("DEL", RedisKeys.LEDGER_SEQ);
         store.append(List.of(LedgerEvent.lease(now, EventType.REJECT, "r", "x", 3)));
         assertEquals(
                 List.of(1L, 2L, 3L),
@@ -584,7 +566,7 @@ class RedisLeaseStoreTest {
         StoreIdentity before = store.identity(candidate);
         AcquireResult.Granted old = granted(store.acquire("r", "alice", TTL, now, null, candidate));
 
-        server.restart();
+        redis.server().restart();
         Thread.sleep(2); // the new floor is a later millisecond than the old one
 
         Instant after = Instant.ofEpochMilli(System.currentTimeMillis());
@@ -605,7 +587,7 @@ class RedisLeaseStoreTest {
         StoreIdentity before = store.identity(candidate);
         AcquireResult.Granted old = granted(store.acquire("r", "alice", TTL, now, null, candidate));
 
-        server.restart();
+        redis.server().restart();
         Thread.sleep(2);
 
         Instant after = Instant.ofEpochMilli(System.currentTimeMillis());
@@ -625,7 +607,7 @@ class RedisLeaseStoreTest {
     void aLostIdentityWithSurvivingStateStillYieldsLargerTokens() {
         store.identity(candidate);
         AcquireResult.Granted old = granted(store.acquire("r", "alice", 1, now, null, candidate));
-        server.command("DEL", RedisKeys.META);
+        redis.server().command("DEL", RedisKeys.META);
 
         Instant later = now.plusMillis(10);
         StoreIdentity fresh = Identities.candidate(later);
@@ -638,37 +620,37 @@ class RedisLeaseStoreTest {
     @Test
     void scriptsAreReloadedAfterAScriptFlush() {
         granted(store.acquire("r", "alice", TTL, now, null, candidate));
-        assertEquals("+OK", server.command("SCRIPT", "FLUSH"));
+        assertEquals("+OK", redis.server().command("SCRIPT", "FLUSH"));
         assertEquals(1, store.snapshot(List.of("r")).get("r").version());
     }
 
     @Test
     void aStoppedServerFailsFastAndIsUsedAgainWhenItReturns() {
         granted(store.acquire("r", "alice", TTL, now, null, candidate));
-        server.stop();
+        redis.server().stop();
 
         long start = System.nanoTime();
         StoreUnavailableException e = assertThrows(
                 StoreUnavailableException.class, () -> store.acquire("r", "bob", TTL, now, null, candidate));
         assertTrue(elapsed(start).compareTo(TIMEOUT.multipliedBy(3)) < 0, "took " + elapsed(start));
-        assertTrue(e.getMessage().contains("127.0.0.1:" + server.port()), e.getMessage());
+        assertTrue(e.getMessage().contains("127.0.0.1:" + redis.server().port()), e.getMessage());
         assertThrows(StoreUnavailableException.class, () -> store.snapshot(List.of("r")));
         assertThrows(StoreUnavailableException.class, () -> store.query(LedgerQuery.all()));
 
-        server.restart();
+        redis.server().restart();
         assertInstanceOf(AcquireResult.Granted.class, store.acquire("r", "bob", TTL, now, null, candidate));
     }
 
     @Test
     void aHungServerTimesOutInsteadOfBlocking() {
         granted(store.acquire("r", "alice", TTL, now, null, candidate));
-        server.freeze();
+        redis.server().freeze();
         try {
             long start = System.nanoTime();
             assertThrows(StoreUnavailableException.class, () -> store.renew("r", "alice", 1, TTL, now));
             assertTrue(elapsed(start).compareTo(TIMEOUT.multipliedBy(3)) < 0, "took " + elapsed(start));
         } finally {
-            server.thaw();
+            redis.server().thaw();
         }
         assertEquals(1, store.snapshot(List.of("r")).get("r").version());
     }
@@ -676,7 +658,7 @@ class RedisLeaseStoreTest {
     @Test
     void waitForReplicasReportsAWriteThatTooFewReplicasAcknowledged() {
         StoreOptions waiting = new StoreOptions(TIMEOUT, Duration.ofDays(1), 1, Duration.ofMillis(50));
-        try (RedisLeaseStore replicated = RedisLeaseStore.open(server.url(), waiting)) {
+        try (RedisLeaseStore replicated = RedisLeaseStore.open(redis.server().url(), waiting)) {
             StoreUnavailableException e = assertThrows(
                     StoreUnavailableException.class, () -> replicated.acquire("r", "alice", TTL, now, null, candidate));
             assertTrue(e.getMessage().contains("only 0 of 1 replicas"), e.getMessage());
@@ -690,12 +672,12 @@ class RedisLeaseStoreTest {
 
     @Test
     void aServerThatMayEvictAnyKeyIsRefused() {
-        assertEquals("+OK", server.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"));
-        try (RedisLeaseStore evicting = RedisLeaseStore.open(server.url(), OPTIONS)) {
+        assertEquals("+OK", redis.server().command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"));
+        try (RedisLeaseStore evicting = RedisLeaseStore.open(redis.server().url(), OPTIONS)) {
             ConfigException e = assertThrows(ConfigException.class, () -> evicting.snapshot(List.of("r")));
             assertTrue(e.getMessage().contains("allkeys-lru"), e.getMessage());
         } finally {
-            server.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            redis.server().command("CONFIG", "SET", "maxmemory-policy", "noeviction");
         }
         assertEquals(ResourceState.empty("r"), store.snapshot(List.of("r")).get("r"));
     }
@@ -730,8 +712,8 @@ class RedisLeaseStoreTest {
     @Test
     void aHooksConnectionNamesItselfWithItsFirstCommandAndStaysInStep() {
         // The client name goes out with the first command; that call must answer with its own reply.
-        try (RespConnection c =
-                RespConnection.open(RedisUrl.parse("redis://127.0.0.1:" + server.port()), 2000, "fence-x")) {
+        try (RespConnection c = RespConnection.open(
+                RedisUrl.parse("redis://127.0.0.1:" + redis.server().port()), 2000, "fence-x")) {
             assertEquals("fence-x", c.call(List.of("CLIENT", "GETNAME")));
             assertEquals("PONG", c.call(List.of("PING")));
         }
@@ -767,8 +749,9 @@ class RedisLeaseStoreTest {
 
     @Test
     void tlsToAPlainServerFailsWithinTheTimeout() {
-        try (RedisLeaseStore tls = RedisLeaseStore.open("rediss://127.0.0.1:" + server.port(), OPTIONS)) {
-            assertEquals("rediss://127.0.0.1:" + server.port(), tls.describe());
+        try (RedisLeaseStore tls =
+                RedisLeaseStore.open("rediss://127.0.0.1:" + redis.server().port(), OPTIONS)) {
+            assertEquals("rediss://127.0.0.1:" + redis.server().port(), tls.describe());
             long start = System.nanoTime();
             assertThrows(StoreUnavailableException.class, () -> tls.snapshot(List.of("r")));
             assertTrue(elapsed(start).compareTo(TIMEOUT.multipliedBy(3)) < 0, "took " + elapsed(start));

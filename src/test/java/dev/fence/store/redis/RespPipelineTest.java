@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.fence.testing.RedisServer;
+import dev.fence.testing.PrivateRedis;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,45 +18,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /** The connection a long-running process's threads share, against a private redis-server. */
 class RespPipelineTest {
-    private static RedisServer server;
+    @RegisterExtension
+    static final PrivateRedis redis = new PrivateRedis();
 
     private RespPipeline pipeline;
 
-    @BeforeAll
-    static void startServer() {
-        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
     @BeforeEach
     void open() {
-        if (!server.isRunning()) {
-            server.restart();
-        }
-        pipeline = new RespPipeline(RedisUrl.parse(server.url()), 1000, "fence-test");
+        pipeline = new RespPipeline(RedisUrl.parse(redis.running().url()), 1000, "fence-test");
     }
 
     @AfterEach
     void close() {
         pipeline.close();
-        server.thaw();
+        redis.server().thaw();
     }
 
     @Test
@@ -135,7 +118,7 @@ class RespPipelineTest {
         RespPipeline.Wire first = pipeline.wire();
         assertEquals("PONG", pipeline.call(List.of("PING")));
         assertTrue(first.answered());
-        server.restart();
+        redis.server().restart();
         // Nothing reads an idle connection, so its loss shows on the next call: one that had answered
         // before, which is how the store tells a stale connection and retries once on a new one.
         assertThrows(JedisConnectionException.class, () -> pipeline.call(List.of("PING")));
@@ -153,7 +136,7 @@ class RespPipelineTest {
             // A command that waits on the server, so that it is in flight when the connection is killed.
             Future<Object> waiting = pool.submit(() -> pipeline.call(List.of("BLPOP", "pipeline-test:never", "0")));
             Thread.sleep(200);
-            server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+            redis.server().command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
             assertInstanceOf(JedisConnectionException.class, e.getCause(), e.toString());
             assertFalse(
@@ -168,13 +151,13 @@ class RespPipelineTest {
     void aServerThatStopsAnsweringTimesOutAndIsLeft() {
         assertEquals("PONG", pipeline.call(List.of("PING")));
         RespPipeline.Wire hung = pipeline.wire();
-        server.freeze();
+        redis.server().freeze();
         long start = System.nanoTime();
         JedisConnectionException e = assertThrows(JedisConnectionException.class, () -> pipeline.call(List.of("PING")));
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertInstanceOf(SocketTimeoutException.class, e.getCause(), e.toString());
         assertTrue(waited >= 900 && waited < 5000, "waited " + waited + " ms for a 1000 ms timeout");
-        server.thaw();
+        redis.server().thaw();
         assertEquals("PONG", pipeline.call(List.of("PING")), "a new connection once the server answers");
         assertNotSame(hung, pipeline.wire());
     }
