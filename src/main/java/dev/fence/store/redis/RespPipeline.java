@@ -209,14 +209,17 @@ final class RespPipeline implements RespCalls, AutoCloseable {
         private void readUntilAnswered(Call own, long deadline) {
             try {
                 while (!own.done() || (!inFlight.isEmpty() && connection.hasReceived())) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 && own.done()) {
-                        break;
+                    long wait;
+                    if (own.done()) {
+                        // Draining what has arrived: the rest of a reply begun is moments away.
+                        wait = timeoutNanos;
+                    } else {
+                        wait = deadline - System.nanoTime();
+                        if (wait <= 0) {
+                            throw timedOut();
+                        }
                     }
-                    if (left <= 0) {
-                        throw timedOut();
-                    }
-                    connection.readTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    connection.readTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
                     Object reply;
                     JedisDataException error = null;
                     try {
