@@ -6,7 +6,7 @@ import org.sqlite.SQLiteConfig;
 /**
  * fence's entry to sqlite-jdbc's native binding ({@link NativeDB}) without the driver's JDBC layer; it
  * lives in the driver's package because the binding's statement calls are package-private there. Each
- * method is one call of the SQLite C API (named beside it) and reports a failure as the driver does, with
+ * method makes the call of the SQLite C API named beside it and reports a failure as the driver does, with
  * an {@link org.sqlite.SQLiteException} carrying SQLite's result code and message.
  *
  * <p>Why: the JDBC layer links a few dozen lambdas and compiles its regular expressions when a process
@@ -36,14 +36,14 @@ public final class DirectAccess {
      * {@code config}; loads the native library first if the process has not.
      */
     public static NativeDB open(String file, SQLiteConfig config) throws SQLException {
+        boolean loaded;
         try {
-            if (!NativeDB.load()) {
-                throw new SQLException("sqlite-jdbc's native library could not be loaded");
-            }
-        } catch (SQLException e) {
-            throw e;
+            loaded = NativeDB.load();
         } catch (Exception e) {
             throw new SQLException("sqlite-jdbc's native library could not be loaded: " + e, e);
+        }
+        if (!loaded) {
+            throw new SQLException("sqlite-jdbc's native library could not be loaded");
         }
         NativeDB db = new NativeDB(null, file, config);
         db.open(file, config.getOpenModeFlags());
