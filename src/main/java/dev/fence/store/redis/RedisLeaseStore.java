@@ -759,13 +759,9 @@ public final class RedisLeaseStore implements LeaseStore {
             for (int attempt = 0; ; attempt++) {
                 RespPipeline.Wire wire = pipeline().wire();
                 try {
-                    Link link = new Link(null, wire, wire.answered());
-                    if (checkEviction) {
-                        checkEvictionPolicy(link);
-                    }
-                    return body.apply(link);
+                    return run(new Link(null, wire, wire.answered()), checkEviction, body);
                 } catch (LuaScript.StaleConnection e) {
-                    if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                    if (!retryOnNewConnection(attempt, e)) {
                         throw e;
                     }
                 }
@@ -773,6 +769,21 @@ public final class RedisLeaseStore implements LeaseStore {
         } catch (JedisException e) {
             throw translate(operation, e);
         }
+    }
+
+    private <T> T run(Link link, boolean checkEviction, Function<Link, T> body) {
+        if (checkEviction) {
+            checkEvictionPolicy(link);
+        }
+        return body.apply(link);
+    }
+
+    /**
+     * Whether a call whose connection turned out stale goes again on a new one: once, and not after a
+     * timeout (a server that does not answer would only be waited for twice).
+     */
+    private static boolean retryOnNewConnection(int attempt, LuaScript.StaleConnection e) {
+        return attempt == 0 && causedBy(e, SocketTimeoutException.class) == null;
     }
 
     /**
@@ -791,17 +802,13 @@ public final class RedisLeaseStore implements LeaseStore {
                     try {
                         // As with pooled connections: one that served a call before and fails at the connection
                         // is replaced once.
-                        Link link = new Link(null, direct, reused);
-                        if (checkEviction) {
-                            checkEvictionPolicy(link);
-                        }
-                        T result = body.apply(link);
+                        T result = run(new Link(null, direct, reused), checkEviction, body);
                         directUsed = true;
                         return result;
                     } catch (LuaScript.StaleConnection e) {
                         direct.close();
                         direct = null;
-                        if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                        if (!retryOnNewConnection(attempt, e)) {
                             throw e;
                         }
                     }
@@ -821,13 +828,9 @@ public final class RedisLeaseStore implements LeaseStore {
             for (int attempt = 0; ; attempt++) {
                 Connection c = pool().getResource();
                 try {
-                    Link link = new Link(c, null, pooled.contains(c));
-                    if (checkEviction) {
-                        checkEvictionPolicy(link);
-                    }
-                    return body.apply(link);
+                    return run(new Link(c, null, pooled.contains(c)), checkEviction, body);
                 } catch (LuaScript.StaleConnection e) {
-                    if (attempt > 0 || causedBy(e, SocketTimeoutException.class) != null) {
+                    if (!retryOnNewConnection(attempt, e)) {
                         throw e;
                     }
                     pool().clear();
