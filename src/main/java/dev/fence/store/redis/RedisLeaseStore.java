@@ -93,8 +93,8 @@ import redis.clients.jedis.resps.StreamEntry;
  * threads share, pipelined ({@link RespPipeline}); ledger queries, and every call when {@link
  * StoreOptions#waitReplicas()} is set ({@code WAIT} blocks its connection), borrow Jedis connections from a
  * pool. A hook ({@link StoreOptions#singleConnection()}) opens one plain connection ({@link
- * RespConnection}) for its two or three calls, which costs a fresh JVM a fraction of a pool and a full
- * client to start.
+ * RespConnection#openOneShot}) for its two or three calls, which costs a fresh JVM a fraction of a pool and
+ * a full client to start.
  *
  * <p>Thread-safe: the pipelined connection is shared safely, pooled ones are used by one call at a time (as
  * is the single one), and the cached identity is swapped atomically.
@@ -195,7 +195,7 @@ public final class RedisLeaseStore implements LeaseStore {
      */
     private void connectNow() {
         try {
-            RespConnection c = RespConnection.open(url, timeoutMillis, "fence");
+            RespConnection c = RespConnection.openOneShot(url, timeoutMillis, "fence");
             synchronized (directLock) {
                 direct = c;
             }
@@ -796,7 +796,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 for (int attempt = 0; ; attempt++) {
                     boolean reused = direct != null && directUsed;
                     if (direct == null) {
-                        direct = RespConnection.open(url, timeoutMillis, "fence");
+                        direct = RespConnection.openOneShot(url, timeoutMillis, "fence");
                         directUsed = false;
                     }
                     try {

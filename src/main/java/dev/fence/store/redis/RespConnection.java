@@ -6,15 +6,9 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Proxy;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.SSLSocketFactory;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -24,7 +18,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * One plain RESP2 connection to Redis, for processes that make a few calls and exit (a hook): connect,
  * AUTH and SELECT when the URL asks for them (answered before anything else is sent), then commands one
  * at a time, the first one preceded in the same write by CLIENT SETNAME. A pool and a
- * full client cost a fresh JVM more to start than the calls themselves take.
+ * full client cost a fresh JVM more to start than the calls themselves take. It runs over a {@link
+ * Transport}: a socket ({@link #open}), or for a one-shot process a channel ({@link #openOneShot}).
  *
  * <p>Replies decode as Jedis decodes a script's reply: bulk and simple strings to {@code String},
  * integers to {@code Long}, arrays to {@code List}, nil to null. Failures are Jedis's exception types,
@@ -38,49 +33,64 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 final class RespConnection implements RespCalls, AutoCloseable {
     private static final int MAX_BULK = 512 * 1024 * 1024;
 
-    private final Socket socket;
+    private final Transport transport;
     private final Input in;
     private final OutputStream out;
-    private final int timeoutMillis;
 
     /** The client name was sent with the first call, whose reply that call reads (and ignores) first. */
     private boolean pendingName;
 
-    /** The socket's read timeout as last set by {@link #readTimeout}; the connection's timeout until then. */
+    /** The read timeout as last set by {@link #readTimeout}; the connection's timeout until then. */
     private int readTimeoutMillis;
 
-    private RespConnection(Socket socket, int timeoutMillis) throws IOException {
-        this.socket = socket;
-        this.in = new Input(socket.getInputStream());
-        this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-        this.timeoutMillis = timeoutMillis;
+    private RespConnection(Transport transport, int timeoutMillis) throws IOException {
+        this.transport = transport;
+        this.in = new Input(transport.input());
+        this.out = new BufferedOutputStream(transport.output(), 16 * 1024);
         this.readTimeoutMillis = timeoutMillis;
     }
 
     /**
-     * Connects to {@code url} (TLS with host name verification for {@code rediss://}), authenticates and
-     * selects the database (one round trip, when the URL asks for either), and names itself (with the first
-     * command).
+     * Connects to {@code url} over a socket (TLS with host name verification for {@code rediss://}),
+     * authenticates and selects the database (one round trip, when the URL asks for either), and names
+     * itself (with the first command). For a long-running process: reads and writes may come from two
+     * threads at once.
      */
     static RespConnection open(RedisUrl url, int timeoutMillis, String clientName) {
-        Socket socket = null;
+        Transport transport;
         try {
-            // Directly, never through a SOCKS proxy from the JVM's settings: a store is reached as its URL says,
-            // and the proxy machinery (selector, SOCKS wrapper) costs a hook's fresh JVM milliseconds.
-            socket = new Socket(Proxy.NO_PROXY);
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(url.host(), url.port()), timeoutMillis);
-            socket.setSoTimeout(timeoutMillis);
-            if (url.tls()) {
-                SSLSocket tls = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
-                        .createSocket(socket, url.host(), url.port(), true);
-                SSLParameters p = tls.getSSLParameters();
-                p.setEndpointIdentificationAlgorithm("HTTPS");
-                tls.setSSLParameters(p);
-                tls.startHandshake();
-                socket = tls;
-            }
-            RespConnection c = new RespConnection(socket, timeoutMillis);
+            transport = SocketTransport.connect(url, timeoutMillis);
+        } catch (IOException e) {
+            throw connectFailed(url, e);
+        }
+        return handshake(url, transport, timeoutMillis, clientName);
+    }
+
+    /**
+     * As {@link #open}, for a process that makes a few calls on one thread and exits (a hook): a plain URL
+     * connects over a {@link ChannelTransport} where the platform allows it, which starts sooner in a fresh
+     * JVM than a socket.
+     */
+    static RespConnection openOneShot(RedisUrl url, int timeoutMillis, String clientName) {
+        if (url.tls() || !ChannelTransport.available()) {
+            return open(url, timeoutMillis, clientName);
+        }
+        Transport transport;
+        try {
+            transport = ChannelTransport.connect(url.host(), url.port(), timeoutMillis);
+        } catch (IOException e) {
+            throw connectFailed(url, e);
+        }
+        return handshake(url, transport, timeoutMillis, clientName);
+    }
+
+    private static JedisConnectionException connectFailed(RedisUrl url, IOException e) {
+        return new JedisConnectionException("Failed to connect to " + url.address() + ": " + e.getMessage(), e);
+    }
+
+    private static RespConnection handshake(RedisUrl url, Transport transport, int timeoutMillis, String clientName) {
+        try {
+            RespConnection c = new RespConnection(transport, timeoutMillis);
             List<List<String>> handshake = new ArrayList<>();
             if (url.password() != null) {
                 handshake.add(
@@ -124,8 +134,8 @@ final class RespConnection implements RespCalls, AutoCloseable {
             }
             return c;
         } catch (IOException e) {
-            closeQuietly(socket);
-            throw new JedisConnectionException("Failed to connect to " + url.address() + ": " + e.getMessage(), e);
+            transport.close();
+            throw connectFailed(url, e);
         }
     }
 
@@ -152,11 +162,11 @@ final class RespConnection implements RespCalls, AutoCloseable {
     /** Runs {@code call} with a longer read timeout (WAIT), then restores it. */
     Object callWithTimeout(List<String> command, int millis) {
         try {
-            socket.setSoTimeout(millis);
+            transport.readTimeout(millis);
             try {
                 return call(command);
             } finally {
-                socket.setSoTimeout(timeoutMillis);
+                transport.readTimeout(readTimeoutMillis);
             }
         } catch (IOException e) {
             throw new JedisConnectionException(e.getMessage(), e);
@@ -179,7 +189,7 @@ final class RespConnection implements RespCalls, AutoCloseable {
         }
     }
 
-    /** Whether replies, or part of one, have been read from the socket and not yet taken (no system call). */
+    /** Whether replies, or part of one, have been read from the connection and not yet taken (no system call). */
     boolean hasReceived() {
         return in.buffered() > 0;
     }
@@ -187,7 +197,7 @@ final class RespConnection implements RespCalls, AutoCloseable {
     /** How long the next reads wait for data, in ms (at least 1): each pipelined reader's own deadline. */
     void readTimeout(int millis) throws IOException {
         if (millis != readTimeoutMillis) {
-            socket.setSoTimeout(millis);
+            transport.readTimeout(millis);
             readTimeoutMillis = millis;
         }
     }
@@ -323,26 +333,16 @@ final class RespConnection implements RespCalls, AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(socket);
+        transport.close();
     }
 
-    private static void closeQuietly(Socket s) {
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // nothing to do
-            }
-        }
-    }
-
-    /** The socket's input, buffered, telling how much it holds. */
+    /** The transport's input, buffered, telling how much it holds. */
     private static final class Input extends BufferedInputStream {
-        Input(InputStream socketInput) {
-            super(socketInput, 16 * 1024);
+        Input(InputStream transportInput) {
+            super(transportInput, 16 * 1024);
         }
 
-        /** Bytes read from the socket and not yet taken. */
+        /** Bytes read from the transport and not yet taken. */
         synchronized int buffered() {
             return count - pos;
         }
