@@ -1,8 +1,15 @@
 package dev.fence.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fence.testing.GitProcess;
+import dev.fence.testing.RedisServer;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -161,5 +168,113 @@ class LauncherArchiveIT {
         Run stale = launcher(bin, Map.of(), "", "hook", "pre-receive", "--store", store);
         assertEquals(0, stale.exit(), stale.err());
         assertEquals("", stale.err(), "a stale archive must not make the JVM warn");
+    }
+
+    @Test
+    void aPushThroughAnInstalledSqliteHookRunsFromItsStoresArchive() throws Exception {
+        String log = pushesThroughAnInstalledHook("sqlite:" + tmp.resolve("fence.db"));
+        assertTrue(log.contains("dev.fence.store.sqlite.SqliteDb source: shared objects file"), log);
+    }
+
+    @Test
+    void aPushThroughAnInstalledRedisHookRunsFromItsStoresArchiveWithoutASocket() throws Exception {
+        assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
+        try (RedisServer redis = RedisServer.start()) {
+            String log = pushesThroughAnInstalledHook(redis.url());
+            assertTrue(log.contains("dev.fence.store.redis.ChannelTransport source: shared objects file"), log);
+            // The socket classes link lambdas on JDK 17; a hook's store connection avoids them.
+            assertFalse(log.contains("java.net.Socket "), "the hook opened a java.net.Socket");
+        }
+    }
+
+    /**
+     * Installs the hook with the real launcher and jar for {@code store} (which builds that store's archive),
+     * then pushes as agent A, as agent B after A released its lease, and as A again with its old token; the
+     * first two are admitted, the last is FENCED. Returns the class log of the first push's hook JVM, having
+     * checked that the JVM started from the archive and, below JDK 25, linked no lambda.
+     */
+    private String pushesThroughAnInstalledHook(String store) throws Exception {
+        Path bin = installFence();
+        Path repo = tmp.resolve("app.git");
+        Map<String, String> gitEnv = GitProcess.cleanEnv(tmp);
+        GitProcess.run(tmp, gitEnv, "init", "-q", "--bare", "-b", "main", repo.toString());
+        Run installed = launcher(bin, Map.of(), "", "install", "--bare", repo.toString(), "--store", store);
+        assertEquals(0, installed.exit(), installed.err());
+        String script = Files.readString(repo.resolve("hooks/pre-receive"));
+        assertTrue(script.contains("exec \"$java_home/bin/java\""), "a direct start: " + script);
+
+        Path work = tmp.resolve("work");
+        GitProcess.run(tmp, gitEnv, "init", "-q", "-b", "main", work.toString());
+        JsonNode a = acquire(bin, store, "agent-a");
+        Path logs = Files.createDirectories(tmp.resolve("class-logs"));
+        Map<String, String> logged = new java.util.HashMap<>(gitEnv);
+        logged.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("classes.log"));
+        GitProcess.Result first = commitAndPush(work, logged, repo, a, "one");
+        assertEquals(0, first.exit(), first.stderr());
+        String log = Files.readString(logs.resolve("classes.log"));
+
+        Run released = launcher(
+                bin,
+                Map.of(),
+                "",
+                "lease",
+                "release",
+                "--resource",
+                "git:app:refs/heads/main",
+                "--holder",
+                "agent-a",
+                "--token",
+                a.get("token").asText(),
+                "--store",
+                store);
+        assertEquals(0, released.exit(), released.err());
+        JsonNode b = acquire(bin, store, "agent-b");
+        assertEquals(0, commitAndPush(work, gitEnv, repo, b, "two").exit());
+        GitProcess.Result late = commitAndPush(work, gitEnv, repo, a, "three");
+        assertNotEquals(0, late.exit(), "A's push with its superseded token was admitted");
+        assertTrue(late.stderr().contains("FENCED"), late.stderr());
+
+        assertTrue(log.contains("dev.fence.cli.Main source: shared objects file"), "the archive was used: " + log);
+        assertTrue(log.contains("dev.fence.hook.PreReceiveHook source: shared objects file"), log);
+        if (Runtime.version().feature() < 25) {
+            assertFalse(log.contains("java.lang.invoke.LambdaMetafactory "), "the hook linked a lambda: " + log);
+        }
+        return log;
+    }
+
+    private JsonNode acquire(Path bin, String store, String holder) throws Exception {
+        Run r = launcher(
+                bin,
+                Map.of(),
+                "",
+                "lease",
+                "acquire",
+                "--repo",
+                "app",
+                "--ref",
+                "main",
+                "--holder",
+                holder,
+                "--store",
+                store,
+                "--json");
+        assertEquals(0, r.exit(), r.err());
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    private static GitProcess.Result commitAndPush(
+            Path work, Map<String, String> env, Path repo, JsonNode lease, String message) throws IOException {
+        GitProcess.run(work, env, "commit", "-q", "--allow-empty", "-m", message);
+        return GitProcess.runAllowingFailure(
+                work,
+                env,
+                "push",
+                "-q",
+                "-o",
+                "fence=" + lease.get("token").asText(),
+                "-o",
+                "fence-proof=" + lease.get("proof").asText(),
+                repo.toString(),
+                "HEAD:main");
     }
 }
