@@ -27,6 +27,52 @@
 # ancestry answer, a short walk) and, unless the server is on this host, curl. The rest is bash builtins.
 set -u
 
+# The push is read and the first ancestry walk started before anything else: git then runs while this
+# script reads its settings, checks them and builds its request. The mode follows the file name unless
+# FENCE_SHIM_HOOK says otherwise; set in fence-shim.conf, it is known only later, and until then decides
+# nothing but whether the walk starts early (an answer is walked for when needed either way).
+by_name=pre-receive
+case "${0##*/}" in *post-receive*) by_name=post-receive ;; esac
+
+# The push's standard input, kept for every round. A push of up to 16 ref updates is read by bash itself
+# and sent on curl's command line (ref names and ids are no secret); a larger one goes to a private
+# temporary file that curl reads.
+input=""
+lines=0
+while [ "$lines" -lt 16 ]; do
+  IFS= read -r line || { input+=$line; break; }
+  input+=$line$'\n'
+  lines=$((lines + 1))
+done
+tmp=""
+if [ "$lines" -ge 16 ]; then
+  tmp=$(umask 077 && mktemp "${TMPDIR:-/tmp}/fence-shim.XXXXXX" 2>/dev/null) || tmp=""
+  if [ -n "$tmp" ]; then
+    trap 'rm -f "$tmp"' EXIT
+    { printf '%s' "$input"; cat; } > "$tmp"
+  else
+    rest=$(cat; printf x)
+    input+=${rest%x}
+  fi
+fi
+
+is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
+
+# The first update's ancestry walk (see answer) starts now, in the background, so that git runs while
+# this script gathers the rest of the request.
+walk_for=""
+if [ "${FENCE_SHIM_HOOK:-$by_name}" = pre-receive ]; then
+  first=${input%%$'\n'*}
+  first_old=${first%% *}
+  first_new=${first#* }
+  first_new=${first_new%% *}
+  if is_id "$first_old" && is_id "$first_new" && [[ "$first_old$first_new" != *0000000000000000000000000000000000000000* ]]; then
+    # A process substitution, not a coproc: its pipe stays open after git exits, a coproc's may not.
+    exec {walk_fd}< <(exec git rev-list --first-parent --max-count=16 "$first_new" 2>/dev/null)
+    walk_for="$first_old $first_new"
+  fi
+fi
+
 shim_dir=${BASH_SOURCE[0]%/*}
 [ "$shim_dir" = "${BASH_SOURCE[0]}" ] && shim_dir=.
 case "$shim_dir" in /*) ;; *) shim_dir=$PWD/$shim_dir ;; esac
@@ -50,10 +96,7 @@ prefix=""
 if [ -n "${GL_ID:-}${GL_REPOSITORY:-}" ]; then prefix="GL-HOOK-ERR: "; fi
 say() { printf '%s%s\n' "$prefix" "$1" >&2; }
 
-hook=${FENCE_SHIM_HOOK:-}
-if [ -z "$hook" ]; then
-  case "${0##*/}" in *post-receive*) hook=post-receive ;; *) hook=pre-receive ;; esac
-fi
+hook=${FENCE_SHIM_HOOK:-$by_name}
 
 # True when the push carries a fence token (or its push options cannot be read): such a push fails closed.
 carries_token() {
@@ -135,44 +178,6 @@ now_ms() {
 now_ms
 start_ms=$now
 
-# The push's standard input, kept for every round. A push of up to 16 ref updates is read by bash itself
-# and sent on curl's command line (ref names and ids are no secret); a larger one goes to a private
-# temporary file that curl reads.
-input=""
-lines=0
-while [ "$lines" -lt 16 ]; do
-  IFS= read -r line || { input+=$line; break; }
-  input+=$line$'\n'
-  lines=$((lines + 1))
-done
-tmp=""
-if [ "$lines" -ge 16 ]; then
-  tmp=$(umask 077 && mktemp "${TMPDIR:-/tmp}/fence-shim.XXXXXX" 2>/dev/null) || tmp=""
-  if [ -n "$tmp" ]; then
-    trap 'rm -f "$tmp"' EXIT
-    { printf '%s' "$input"; cat; } > "$tmp"
-  else
-    rest=$(cat; printf x)
-    input+=${rest%x}
-  fi
-fi
-
-is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
-
-# The first update's ancestry walk (see answer) starts now, in the background, so that git runs while
-# this script gathers the rest of the request.
-walk_for=""
-if [ "$hook" = pre-receive ]; then
-  first=${input%%$'\n'*}
-  first_old=${first%% *}
-  first_new=${first#* }
-  first_new=${first_new%% *}
-  if is_id "$first_old" && is_id "$first_new" && [[ "$first_old$first_new" != *0000000000000000000000000000000000000000* ]]; then
-    # A process substitution, not a coproc: its pipe stays open after git exits, a coproc's may not.
-    exec {walk_fd}< <(exec git rev-list --first-parent --max-count=16 "$first_new" 2>/dev/null)
-    walk_for="$first_old $first_new"
-  fi
-fi
 
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 fields=()
@@ -193,15 +198,34 @@ elif [ -z "${GL_ID:-}${GL_REPOSITORY:-}${GITHUB_REPO_NAME:-}${GITEA_REPO_ID:-}" 
   esac
   [ -d "$git_dir" ] || git_dir=""
   repo_id=""
-  # git config is asked only when the config file mentions a repo id at all.
-  mentioned=""
+  # fence.repoId as 'git config --file' reads it. The way fence install writes it (a [fence] section with
+  # repoId = a plain word) is read here; git is asked only when the file says it any other way (quotes,
+  # escapes, a comment after the value, a section header that is not plainly [fence]).
+  ask_git=""
   if [ -n "$git_dir" ] && [ -r "$git_dir/config" ]; then
+    in_fence=""
     while IFS= read -r cl || [ -n "$cl" ]; do
-      case "$cl" in *[Rr][Ee][Pp][Oo][Ii][Dd]*) mentioned=1; break ;; esac
+      cl=${cl#"${cl%%[![:space:]]*}"}
+      cl=${cl%"${cl##*[![:space:]]}"}
+      lc=${cl,,}
+      case "$lc" in
+        '' | '#'* | ';'*) continue ;;
+        '[fence]') in_fence=1; continue ;;
+        '['*fence*) ask_git=1; break ;;
+        '['*) in_fence=""; continue ;;
+      esac
+      [ -n "$in_fence" ] || continue
+      case "$lc" in repoid | repoid[[:space:]=]*) ;; *) continue ;; esac
+      # (A key without '=' means true; git says what that makes of a repo id.)
+      case "$cl" in *=*) ;; *) ask_git=1; break ;; esac
+      value=${cl#*=}
+      value=${value#"${value%%[![:space:]]*}"}
+      case "$value" in '' | *[!A-Za-z0-9._/:@+-]*) ask_git=1; break ;; esac
+      repo_id=$value
     done < "$git_dir/config"
   fi
   if [ -n "$git_dir" ]; then
-    [ -n "$mentioned" ] && { repo_id=$(git config --file "$git_dir/config" --get fence.repoId 2>/dev/null) || repo_id=""; }
+    [ -n "$ask_git" ] && { repo_id=$(git config --file "$git_dir/config" --get fence.repoId 2>/dev/null) || repo_id=""; }
     if [ -z "$repo_id" ]; then
       base=${git_dir##*/}
       if [ "$base" = .git ]; then parent=${git_dir%/.git}; base=${parent##*/}; fi
@@ -237,6 +261,45 @@ answer() {
       case "$out" in *[Nn]"ot a valid"*) ans=no ;; *) return 1 ;; esac ;;
   esac
 }
+
+# The transport: bash's own TCP for plain HTTP to this host (a connect cannot hang there), else curl.
+tcp_host="" tcp_port="" tcp_path=""
+if [ "${FENCE_SHIM_TRANSPORT:-auto}" = auto ]; then
+  case "$FENCE_SERVER" in
+    http://127.* | http://localhost | http://localhost[:/]*)
+      rest=${FENCE_SERVER#http://}
+      authority=${rest%%/*}
+      tcp_path=""
+      [ "$authority" != "$rest" ] && tcp_path=/${rest#*/}
+      tcp_path=${tcp_path%/}
+      tcp_host=${authority%%:*}
+      tcp_port=80
+      [ "$authority" != "$tcp_host" ] && tcp_port=${authority#*:}
+      [[ -n "$tcp_port" && ${#tcp_port} -le 5 && "$tcp_port" != *[!0-9]* ]] || tcp_host=""
+      ;;
+  esac
+fi
+
+# A form field's value as application/x-www-form-urlencoded: the server decodes %XX and + and splits on
+# & and the first =, and takes other bytes as they are.
+form_value() {
+  case "$1" in
+    *[%\&+]*)
+      local v=${1//[%]/%25}
+      v=${v//[&]/%26}
+      form=${v//[+]/%2B} ;;
+    *) form=$1 ;;
+  esac
+}
+
+# The fields and the push, encoded for /dev/tcp while git may still be walking; the facts follow per round.
+base_body=""
+if [ -n "$tcp_host" ] && [ -z "$tmp" ]; then
+  for field in "${fields[@]}" "stdin=$input"; do
+    form_value "${field#*=}"
+    base_body+="${base_body:+&}${field%%=*}=$form"
+  done
+fi
 
 # The commonest question (is the old tip in the new one?) is answered up front for small pushes, which
 # saves a round trip; the server asks for anything else it needs.
@@ -276,22 +339,14 @@ ask_curl() {
   fi
 }
 
-# A form field's value as application/x-www-form-urlencoded: the server decodes %XX and + and splits on
-# & and the first =, and takes other bytes as they are.
-form_value() {
-  local v=${1//[%]/%25}
-  v=${v//[&]/%26}
-  form=${v//[+]/%2B}
-}
-
 # Asks over bash's /dev/tcp (a server on this host, plain HTTP/1.0, so the reply ends when the server
 # closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
 # and the caller then asks with curl, which reports the problem exactly.
 ask_tcp() {
-  local fd body="" field reply status head rc request
-  for field in "${fields[@]}" "${facts[@]}" "stdin=$input"; do
+  local fd body=$base_body field reply status head rc request
+  for field in "${facts[@]}"; do
     form_value "${field#*=}"
-    body+="${body:+&}${field%%=*}=$form"
+    body+="&${field%%=*}=$form"
   done
   { exec {fd}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || return 1
   local LC_ALL=C
@@ -314,24 +369,6 @@ ask_tcp() {
   status=${status:0:3}
   response=${reply#*$'\r\n\r\n'}$'\n'$status
 }
-
-# The transport: bash's own TCP for plain HTTP to this host (a connect cannot hang there), else curl.
-tcp_host="" tcp_port="" tcp_path=""
-if [ "${FENCE_SHIM_TRANSPORT:-auto}" = auto ]; then
-  case "$FENCE_SERVER" in
-    http://127.* | http://localhost | http://localhost[:/]*)
-      rest=${FENCE_SERVER#http://}
-      authority=${rest%%/*}
-      tcp_path=""
-      [ "$authority" != "$rest" ] && tcp_path=/${rest#*/}
-      tcp_path=${tcp_path%/}
-      tcp_host=${authority%%:*}
-      tcp_port=80
-      [ "$authority" != "$tcp_host" ] && tcp_port=${authority#*:}
-      [[ -n "$tcp_port" && ${#tcp_port} -le 5 && "$tcp_port" != *[!0-9]* ]] || tcp_host=""
-      ;;
-  esac
-fi
 
 for round in 1 2 3 4 5; do
   [ "$round" -le 4 ] || refuse "the fence server still needed ancestry answers after 4 rounds" contended

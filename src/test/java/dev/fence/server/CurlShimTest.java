@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -170,6 +171,61 @@ class CurlShimTest {
         TestServer.Response events = t.get("/v1/audit?repo=from-conf", auditor, null);
         assertEquals(200, events.status(), events.body());
         assertTrue(events.body().contains("\"resource\":\"git:from-conf:refs/heads/main\""), events.body());
+    }
+
+    /** A repository config, the repository's directory, whether git is on the shim's PATH, the repo id. */
+    record RepoIdCase(String config, String dir, boolean git, String repoId) {}
+
+    @Test
+    void aRepoIdInTheRepositorysConfigNamesTheResourceAsGitWouldReadIt() throws Exception {
+        // As fence install writes it, the shim reads it without git; any other spelling is git's to read; a
+        // subsection is another key, and the directory then names the repository.
+        Path noGit = Files.createDirectories(tmp.resolve("no-git"));
+        String auditor = t.add("repo-id-reader", Role.AUDITOR);
+        List<RepoIdCase> cases = List.of(
+                new RepoIdCase("[core]\n\tbare = true\n[Fence]\n\trepoId = plain-id\n", "a.git", false, "plain-id"),
+                new RepoIdCase(
+                        "[fence]\n\trepoId = first\n[core]\n\tbare = true\n[fence]\n  REPOID=last.one/x\r\n",
+                        "b.git",
+                        false,
+                        "last.one/x"),
+                new RepoIdCase("[fence]\n\trepoId = \"quoted-id\" ; set by hand\n", "c.git", true, "quoted-id"),
+                new RepoIdCase("[fence \"other\"]\n\trepoId = not-this\n", "by-dir-name.git", true, "by-dir-name"));
+        for (RepoIdCase c : cases) {
+            Path repo = Files.createDirectories(tmp.resolve(c.dir()));
+            Files.writeString(repo.resolve("config"), c.config());
+            ProcessBuilder pb = new ProcessBuilder(
+                            "bash",
+                            Path.of("hooks/pre-receive-curl.sh")
+                                    .toAbsolutePath()
+                                    .toString())
+                    .directory(repo.toFile());
+            pb.environment().clear();
+            pb.environment()
+                    .putAll(Map.of(
+                            "PATH",
+                            c.git() ? "/usr/bin:/bin" : noGit.toString(),
+                            "GIT_DIR",
+                            ".",
+                            "FENCE_PUSHER",
+                            "alice",
+                            "HOME",
+                            tmp.toString(),
+                            "FENCE_SERVER",
+                            t.url(),
+                            "FENCE_CREDENTIAL",
+                            hook));
+            Process p = pb.start();
+            Stdin.feed(p, LINE);
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), c + ": " + err);
+            TestServer.Response events = t.get("/v1/audit?repo=" + c.repoId(), auditor, null);
+            assertEquals(200, events.status(), events.body());
+            assertTrue(
+                    events.body().contains("\"resource\":\"git:" + c.repoId() + ":refs/heads/main\""),
+                    c + " -> " + events.body());
+        }
     }
 
     @Test
