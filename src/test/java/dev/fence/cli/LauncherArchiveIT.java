@@ -191,7 +191,8 @@ class LauncherArchiveIT {
      * Installs the hook with the real launcher and jar for {@code store} (which builds that store's archive),
      * then pushes as agent A, as agent B after A released its lease, and as A again with its old token; the
      * first two are admitted, the last is FENCED. Returns the class log of the first push's hook JVM, having
-     * checked that the JVM started from the archive and, below JDK 25, linked no lambda.
+     * checked that the JVM started from the archive and, below JDK 25, that neither it nor the JVM of the
+     * refused push linked a lambda.
      */
     private String pushesThroughAnInstalledHook(String store) throws Exception {
         Path bin = installFence();
@@ -230,14 +231,20 @@ class LauncherArchiveIT {
         assertEquals(0, released.exit(), released.err());
         JsonNode b = acquire(bin, store, "agent-b");
         assertEquals(0, commitAndPush(work, gitEnv, repo, b, "two").exit());
-        GitProcess.Result late = commitAndPush(work, gitEnv, repo, a, "three");
+        Map<String, String> loggedLate = new java.util.HashMap<>(gitEnv);
+        loggedLate.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("fenced.log"));
+        GitProcess.Result late = commitAndPush(work, loggedLate, repo, a, "three");
         assertNotEquals(0, late.exit(), "A's push with its superseded token was admitted");
         assertTrue(late.stderr().contains("FENCED"), late.stderr());
+        String fencedLog = Files.readString(logs.resolve("fenced.log"));
 
         assertTrue(log.contains("dev.fence.cli.Main source: shared objects file"), "the archive was used: " + log);
         assertTrue(log.contains("dev.fence.hook.PreReceiveHook source: shared objects file"), log);
         if (Runtime.version().feature() < 25) {
             assertFalse(log.contains("java.lang.invoke.LambdaMetafactory "), "the hook linked a lambda: " + log);
+            assertFalse(
+                    fencedLog.contains("java.lang.invoke.LambdaMetafactory "),
+                    "the hook that refused a push linked a lambda: " + fencedLog);
         }
         return log;
     }

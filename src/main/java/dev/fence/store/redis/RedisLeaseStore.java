@@ -593,10 +593,14 @@ public final class RedisLeaseStore implements LeaseStore {
         for (LedgerEvent e : events) {
             RedisCodec.encodeEvent(e, args);
         }
-        call("append", c -> {
-            Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
-            awaitReplicas(c);
-            return r;
+        // Not a lambda: a refused push appends its events from a hook process (see identityAndSnapshot).
+        call("append", new Function<Link, Object>() {
+            @Override
+            public Object apply(Link c) {
+                Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+                awaitReplicas(c);
+                return r;
+            }
         });
     }
 

@@ -430,10 +430,14 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        run("append", true, c -> {
-            insertEvents(c, events);
-            pruneBefore(c, events);
-            return null;
+        // Not a lambda: a refused push appends its events from a hook process (see Work).
+        run("append", true, new Work<Void>() {
+            @Override
+            public Void run(SqliteDb c) throws SQLException {
+                insertEvents(c, events);
+                pruneBefore(c, events);
+                return null;
+            }
         });
     }
 
@@ -511,7 +515,7 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /**
      * What {@link #run} does inside its transaction. The calls a hook makes (open, identity and snapshot,
-     * commit) pass classes, not lambdas: a process's first lambda starts {@code java.lang.invoke}, about
+     * commit, and a refused push's append) pass classes, not lambdas: a process's first lambda starts {@code java.lang.invoke}, about
      * ten milliseconds of a hook on JDK 17, and a hook's SQLite path otherwise links none ({@code
      * SqlitePreReceiveTest} checks).
      */
