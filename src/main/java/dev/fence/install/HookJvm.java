@@ -93,27 +93,6 @@ public final class HookJvm {
                 : List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto");
     }
 
-    /**
-     * Where a hook JVM finds fence's classes in {@code jar}, given the archive it starts from ({@code
-     * storeKind} as for {@link #archive(Path, String, String)}). Always {@code -cp jar}; with a store's
-     * archive the jar is on the boot class path too, as it was when the launcher made that archive.
-     *
-     * <p>Why: a class that fence's code names is resolved through the class loader that loaded fence. For the
-     * application class loader that is a call into its Java code for every class fence loads, and for every
-     * JDK class fence's classes name, the first time (several hundred interpreted calls per push), and
-     * before that the set-up of its class path (the jar's URL, its manifest, its package definitions). The
-     * boot loader resolves classes inside the JVM. The JVM then gives up its archived module graph, and even
-     * so a hook starts sooner: 3 to 4 ms on JDK 17 (AppCDS), 1 to 2 ms on JDK 25 (AOT cache), in paired
-     * pushes on both stores. The jar stays on the class path so that the system class loader still finds
-     * its resources, and since every class loader asks the boot loader first, no class is loaded twice.
-     * Only hooks run this way (the archive of all stores also serves the launcher's other commands, on the
-     * class path only): the libraries a hook uses (sqlite-jdbc, Jedis's exceptions, SLF4J's no-op binding)
-     * read their resources through {@link Class}, which works under either loader.
-     */
-    public static List<String> classPath(String jar, String storeKind) {
-        return storeKind != null ? List.of("-Xbootclasspath/a:" + jar, "-cp", jar) : List.of("-cp", jar);
-    }
-
     /** Every option of a hook JVM of {@code javaVersion} using {@code archive}, in the launcher's order. */
     public static List<String> allOptions(String archive, String javaVersion) {
         List<String> all = new ArrayList<>(OPTIONS);

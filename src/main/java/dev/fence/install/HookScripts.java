@@ -110,11 +110,7 @@ public final class HookScripts {
             // The one option that carries the archive's path: quoted as a whole, expanded by the shell.
             exec.append(" \"").append(o).append('"');
         }
-        for (String o : HookJvm.classPath("$jar", d.storeKind())) {
-            // Words with the jar's path are quoted as a whole, expanded by the shell.
-            exec.append(o.contains("$jar") ? " \"" + o + "\"" : " " + Shell.quote(o));
-        }
-        exec.append(' ').append(HookJvm.MAIN);
+        exec.append(" -cp \"$jar\" ").append(HookJvm.MAIN);
         for (String a : args) {
             exec.append(' ').append(Shell.quote(a));
         }

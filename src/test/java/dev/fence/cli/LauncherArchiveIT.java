@@ -187,6 +187,40 @@ class LauncherArchiveIT {
         }
     }
 
+    @Test
+    void anInstalledHookWhoseStoreOrServerFailsRefusesThePushWithAReason() throws Exception {
+        // The failure paths of a hook started from its store's archive load what the archive's training did
+        // not (the driver's exceptions, the HTTP client): they must still say what went wrong.
+        Path bin = installFence();
+        Path repo = tmp.resolve("app.git");
+        Path db = tmp.resolve("fence.db");
+        Map<String, String> gitEnv = GitProcess.cleanEnv(tmp);
+        GitProcess.run(tmp, gitEnv, "init", "-q", "--bare", "-b", "main", repo.toString());
+        Run installed = launcher(bin, Map.of(), "", "install", "--bare", repo.toString(), "--store", "sqlite:" + db);
+        assertEquals(0, installed.exit(), installed.err());
+        Path work = tmp.resolve("work");
+        GitProcess.run(tmp, gitEnv, "init", "-q", "-b", "main", work.toString());
+        JsonNode lease = acquire(bin, "sqlite:" + db, "agent-a");
+
+        Files.writeString(db, "not a database, whatever the file is called\n");
+        GitProcess.Result broken = commitAndPush(work, gitEnv, repo, lease, "one");
+        assertNotEquals(0, broken.exit(), "a push was admitted without its store");
+        assertTrue(broken.stderr().contains("reason=store-down"), broken.stderr());
+        assertFalse(broken.stderr().contains("Exception in thread"), broken.stderr());
+
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        Files.writeString(repo.resolve("fence.conf"), "server = http://127.0.0.1:" + closed + "\n");
+        Map<String, String> withCredential = new java.util.HashMap<>(gitEnv);
+        withCredential.put("FENCE_CREDENTIAL", "githost:" + "s".repeat(43));
+        GitProcess.Result unreachable = commitAndPush(work, withCredential, repo, lease, "two");
+        assertNotEquals(0, unreachable.exit(), "a push was admitted without its server");
+        assertTrue(unreachable.stderr().contains("could not be reached"), unreachable.stderr());
+        assertFalse(unreachable.stderr().contains("Exception in thread"), unreachable.stderr());
+    }
+
     /**
      * Installs the hook with the real launcher and jar for {@code store} (which builds that store's archive),
      * then pushes as agent A, as agent B after A released its lease, and as A again with its old token; the

@@ -58,17 +58,6 @@ class HookJvmTest {
         assertTrue(launcher.contains("opts+=(\"-XX:AOTCache=$archive_base.aot\")"));
         assertTrue(launcher.contains("opts+=(\"-XX:SharedArchiveFile=$archive_base.jsa\" -Xshare:auto)"));
         assertTrue(launcher.contains(HookJvm.MAIN + " \"$@\""));
-        // A store's archive is made with the class path its hooks start with.
-        assertEquals(
-                List.of("\"-Xbootclasspath/a:$jar\"", "-cp", "\"$jar\""),
-                launcherArray("class_path", "A store's archive serves only the hooks"));
-        assertEquals(List.of("-Xbootclasspath/a:$jar", "-cp", "$jar"), HookJvm.classPath("$jar", "redis"));
-    }
-
-    @Test
-    void onlyAStoresArchiveTakesTheBootClassPath() {
-        assertEquals(List.of("-Xbootclasspath/a:/f.jar", "-cp", "/f.jar"), HookJvm.classPath("/f.jar", "sqlite"));
-        assertEquals(List.of("-cp", "/f.jar"), HookJvm.classPath("/f.jar", null));
     }
 
     @Test

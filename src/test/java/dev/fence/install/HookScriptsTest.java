@@ -94,11 +94,6 @@ class HookScriptsTest {
 
     /** A JDK home whose java prints its arguments, and a launcher that says it ran; in a path that needs quoting. */
     private Launch.Direct fakeDirect(String version) throws IOException {
-        return fakeDirect(version, null);
-    }
-
-    /** As {@link #fakeDirect(String)}, with the archive of one store's hook. */
-    private Launch.Direct fakeDirect(String version, String storeKind) throws IOException {
         Path home = tmp.resolve("it's a jdk");
         write("it's a jdk/bin/java", "#!/bin/sh\necho \"java $*\"\n");
         Files.writeString(
@@ -107,7 +102,7 @@ class HookScriptsTest {
         Path jar = Files.writeString(
                 Files.createDirectories(tmp.resolve("lib dir")).resolve("fence.jar"), "jar");
         return new Launch.Direct(
-                new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString(), storeKind);
+                new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString(), null);
     }
 
     private String runHook(Launch.Direct d, Map<String, String> env) throws Exception {
@@ -140,25 +135,6 @@ class HookScriptsTest {
         expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
         expected.addAll(List.of("-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
         assertEquals(String.join(" ", expected), runHook(d, Map.of()));
-    }
-
-    @Test
-    void directStartFromAStoresArchivePutsTheJarOnTheBootClassPathToo() throws Exception {
-        for (String version : List.of("17.0.15", "25.0.3")) {
-            Launch.Direct d = fakeDirect(version, "redis");
-            assertTrue(d.archive().endsWith("-redis." + (version.startsWith("17") ? "jsa" : "aot")), d.archive());
-            age(Path.of(d.jar()), 60);
-            Files.writeString(Path.of(d.archive()), "archive");
-            assertTrue(
-                    runHook(d, Map.of())
-                            .endsWith(" -Xbootclasspath/a:" + d.jar() + " -cp " + d.jar()
-                                    + " dev.fence.cli.Main hook pre-receive"),
-                    "the launcher made the archive with the jar on both paths");
-        }
-        Launch.Direct all = fakeDirect("17.0.15");
-        age(Path.of(all.jar()), 60);
-        Files.writeString(Path.of(all.archive()), "archive");
-        assertFalse(runHook(all, Map.of()).contains("-Xbootclasspath"), "the archive of all stores is the launcher's");
     }
 
     @Test
