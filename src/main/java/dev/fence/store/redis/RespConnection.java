@@ -67,12 +67,12 @@ final class RespConnection implements RespCalls, AutoCloseable {
     }
 
     /**
-     * As {@link #open}, for a process that makes a few calls on one thread and exits (a hook): a plain URL
-     * connects over a {@link ChannelTransport} where the platform allows it, which starts sooner in a fresh
-     * JVM than a socket.
+     * As {@link #open}, for a process that makes a few calls on one thread and exits (a hook): below JDK 25 a
+     * plain URL connects over a {@link ChannelTransport} where the platform allows it, which starts sooner in
+     * a fresh JVM than a socket.
      */
     static RespConnection openOneShot(RedisUrl url, int timeoutMillis, String clientName) {
-        if (url.tls() || !ChannelTransport.available()) {
+        if (url.tls() || !OneShot.CHANNEL) {
             return open(url, timeoutMillis, clientName);
         }
         Transport transport;
@@ -82,6 +82,16 @@ final class RespConnection implements RespCalls, AutoCloseable {
             throw connectFailed(url, e);
         }
         return handshake(url, transport, timeoutMillis, clientName);
+    }
+
+    /**
+     * Whether one-shot connections go over a channel: below JDK 25, where the platform allows it. From JDK 25
+     * a hook starts from an AOT cache, which holds the socket classes' lambdas already linked; a socket then
+     * connects sooner than a channel, whose provider takes reflection to make (0.7 ms of a hook in paired
+     * runs).
+     */
+    private static final class OneShot {
+        static final boolean CHANNEL = Runtime.version().feature() < 25 && ChannelTransport.available();
     }
 
     private static JedisConnectionException connectFailed(RedisUrl url, IOException e) {
