@@ -10,7 +10,7 @@ import java.io.OutputStream;
  * ChannelTransport}). Either way a read that waits longer than the read timeout fails with a {@link
  * java.net.SocketTimeoutException}, and a failed connection with another {@link IOException}.
  */
-interface Transport {
+interface Transport extends AutoCloseable {
     /** The stream replies are read from; the same one on every call. */
     InputStream input() throws IOException;
 
@@ -21,5 +21,6 @@ interface Transport {
     void readTimeout(int millis) throws IOException;
 
     /** Closes the connection; never throws. */
+    @Override
     void close();
 }

@@ -59,8 +59,7 @@ class ChannelTransportTest {
 
     @Test
     void bytesGoBothWays() throws Exception {
-        ChannelTransport t = connect(2000);
-        try {
+        try (ChannelTransport t = connect(2000)) {
             Socket peer = accept();
             t.output().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             assertArrayEquals(
@@ -71,15 +70,12 @@ class ChannelTransportTest {
                     "+PONG\r\n".getBytes(StandardCharsets.US_ASCII), t.input().readNBytes(7));
             peer.getOutputStream().write('x');
             assertEquals('x', t.input().read());
-        } finally {
-            t.close();
         }
     }
 
     @Test
     void aReadWaitsForDataThatComesLater() throws Exception {
-        ChannelTransport t = connect(2000);
-        try {
+        try (ChannelTransport t = connect(2000)) {
             Socket peer = accept();
             CompletableFuture<Void> later = CompletableFuture.runAsync(() -> {
                 try {
@@ -94,15 +90,12 @@ class ChannelTransportTest {
                     "late".getBytes(StandardCharsets.US_ASCII), t.input().readNBytes(4));
             assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(100), "returned before the data");
             later.get(5, TimeUnit.SECONDS);
-        } finally {
-            t.close();
         }
     }
 
     @Test
     void aReadThatGetsNothingTimesOutAfterTheReadTimeout() throws Exception {
-        ChannelTransport t = connect(5000);
-        try {
+        try (ChannelTransport t = connect(5000)) {
             accept();
             t.readTimeout(200);
             long start = System.nanoTime();
@@ -111,20 +104,15 @@ class ChannelTransportTest {
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals("Read timed out", e.getMessage());
             assertTrue(waited >= 190 && waited < 3000, "waited " + waited + " ms for a 200 ms timeout");
-        } finally {
-            t.close();
         }
     }
 
     @Test
     void theEndOfTheStreamReadsAsMinusOne() throws Exception {
-        ChannelTransport t = connect(2000);
-        try {
+        try (ChannelTransport t = connect(2000)) {
             accept().close();
             assertEquals(-1, t.input().read());
             assertEquals(-1, t.input().read(new byte[8], 0, 8));
-        } finally {
-            t.close();
         }
     }
 
@@ -132,8 +120,7 @@ class ChannelTransportTest {
     void aWriteLargerThanTheSocketBuffersGoesOutWholeToASlowReader() throws Exception {
         byte[] data = new byte[8 * 1024 * 1024];
         new Random(7).nextBytes(data);
-        ChannelTransport t = connect(10_000);
-        try {
+        try (ChannelTransport t = connect(10_000)) {
             Socket peer = accept();
             CompletableFuture<byte[]> received = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -159,8 +146,6 @@ class ChannelTransportTest {
             OutputStream out = t.output();
             out.write(data, 0, data.length);
             assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(data), received.get(30, TimeUnit.SECONDS));
-        } finally {
-            t.close();
         }
     }
 
@@ -203,8 +188,7 @@ class ChannelTransportTest {
 
     @Test
     void aWaitEndsAtOnceWhenTheThreadIsInterrupted() throws Exception {
-        ChannelTransport t = connect(2000);
-        try {
+        try (ChannelTransport t = connect(2000)) {
             accept();
             t.readTimeout(30_000);
             Thread reader = Thread.currentThread();
@@ -221,8 +205,6 @@ class ChannelTransportTest {
             assertTrue(Thread.interrupted(), "the interrupt is left for the caller to see");
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "waited for the read timeout");
             interrupter.get(5, TimeUnit.SECONDS);
-        } finally {
-            t.close();
         }
     }
 
