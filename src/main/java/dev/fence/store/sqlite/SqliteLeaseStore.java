@@ -176,10 +176,10 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
 
         /**
-         * Settings for a new connection, once the library is loaded: the driver must not extract a copy of
-         * its own meanwhile.
+         * Returns once the library is loaded (or the deadline has passed): a connection opened before would
+         * make the driver extract a copy of its own meanwhile.
          */
-        static SQLiteConfig config(long deadline) {
+        static void awaitLibrary(long deadline) {
             Thread t = library;
             if (t != null) {
                 try {
@@ -189,7 +189,6 @@ public final class SqliteLeaseStore implements LeaseStore {
                 }
                 library = null;
             }
-            return new SQLiteConfig();
         }
     }
 
@@ -608,7 +607,10 @@ public final class SqliteLeaseStore implements LeaseStore {
             throw new StoreUnavailableException(
                     "cannot create the directory of SQLite store " + file + ": " + describe(e), e);
         }
-        SQLiteConfig config = Startup.config(deadline);
+        // The settings before the wait: a process's first SQLiteConfig initialises the driver's tables of
+        // pragmas (a millisecond of a hook), which this thread does while the library is still loading.
+        SQLiteConfig config = new SQLiteConfig();
+        Startup.awaitLibrary(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
         SqliteDb c = SqliteDb.open(file, config);
         try {
