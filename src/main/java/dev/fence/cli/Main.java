@@ -1,5 +1,7 @@
 package dev.fence.cli;
 
+import dev.fence.install.HookJvm;
+import dev.fence.store.Stores;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -49,6 +51,10 @@ public final class Main {
             new java.util.HashMap<>(System.getenv()).size();
             Warmup.runPlan(args[1]);
             return;
+        }
+        if (args.length >= 1 && args[0].equals("hook")) {
+            // Set by the hooks fence install writes, which know the store they were installed for.
+            Stores.preload(System.getProperty(HookJvm.STORE_HINT));
         }
         Integer hook = HookRunner.fastPath(ctx, args);
         if (hook != null) {

@@ -93,6 +93,18 @@ public final class HookJvm {
                 : List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto");
     }
 
+    /**
+     * The system property that tells a hook process which kind of store it was installed for ({@link
+     * #storeKind}), so that it starts loading what that store needs before it has read its configuration
+     * ({@code Stores.preload}). A hint: the configuration still decides.
+     */
+    public static final String STORE_HINT = "fence.hook.store";
+
+    /** The options that pass {@code storeKind} as {@link #STORE_HINT}; none for the archive of all stores. */
+    public static List<String> storeHint(String storeKind) {
+        return storeKind == null ? List.of() : List.of("-D" + STORE_HINT + "=" + storeKind);
+    }
+
     /** Every option of a hook JVM of {@code javaVersion} using {@code archive}, in the launcher's order. */
     public static List<String> allOptions(String archive, String javaVersion) {
         List<String> all = new ArrayList<>(OPTIONS);

@@ -110,6 +110,9 @@ public final class HookScripts {
             // The one option that carries the archive's path: quoted as a whole, expanded by the shell.
             exec.append(" \"").append(o).append('"');
         }
+        for (String o : HookJvm.storeHint(d.storeKind())) {
+            exec.append(' ').append(Shell.quote(o));
+        }
         exec.append(" -cp \"$jar\" ").append(HookJvm.MAIN);
         for (String a : args) {
             exec.append(' ').append(Shell.quote(a));

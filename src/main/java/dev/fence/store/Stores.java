@@ -55,6 +55,19 @@ public final class Stores {
     }
 
     /**
+     * Starts, in the background, what opening a store of {@code kind} ({@code sqlite} or {@code redis}, as
+     * {@code fence install} names the store a hook was installed for) will need first: for SQLite, loading
+     * the driver's native library, which a hook's store thread otherwise waits for once it has read the
+     * configuration. Anything else, and Redis, starts nothing. A wrong guess costs only that work: the store
+     * the configuration names is opened as always.
+     */
+    public static void preload(String kind) {
+        if ("sqlite".equals(kind)) {
+            SqliteLeaseStore.preloadLibrary();
+        }
+    }
+
+    /**
      * Opens the store at {@code url}.
      *
      * @param defaults options used where the URL's query string says nothing

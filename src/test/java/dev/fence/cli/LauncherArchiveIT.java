@@ -174,6 +174,10 @@ class LauncherArchiveIT {
     void aPushThroughAnInstalledSqliteHookRunsFromItsStoresArchive() throws Exception {
         String log = pushesThroughAnInstalledHook("sqlite:" + tmp.resolve("fence.db"));
         assertTrue(log.contains("dev.fence.store.sqlite.SqliteDb source: shared objects file"), log);
+        // Installed for SQLite, the hook starts loading the driver's library before it reads its configuration.
+        int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
+        int config = log.indexOf("dev.fence.hook.HookConfig ");
+        assertTrue(preload >= 0 && config >= 0 && preload < config, "the library was loaded after the configuration");
     }
 
     @Test

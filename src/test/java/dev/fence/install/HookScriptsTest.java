@@ -94,6 +94,11 @@ class HookScriptsTest {
 
     /** A JDK home whose java prints its arguments, and a launcher that says it ran; in a path that needs quoting. */
     private Launch.Direct fakeDirect(String version) throws IOException {
+        return fakeDirect(version, null);
+    }
+
+    /** As {@link #fakeDirect(String)}, with the archive of one store's hook. */
+    private Launch.Direct fakeDirect(String version, String storeKind) throws IOException {
         Path home = tmp.resolve("it's a jdk");
         write("it's a jdk/bin/java", "#!/bin/sh\necho \"java $*\"\n");
         Files.writeString(
@@ -102,7 +107,7 @@ class HookScriptsTest {
         Path jar = Files.writeString(
                 Files.createDirectories(tmp.resolve("lib dir")).resolve("fence.jar"), "jar");
         return new Launch.Direct(
-                new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString(), null);
+                new Launch.Launcher(launcher.toString()), home.toString(), version, jar.toString(), storeKind);
     }
 
     private String runHook(Launch.Direct d, Map<String, String> env) throws Exception {
@@ -134,6 +139,19 @@ class HookScriptsTest {
         List<String> expected = new java.util.ArrayList<>(List.of("java"));
         expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
         expected.addAll(List.of("-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
+        assertEquals(String.join(" ", expected), runHook(d, Map.of()));
+    }
+
+    @Test
+    void directStartFromAStoresArchiveNamesTheStoreForTheHookToPrepare() throws Exception {
+        Launch.Direct d = fakeDirect("17.0.15", "sqlite");
+        assertEquals(tmp.resolve("lib dir/fence-17.0.15-sqlite.jsa").toString(), d.archive());
+        age(Path.of(d.jar()), 60);
+        Files.writeString(Path.of(d.archive()), "archive");
+        List<String> expected = new java.util.ArrayList<>(List.of("java"));
+        expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
+        expected.addAll(
+                List.of("-Dfence.hook.store=sqlite", "-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
         assertEquals(String.join(" ", expected), runHook(d, Map.of()));
     }
 

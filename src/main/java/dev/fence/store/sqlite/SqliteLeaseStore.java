@@ -140,8 +140,14 @@ public final class SqliteLeaseStore implements LeaseStore {
         return store;
     }
 
+    /** Begins loading the driver's native library on a thread of its own, if no store of this process has. */
+    public static void preloadLibrary() {
+        Startup.begin();
+    }
+
     /**
-     * sqlite-jdbc's start-up cost, begun on a thread of its own when the first store of the process opens:
+     * sqlite-jdbc's start-up cost, begun on a thread of its own when the first store of the process opens (or
+     * earlier, through {@link #preloadLibrary}):
      * loading the native library (finding or caching it, then {@code System.load}). A one-shot hook
      * process then pays it while its other threads read the push, instead of after. (The driver's other
      * start-up cost, a date formatter built for every connection's settings, is gone: see fence's {@code
