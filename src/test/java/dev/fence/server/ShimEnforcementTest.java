@@ -8,6 +8,7 @@ import dev.fence.cli.Context;
 import dev.fence.cli.Main;
 import dev.fence.json.Json;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.TestLauncher;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -85,14 +86,7 @@ class ShimEnforcementTest {
 
     @BeforeAll
     static void setUp() throws IOException {
-        launcher = tmp.resolve("bin/fence");
-        Files.createDirectories(launcher.getParent());
-        Files.writeString(
-                launcher,
-                "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                        + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -cp '"
-                        + System.getProperty("java.class.path") + "' dev.fence.cli.Main \"$@\"\n");
-        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        launcher = TestLauncher.write(tmp.resolve("bin/fence"));
 
         shimServer = TestServer.start(tmp.resolve("shim-server"), "sqlite:" + tmp.resolve("shim.db"), CONFIG);
         clientServer = TestServer.start(tmp.resolve("client-server"), "sqlite:" + tmp.resolve("client.db"), CONFIG);

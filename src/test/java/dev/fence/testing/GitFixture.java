@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -118,19 +117,7 @@ public final class GitFixture {
         if (launcher != null) {
             return launcher;
         }
-        Path p = root.resolve("bin").resolve("fence");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String script = "#!/bin/sh\nexec \"" + java
-                + "\" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -XX:-UsePerfData -cp \""
-                + System.getProperty("java.class.path") + "\" dev.fence.cli.Main \"$@\"\n";
-        try {
-            Files.createDirectories(p.getParent());
-            Files.writeString(p, script);
-            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        launcher = p;
-        return p;
+        launcher = TestLauncher.write(root.resolve("bin").resolve("fence"));
+        return launcher;
     }
 }

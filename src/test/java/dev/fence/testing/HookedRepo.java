@@ -9,10 +9,8 @@ import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -90,20 +88,7 @@ public final class HookedRepo {
 
     /** A launcher script that runs fence's Main from this JVM's classpath. */
     public static Path launcher(Path root) {
-        Path script = root.resolve("fence-under-test");
-        if (Files.exists(script)) {
-            return script;
-        }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String body = "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -cp '"
-                + System.getProperty("java.class.path") + "' dev.fence.cli.Main \"$@\"\n";
-        try {
-            Files.writeString(script, body, StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return script;
+        return TestLauncher.write(root.resolve("fence-under-test"));
     }
 
     public Path bare() {
