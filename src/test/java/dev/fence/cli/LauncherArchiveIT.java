@@ -174,10 +174,14 @@ class LauncherArchiveIT {
     void aPushThroughAnInstalledSqliteHookRunsFromItsStoresArchive() throws Exception {
         String log = pushesThroughAnInstalledHook("sqlite:" + tmp.resolve("fence.db"));
         assertTrue(log.contains("dev.fence.store.sqlite.SqliteDb source: shared objects file"), log);
-        // Installed for SQLite, the hook starts loading the driver's library before it reads its configuration.
-        int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
-        int config = log.indexOf("dev.fence.hook.HookConfig ");
-        assertTrue(preload >= 0 && config >= 0 && preload < config, "the library was loaded after the configuration");
+        if (Runtime.version().feature() < 25) {
+            // Installed for SQLite, the hook starts loading the driver's library before it reads its
+            // configuration. (A JDK 25 AOT cache loads every class it holds before main: no order to read.)
+            int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
+            int config = log.indexOf("dev.fence.hook.HookConfig ");
+            assertTrue(
+                    preload >= 0 && config >= 0 && preload < config, "the library was loaded after the configuration");
+        }
     }
 
     @Test
