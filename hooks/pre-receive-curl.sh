@@ -178,7 +178,6 @@ now_ms() {
 now_ms
 start_ms=$now
 
-
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 fields=()
 for name in ${!GL_@} ${!GITHUB_@} ${!GITEA_@} ${!GIT_PUSH_OPTION_@} FENCE_PUSHER REMOTE_USER USER LOGNAME; do

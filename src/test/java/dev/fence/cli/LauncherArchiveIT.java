@@ -201,16 +201,12 @@ class LauncherArchiveIT {
     void anInstalledHookWhoseStoreOrServerFailsRefusesThePushWithAReason() throws Exception {
         // The failure paths of a hook started from its store's archive load what the archive's training did
         // not (the driver's exceptions, the HTTP client): they must still say what went wrong.
-        Path bin = installFence();
-        Path repo = tmp.resolve("app.git");
         Path db = tmp.resolve("fence.db");
-        Map<String, String> gitEnv = GitProcess.cleanEnv(tmp);
-        GitProcess.run(tmp, gitEnv, "init", "-q", "--bare", "-b", "main", repo.toString());
-        Run installed = launcher(bin, Map.of(), "", "install", "--bare", repo.toString(), "--store", "sqlite:" + db);
-        assertEquals(0, installed.exit(), installed.err());
-        Path work = tmp.resolve("work");
-        GitProcess.run(tmp, gitEnv, "init", "-q", "-b", "main", work.toString());
-        JsonNode lease = acquire(bin, "sqlite:" + db, "agent-a");
+        Installed it = install("sqlite:" + db);
+        Path repo = it.repo();
+        Path work = it.work();
+        Map<String, String> gitEnv = it.gitEnv();
+        JsonNode lease = acquire(it.bin(), "sqlite:" + db, "agent-a");
 
         Files.writeString(db, "not a database, whatever the file is called\n");
         GitProcess.Result broken = commitAndPush(work, gitEnv, repo, lease, "one");
@@ -239,22 +235,18 @@ class LauncherArchiveIT {
      * refused push linked a lambda.
      */
     private String pushesThroughAnInstalledHook(String store) throws Exception {
-        Path bin = installFence();
-        Path repo = tmp.resolve("app.git");
-        Map<String, String> gitEnv = GitProcess.cleanEnv(tmp);
-        GitProcess.run(tmp, gitEnv, "init", "-q", "--bare", "-b", "main", repo.toString());
-        Run installed = launcher(bin, Map.of(), "", "install", "--bare", repo.toString(), "--store", store);
-        assertEquals(0, installed.exit(), installed.err());
+        Installed it = install(store);
+        Path bin = it.bin();
+        Path repo = it.repo();
+        Path work = it.work();
+        Map<String, String> gitEnv = it.gitEnv();
         String script = Files.readString(repo.resolve("hooks/pre-receive"));
         assertTrue(script.contains("exec \"$java_home/bin/java\""), "a direct start: " + script);
 
-        Path work = tmp.resolve("work");
-        GitProcess.run(tmp, gitEnv, "init", "-q", "-b", "main", work.toString());
         JsonNode a = acquire(bin, store, "agent-a");
         Path logs = Files.createDirectories(tmp.resolve("class-logs"));
-        Map<String, String> logged = new java.util.HashMap<>(gitEnv);
-        logged.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("classes.log"));
-        GitProcess.Result first = commitAndPush(work, logged, repo, a, "one");
+        GitProcess.Result first =
+                commitAndPush(work, withClassLog(gitEnv, logs.resolve("classes.log")), repo, a, "one");
         assertEquals(0, first.exit(), first.stderr());
         String log = Files.readString(logs.resolve("classes.log"));
 
@@ -275,9 +267,8 @@ class LauncherArchiveIT {
         assertEquals(0, released.exit(), released.err());
         JsonNode b = acquire(bin, store, "agent-b");
         assertEquals(0, commitAndPush(work, gitEnv, repo, b, "two").exit());
-        Map<String, String> loggedLate = new java.util.HashMap<>(gitEnv);
-        loggedLate.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("fenced.log"));
-        GitProcess.Result late = commitAndPush(work, loggedLate, repo, a, "three");
+        GitProcess.Result late =
+                commitAndPush(work, withClassLog(gitEnv, logs.resolve("fenced.log")), repo, a, "three");
         assertNotEquals(0, late.exit(), "A's push with its superseded token was admitted");
         assertTrue(late.stderr().contains("FENCED"), late.stderr());
         String fencedLog = Files.readString(logs.resolve("fenced.log"));
@@ -291,6 +282,28 @@ class LauncherArchiveIT {
                     "the hook that refused a push linked a lambda: " + fencedLog);
         }
         return log;
+    }
+
+    /** The launcher and jar, a bare repository with the hook they installed for a store, and a work tree. */
+    private record Installed(Path bin, Path repo, Path work, Map<String, String> gitEnv) {}
+
+    private Installed install(String store) throws Exception {
+        Path bin = installFence();
+        Path repo = tmp.resolve("app.git");
+        Map<String, String> gitEnv = GitProcess.cleanEnv(tmp);
+        GitProcess.run(tmp, gitEnv, "init", "-q", "--bare", "-b", "main", repo.toString());
+        Run installed = launcher(bin, Map.of(), "", "install", "--bare", repo.toString(), "--store", store);
+        assertEquals(0, installed.exit(), installed.err());
+        Path work = tmp.resolve("work");
+        GitProcess.run(tmp, gitEnv, "init", "-q", "-b", "main", work.toString());
+        return new Installed(bin, repo, work, gitEnv);
+    }
+
+    /** {@code env}, with every JVM started under it writing its class log to {@code log}. */
+    private static Map<String, String> withClassLog(Map<String, String> env, Path log) {
+        Map<String, String> logged = new java.util.HashMap<>(env);
+        logged.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + log);
+        return logged;
     }
 
     private JsonNode acquire(Path bin, String store, String holder) throws Exception {
