@@ -539,6 +539,25 @@ abstract class PreReceiveEndToEndTest {
                 env,
                 "hook",
                 "pre-receive");
+        awaitStoreThreads();
         return new Hook(code, err.toString());
+    }
+
+    /**
+     * Waits for the store threads of in-process hook runs. A one-shot hook returns without waiting for a
+     * store thread it handed nothing to (its process halts next); in this JVM that thread would go on opening
+     * and closing the store, and writing its files, while the test's temporary directory is deleted.
+     */
+    private static void awaitStoreThreads() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("fence-admission")) {
+                try {
+                    t.join(10_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 }
