@@ -88,7 +88,7 @@ public final class LeaseService implements LeaseOperations {
                 resource,
                 holder,
                 g.token(),
-                Proofs.issue(identity, resource, g.token()),
+                Proofs.issue(identity, resource, g.token(), holder),
                 g.generation(),
                 g.grantedAt(),
                 g.expiresAt(),
@@ -107,7 +107,7 @@ public final class LeaseService implements LeaseOperations {
         Names.require("holder", holder);
         long ttlMillis = ttlMillis(ttl);
         requireToken(token);
-        Fenced badProof = checkProof(resource, token, proof);
+        Fenced badProof = checkProof(resource, holder, token, proof);
         if (badProof != null) {
             return new CheckOutcome.Lost(badProof);
         }
@@ -121,7 +121,7 @@ public final class LeaseService implements LeaseOperations {
         Names.require("resource", resource);
         Names.require("holder", holder);
         requireToken(token);
-        Fenced badProof = checkProof(resource, token, proof);
+        Fenced badProof = checkProof(resource, holder, token, proof);
         if (badProof != null) {
             return new CheckOutcome.Lost(badProof);
         }
@@ -155,14 +155,23 @@ public final class LeaseService implements LeaseOperations {
         return store.identity(Identities.candidate(clock.instant()));
     }
 
-    private Fenced checkProof(String resource, long token, String proof) {
+    private Fenced checkProof(String resource, String holder, long token, String proof) {
         if (proof == null) {
             return null;
         }
         StoreIdentity identity = identity();
         return switch (Proofs.verify(identity, resource, token, proof)) {
-            case VALID -> null;
+            case VALID -> holder.equals(Proofs.holderOf(proof))
+                    ? null
+                    : lost(
+                            resource,
+                            token,
+                            0,
+                            Reason.NOT_HOLDER,
+                            null,
+                            "the proof was issued to " + Proofs.holderOf(proof) + ", not to " + holder);
             case OLD_GENERATION -> lost(resource, token, 0, Reason.OLD_GENERATION, null, null);
+            case OLD_FORMAT -> lost(resource, token, 0, Reason.OLD_GENERATION, null, Proofs.OLD_FORMAT_DETAIL);
             case BAD -> lost(resource, token, 0, Reason.BAD_PROOF, null, "the proof is not the proof of this grant");
         };
     }

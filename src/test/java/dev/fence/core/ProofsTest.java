@@ -13,7 +13,7 @@ class ProofsTest {
 
     @Test
     void aProofIsBoundToResourceTokenAndGeneration() {
-        String proof = Proofs.issue(id, "db/migrations", 34);
+        String proof = Proofs.issue(id, "db/migrations", 34, "agent-a");
         assertTrue(Proofs.isWellFormed(proof));
         assertEquals(Proofs.Check.VALID, Proofs.verify(id, "db/migrations", 34, proof));
         assertEquals(Proofs.Check.BAD, Proofs.verify(id, "db/migrations", 33, proof), "not a proof of another token");
@@ -64,16 +64,19 @@ class ProofsTest {
 
     @Test
     void proofsAreTheSameWhicheverWayTheMacIsComputed() {
-        String first = Proofs.issue(id, "db/migrations", 34);
+        String first = Proofs.issue(id, "db/migrations", 34, "agent-a");
         for (int i = 0; i < 200; i++) {
-            assertEquals(first, Proofs.issue(id, "db/migrations", 34), "MAC number " + i);
+            assertEquals(first, Proofs.issue(id, "db/migrations", 34, "agent-a"), "MAC number " + i);
         }
     }
 
     @Test
     void aForgedOrMalformedProofIsRefused() {
-        String forged = "fp1." + id.generation() + "." + "A".repeat(43);
+        String forged = "fp2." + id.generation() + ".YWdlbnQtYQ." + "A".repeat(43);
         assertEquals(Proofs.Check.BAD, Proofs.verify(id, "r", 1, forged));
+        String firstFormat = "fp1." + id.generation() + "." + "A".repeat(43);
+        assertEquals(
+                Proofs.Check.OLD_FORMAT, Proofs.verify(id, "r", 1, firstFormat), "proofs that name no holder are void");
         assertFalse(Proofs.isWellFormed("34"));
         String mac = "A".repeat(43);
         assertTrue(Proofs.isWellFormed("fp1.g." + mac));
