@@ -12,7 +12,13 @@ import java.util.Map;
  * <p>For a push carrying {@code fence=n}, a fenced ref update is admitted only if all hold:
  *
  * <ol>
- *   <li>the proof is valid for (the ref's resource, n, the store's generation);
+ *   <li>the proof is valid for (the ref's resource, n, the store's generation, its holder), and that
+ *       holder is the one the store granted n to and the one the repository's own record (an {@link
+ *       AcceptedMark}) has for n: a store that lost data and granted n again to another holder does not
+ *       let either holder through on the other's record;
+ *   <li>n is at or above the repository's own record for the ref, and the store's counter is not below
+ *       that record (a store behind the repository is reported, not trusted);
+ *   <li>the lease of n was not released, and the pusher may push for its holder ({@code holder-pushers});
  *   <li>n ≥ the highest token admitted on the ref (the storage rule);
  *   <li>n is the latest token granted for the resource (the sequencer rule: a successor's grant fences
  *       the old holder before the successor writes);
@@ -41,10 +47,29 @@ public final class Admission {
      */
     public static final java.time.Duration IN_FLIGHT = java.time.Duration.ofSeconds(30);
 
+    /** Ancestry for a caller that has no repository: it knows nothing, so nothing counts as a fast-forward. */
+    public static final Ancestry NO_ANCESTRY = new Ancestry() {
+        @Override
+        public boolean isAncestor(String ancestor, String descendant) {
+            throw new InvalidInputException("no repository to tell ancestry from");
+        }
+    };
+
     private Admission() {}
 
     private static boolean sameId(String a, String b) {
         return ObjectIds.isZero(a) ? ObjectIds.isZero(b) : a.equals(b);
+    }
+
+    /** As {@link #decide(PushAttempt, Map, StoreIdentity, FencePolicy, Ancestry, Instant, Map)} with no repository record. */
+    public static Plan decide(
+            PushAttempt push,
+            Map<String, ResourceState> states,
+            StoreIdentity identity,
+            FencePolicy policy,
+            Ancestry ancestry,
+            Instant now) {
+        return decide(push, states, identity, policy, ancestry, now, Map.of());
     }
 
     /**
@@ -53,6 +78,7 @@ public final class Admission {
      * @param states snapshot of every fenced ref's resource (must contain each)
      * @param identity the store's current identity (for proofs and the counter floor)
      * @param now the time recorded in events and tips
+     * @param marks the repository's own record, by full ref name (refs it has none for are absent)
      */
     public static Plan decide(
             PushAttempt push,
@@ -60,7 +86,8 @@ public final class Admission {
             StoreIdentity identity,
             FencePolicy policy,
             Ancestry ancestry,
-            Instant now) {
+            Instant now,
+            Map<String, AcceptedMark> marks) {
         List<RefDecision> decisions = new ArrayList<>();
         List<ResourceWrite> writes = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
@@ -74,9 +101,10 @@ public final class Admission {
             if (s == null) {
                 throw new InternalException("no snapshot for " + resource);
             }
+            AcceptedMark mark = marks.get(u.ref());
             Step step = push.options().token().isPresent()
-                    ? withToken(push, u, resource, s, identity, ancestry, now)
-                    : tokenless(push, u, resource, s, identity, policy, ancestry, now);
+                    ? withToken(push, u, resource, s, identity, policy, ancestry, now, mark)
+                    : tokenless(push, u, resource, s, identity, policy, ancestry, now, mark);
             decisions.add(step.decision);
             if (step.write != null) {
                 writes.add(step.write);
@@ -86,15 +114,19 @@ public final class Admission {
             }
         }
         Verdict verdict = new Verdict(decisions, warnings);
-        return new Plan(verdict, verdict.accepted() ? writes : List.of(), events(push, verdict, states, now));
+        return new Plan(verdict, verdict.accepted() ? writes : List.of(), events(push, verdict, now));
     }
 
     /**
      * Decides a push when the store cannot be reached: pushes carrying a token and refs that need a token
      * are refused ({@link Reason#STORE_DOWN}, fail closed); tokenless pushes that the policy would let
-     * through follow {@code on-store-down}. Nothing can be recorded.
+     * through follow {@code on-store-down}, and even then only creations and fast-forwards of fenced refs:
+     * without the store nobody can tell which commits a rewrite or delete would discard, so those are
+     * refused. Nothing can be recorded.
+     *
+     * @param ancestry answers whether an update is a fast-forward; any failure to answer counts as "no"
      */
-    public static Verdict storeDown(PushAttempt push, FencePolicy policy, String problem) {
+    public static Verdict storeDown(PushAttempt push, FencePolicy policy, String problem, Ancestry ancestry) {
         List<RefDecision> decisions = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         for (RefUpdate u : push.updates()) {
@@ -110,7 +142,7 @@ public final class Admission {
             if (needsToken && push.options().token().isEmpty()) {
                 decisions.add(
                         refuse(u, resource, 0, 0, Reason.TOKEN_REQUIRED, null, null, tokenRequiredDetail(pusher)));
-            } else if (needsToken || !policy.acceptUnfencedWhenStoreDown()) {
+            } else if (needsToken || !policy.acceptUnfencedWhenStoreDown() || !createsOrFastForwards(u, ancestry)) {
                 decisions.add(refuse(
                         u,
                         resource,
@@ -119,8 +151,11 @@ public final class Admission {
                         Reason.STORE_DOWN,
                         null,
                         null,
-                        "the fence store is unavailable (" + problem
-                                + "); fenced pushes are refused until it is back"));
+                        "the fence store is unavailable (" + problem + "); "
+                                + (needsToken || !policy.acceptUnfencedWhenStoreDown()
+                                        ? "fenced pushes are refused until it is back"
+                                        : "a rewrite or delete of a fenced ref is refused until it is back"
+                                                + " (creations and fast-forwards are accepted)")));
             } else {
                 String warning = "warning: fence store unavailable (" + problem + "); " + u.ref()
                         + " accepted without a token check (on-store-down = accept); outstanding leases were not bumped";
@@ -133,14 +168,33 @@ public final class Admission {
 
     private record Step(RefDecision decision, ResourceWrite write) {}
 
+    /** True for a creation, or an update whose new tip contains the old one; false when that cannot be told. */
+    private static boolean createsOrFastForwards(RefUpdate u, Ancestry ancestry) {
+        switch (u.kind()) {
+            case CREATE:
+            case NONE:
+                return true;
+            case UPDATE:
+                try {
+                    return ancestry.isAncestor(u.oldId(), u.newId());
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            default:
+                return false;
+        }
+    }
+
     private static Step withToken(
             PushAttempt push,
             RefUpdate u,
             String resource,
             ResourceState s,
             StoreIdentity identity,
+            FencePolicy policy,
             Ancestry ancestry,
-            Instant now) {
+            Instant now,
+            AcceptedMark mark) {
         long n = push.options().token().getAsLong();
         String proof = push.options().proof();
         if (proof == null) {
@@ -160,7 +214,9 @@ public final class Admission {
                         n,
                         s,
                         Reason.OLD_GENERATION,
-                        "the token was granted before the fence store lost its data; it is void");
+                        "the token was granted before the fence store lost or rolled back its data; it is void");
+            case OLD_FORMAT:
+                return refused(u, resource, n, s, Reason.OLD_GENERATION, Proofs.OLD_FORMAT_DETAIL);
             case BAD:
                 return refused(
                         u,
@@ -171,6 +227,34 @@ public final class Admission {
                         "fence-proof is not the proof of token " + n + " on " + u.ref());
             case VALID:
                 break;
+        }
+        // From here on the proof is valid: the store did grant n to this holder.
+        String holder = Proofs.holderOf(proof);
+        Step behind = storeBehind(u, resource, n, s, identity, mark);
+        if (behind != null) {
+            return behind;
+        }
+        if (mark != null && n < mark.token()) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.STALE_TOKEN,
+                    "token " + mark.token() + " has already written to " + u.ref() + " (this repository's own record)");
+        }
+        if (mark != null
+                && n == mark.token()
+                && mark.holder() != null
+                && !mark.holder().equals(holder)) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.DUPLICATE_TOKEN,
+                    "token " + n + " already wrote to " + u.ref() + " for " + mark.holder() + ", not " + holder
+                            + " (this repository's own record): the store granted one token twice after losing data");
         }
         if (n < s.highestAccepted()) {
             return refused(
@@ -189,6 +273,36 @@ public final class Admission {
                     s,
                     n < s.latestGranted() ? Reason.SUPERSEDED : Reason.BAD_PROOF,
                     n < s.latestGranted() ? null : "token " + n + " was never granted by this store");
+        }
+        Lease lease = s.lease();
+        if (lease != null && lease.token() == n && !lease.holder().equals(holder)) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.DUPLICATE_TOKEN,
+                    "the store granted token " + n + " to " + lease.holder() + ", not to " + holder
+                            + ": one token number was granted twice after the store lost data");
+        }
+        if (lease != null && lease.token() == n && lease.released()) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.RELEASED,
+                    "the lease of token " + n + " was released; a released token writes nothing");
+        }
+        if (!policy.mayPushFor(holder, push.actor().pusher())) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.PUSHER_NOT_HOLDER,
+                    "pusher '" + push.actor().pusher() + "' may not push for holder '" + holder
+                            + "' (holder-pushers); a lease's proof is for its holder alone");
         }
         Tip last = s.tip();
         if (last != null
@@ -239,7 +353,6 @@ public final class Admission {
             case NONE:
                 break;
         }
-        String holder = s.lease() != null && s.lease().token() == n ? s.lease().holder() : null;
         String base = baseIsMine ? s.baseSha() : (u.kind() == RefUpdate.Kind.CREATE ? ObjectIds.ZERO : u.oldId());
         ResourceWrite w = new ResourceWrite(
                 resource,
@@ -250,8 +363,31 @@ public final class Admission {
                 n,
                 base,
                 u.kind() == RefUpdate.Kind.DELETE ? null : u.newId(),
-                new Tip(u.newId(), n, holder, push.actor().pusher(), now));
+                new Tip(u.newId(), n, holder, push.actor().pusher(), now),
+                identity.generation());
         return new Step(new RefDecision.Admitted(u, resource, Reason.ACCEPTED, n, null), w);
+    }
+
+    /**
+     * Refuses the update when the store's counter (or its generation's floor, which the next grant starts
+     * above) is below the token the repository itself last admitted on the ref: the store lost or rolled
+     * back data without starting a new generation, and whatever it says about this ref is not trusted.
+     */
+    private static Step storeBehind(
+            RefUpdate u, String resource, long n, ResourceState s, StoreIdentity identity, AcceptedMark mark) {
+        if (mark == null || Math.max(s.latestGranted(), identity.floor()) >= mark.token()) {
+            return null;
+        }
+        return refused(
+                u,
+                resource,
+                n,
+                s,
+                Reason.STORE_ROLLED_BACK,
+                "the lease store is behind this repository: token " + mark.token() + " was admitted on " + u.ref()
+                        + " but the store's latest grant is " + s.latestGranted() + ". It was restored or failed over"
+                        + " without fence noticing. An admin should run `fence store new-generation --store URL`;"
+                        + " then acquire a new lease");
     }
 
     /**
@@ -277,24 +413,36 @@ public final class Admission {
             StoreIdentity identity,
             FencePolicy policy,
             Ancestry ancestry,
-            Instant now) {
+            Instant now,
+            AcceptedMark mark) {
         String pusher = push.actor().pusher();
         PusherPolicy p = policy.policyFor(pusher);
         if (policy.isAgent(pusher) || p == PusherPolicy.REJECT) {
             return refused(u, resource, 0, s, Reason.TOKEN_REQUIRED, tokenRequiredDetail(pusher));
         }
+        Step behind = storeBehind(u, resource, 0, s, identity, mark);
+        if (behind != null) {
+            return behind;
+        }
         Tip tip = new Tip(u.newId(), Tokens.NONE, null, pusher, now);
         if (p == PusherPolicy.ALLOW) {
+            // What an allowed pusher writes is foreign to every token: the base moves up to it, so a
+            // later rewrite under the base's token must keep it (rule 4), and a delete under that token
+            // is no longer the delete of a branch it created. With no base (no token wrote here yet), a
+            // rewrite must contain the ref's tip anyway.
+            boolean hasBase = s.baseSha() != null && s.baseToken() != Tokens.NONE;
+            String base = hasBase && u.kind() != RefUpdate.Kind.DELETE ? u.newId() : null;
             ResourceWrite w = new ResourceWrite(
                     resource,
                     s.version(),
                     s.latestGranted(),
                     s.highestAccepted(),
                     false,
-                    s.baseToken(),
-                    s.baseSha(),
+                    base == null ? Tokens.NONE : s.baseToken(),
+                    base,
                     s.lastTokenWriteSha(),
-                    tip);
+                    tip,
+                    identity.generation());
             return new Step(new RefDecision.Admitted(u, resource, Reason.ALLOWED, 0, null), w);
         }
         String tokenWritten = s.lastTokenWriteSha();
@@ -324,7 +472,8 @@ public final class Admission {
                 Tokens.NONE,
                 null,
                 discards ? null : tokenWritten,
-                tip);
+                tip,
+                identity.generation());
         String warning = s.lease() != null && s.lease().isLive(now)
                 ? "fence: this push superseded " + s.lease().holder() + "'s lease on " + u.ref() + " (token "
                         + s.lease().token() + " is now stale)"
@@ -346,8 +495,7 @@ public final class Admission {
         return new RefDecision.Refused(u, new Fenced(resource, u.ref(), n, current, reason, holder, tip, detail));
     }
 
-    private static List<LedgerEvent> events(
-            PushAttempt push, Verdict verdict, Map<String, ResourceState> states, Instant now) {
+    private static List<LedgerEvent> events(PushAttempt push, Verdict verdict, Instant now) {
         List<LedgerEvent> events = new ArrayList<>();
         boolean accepted = verdict.accepted();
         for (RefDecision d : verdict.decisions()) {
@@ -365,7 +513,7 @@ public final class Admission {
                         push,
                         u,
                         a.resource(),
-                        holderOf(states.get(a.resource()), a.token()),
+                        a.reason() == Reason.ACCEPTED ? provenHolder(push) : null,
                         type,
                         a.token(),
                         reason,
@@ -373,13 +521,14 @@ public final class Admission {
                         now));
             } else if (d instanceof RefDecision.Refused r) {
                 Fenced f = r.fenced();
-                // A token without its proof proves nothing about who holds it: no holder is named.
+                // Every refusal but these comes after the proof verified, so the holder it names is proven;
+                // a token without a valid proof proves nothing about who holds it: no holder is named.
                 boolean proven = f.reason() != Reason.BAD_PROOF && f.reason() != Reason.OLD_GENERATION;
                 events.add(pushEvent(
                         push,
                         u,
                         f.resource(),
-                        proven ? holderOf(states.get(f.resource()), f.token()) : null,
+                        proven ? provenHolder(push) : null,
                         EventType.REJECT,
                         f.token(),
                         f.reason(),
@@ -390,13 +539,14 @@ public final class Admission {
         return events;
     }
 
-    /** The holder that {@code token} was granted to, when the snapshot still knows it. */
-    private static String holderOf(ResourceState s, long token) {
-        return s != null
-                        && token != Tokens.NONE
-                        && s.lease() != null
-                        && s.lease().token() == token
-                ? s.lease().holder()
+    /**
+     * The holder a token push's proof names (null for a tokenless push): the ledger records who the push
+     * was made for from the proof itself, not from the store's lease, which after a data loss may name a
+     * holder the token was granted to a second time.
+     */
+    private static String provenHolder(PushAttempt push) {
+        return push.options().token().isPresent()
+                ? Proofs.holderOf(push.options().proof())
                 : null;
     }
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -47,6 +48,21 @@ public final class AdmissionService {
      *     written
      */
     public Verdict admit(PushAttempt push, Ancestry ancestry) {
+        return admit(push, ancestry, java.util.Map.of(), null);
+    }
+
+    /**
+     * As {@link #admit(PushAttempt, Ancestry)}, against the repository's own record of accepted tokens, and
+     * writing only while {@code gate} lets it.
+     *
+     * @param marks the repository's record by full ref name (see {@link AcceptedMark})
+     * @param gate asked once, right before the first write (the commit or the rejections' events): false
+     *     means whoever asked no longer waits for the answer (its time ran out and it answered otherwise),
+     *     so nothing is written and {@link Abandoned} is thrown; once it said true, the caller waits for
+     *     the answer. Null for no gate.
+     */
+    public Verdict admit(
+            PushAttempt push, Ancestry ancestry, java.util.Map<String, AcceptedMark> marks, BooleanSupplier gate) {
         Set<String> resources = new LinkedHashSet<>();
         for (RefUpdate u : push.updates()) {
             if (policy.isFenced(u.ref())) {
@@ -64,10 +80,13 @@ public final class AdmissionService {
             var read = store.identityAndSnapshot(resources, candidate);
             StoreIdentity identity = read.identity();
             var states = read.states();
-            Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant());
+            Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant(), marks);
             // A caller without the repository (fence serve) answers ancestry from facts it was sent; a
             // decision built on a provisional answer must not be recorded: ask for the missing facts.
             ancestry.requireSettled();
+            if (gate != null && attempt == 0 && !gate.getAsBoolean()) {
+                throw new Abandoned();
+            }
             if (!plan.verdict().accepted()) {
                 store.append(plan.events());
                 return plan.verdict();
@@ -77,6 +96,18 @@ public final class AdmissionService {
             }
         }
         return contended(push);
+    }
+
+    /**
+     * Thrown by {@link #admit(PushAttempt, Ancestry, java.util.Map, BooleanSupplier)} when its gate closed
+     * before anything was written: the push was answered without this verdict, and nothing records it.
+     */
+    public static final class Abandoned extends FenceException {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super("the push was answered before the store did; nothing was recorded");
+        }
     }
 
     private Verdict contended(PushAttempt push) {

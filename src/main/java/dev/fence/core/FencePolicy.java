@@ -14,6 +14,9 @@ import java.util.List;
  * @param acceptUnfencedWhenStoreDown on-store-down for pushes that touch no fenced ref under a token
  *     requirement: true = accept with a warning (default), false = reject
  * @param storeTimeout the longest the hook waits for the store before failing closed
+ * @param holderPushers opt-in: a holder matching a rule's holder glob may push only as a pusher matching
+ *     the rule's pusher glob (first matching rule wins; holders no rule names may push as anyone). A proof
+ *     is a bearer credential; this binds it to the pushers a holder runs as.
  */
 public record FencePolicy(
         List<String> fencedRefs,
@@ -21,12 +24,51 @@ public record FencePolicy(
         PusherPolicy defaultPolicy,
         List<String> agentPatterns,
         boolean acceptUnfencedWhenStoreDown,
-        Duration storeTimeout) {
+        Duration storeTimeout,
+        List<HolderRule> holderPushers) {
 
     public FencePolicy {
         fencedRefs = List.copyOf(fencedRefs);
         pusherPolicies = List.copyOf(pusherPolicies);
         agentPatterns = List.copyOf(agentPatterns);
+        holderPushers = List.copyOf(holderPushers);
+    }
+
+    /** A policy without {@code holder-pushers} rules. */
+    public FencePolicy(
+            List<String> fencedRefs,
+            List<PusherRule> pusherPolicies,
+            PusherPolicy defaultPolicy,
+            List<String> agentPatterns,
+            boolean acceptUnfencedWhenStoreDown,
+            Duration storeTimeout) {
+        this(
+                fencedRefs,
+                pusherPolicies,
+                defaultPolicy,
+                agentPatterns,
+                acceptUnfencedWhenStoreDown,
+                storeTimeout,
+                List.of());
+    }
+
+    /** A holder glob and the pusher glob its pushes must come from. */
+    public record HolderRule(String holderPattern, String pusherPattern) {}
+
+    /** This policy with {@code on-store-down} set to reject. */
+    public FencePolicy failingClosed() {
+        return new FencePolicy(
+                fencedRefs, pusherPolicies, defaultPolicy, agentPatterns, false, storeTimeout, holderPushers);
+    }
+
+    /** True unless a {@code holder-pushers} rule names {@code holder} and {@code pusher} does not match it. */
+    public boolean mayPushFor(String holder, String pusher) {
+        for (HolderRule r : holderPushers) {
+            if (Globs.matches(r.holderPattern(), holder)) {
+                return pusher != null && Globs.matches(r.pusherPattern(), pusher);
+            }
+        }
+        return true;
     }
 
     /** A pusher glob and the policy it gets. */

@@ -28,6 +28,8 @@ public final class FencedMessage {
             Reason.TOKENLESS_OVERWRITE,
             Reason.RELEASED,
             Reason.NOT_HOLDER,
+            Reason.DUPLICATE_TOKEN,
+            Reason.PUSHER_NOT_HOLDER,
             Reason.REMOTE_CHANGED);
 
     private FencedMessage() {}

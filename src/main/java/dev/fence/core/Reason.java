@@ -23,6 +23,18 @@ public enum Reason {
     RELEASED("released"),
     /** The holder named is not the holder of the current lease. */
     NOT_HOLDER("not-holder"),
+    /**
+     * One token number was granted to two holders (a store that lost data granted it again): the push's
+     * proof names a holder other than the one the store or the repository's own record has for it.
+     */
+    DUPLICATE_TOKEN("duplicate-token"),
+    /** The pusher is not one the configuration lets push for the proof's holder ({@code holder-pushers}). */
+    PUSHER_NOT_HOLDER("pusher-not-holder"),
+    /**
+     * The lease store is behind the repository's own record of accepted tokens: it was restored or failed
+     * over without fence noticing, and is not trusted until an admin starts a new generation.
+     */
+    STORE_ROLLED_BACK("store-rolled-back"),
     /** The push options or input were malformed. */
     MALFORMED("malformed"),
     /** The store could not be reached in time. */

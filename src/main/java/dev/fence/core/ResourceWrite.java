@@ -13,6 +13,8 @@ package dev.fence.core;
  * @param baseSha new base sha
  * @param lastTokenWriteSha new last token-written tip (null clears it)
  * @param tip new last write
+ * @param generation the store generation the write was decided under: the store applies it only while
+ *     that generation is current, so a decision made before a rollback was noticed is never written after
  */
 public record ResourceWrite(
         String resource,
@@ -23,4 +25,5 @@ public record ResourceWrite(
         long baseToken,
         String baseSha,
         String lastTokenWriteSha,
-        Tip tip) {}
+        Tip tip,
+        String generation) {}

@@ -96,6 +96,9 @@ public record HookConfig(
     /** Key prefix of per-pusher policy rules. */
     public static final String PUSHER_POLICY_PREFIX = "pusher-policy.";
 
+    /** Key prefix of holder-to-pusher rules: {@code holder-pushers.<holder-glob> = <pusher-glob>}. */
+    public static final String HOLDER_PUSHERS_PREFIX = "holder-pushers.";
+
     /** Every fixed key (pusher-policy rules come on top), in documentation order. */
     public static final List<String> KEYS = List.of(
             "store",
@@ -198,6 +201,7 @@ public record HookConfig(
         private List<String> fencedRefs = List.of("refs/heads/**");
         private PusherPolicy defaultPolicy = PusherPolicy.BUMP;
         private final List<PusherRule> rules = new ArrayList<>();
+        private final List<FencePolicy.HolderRule> holderRules = new ArrayList<>();
         private List<String> agents = List.of();
         private boolean acceptWhenStoreDown = true;
         private Duration storeTimeout = Duration.ofSeconds(2);
@@ -283,17 +287,22 @@ public record HookConfig(
                         String glob = key.substring(PUSHER_POLICY_PREFIX.length());
                         checkGlob(glob);
                         rules.add(new PusherRule(glob, policy(value)));
+                    } else if (key.startsWith(HOLDER_PUSHERS_PREFIX) && key.length() > HOLDER_PUSHERS_PREFIX.length()) {
+                        String holderGlob = key.substring(HOLDER_PUSHERS_PREFIX.length());
+                        checkGlob(holderGlob);
+                        checkGlob(value);
+                        holderRules.add(new FencePolicy.HolderRule(holderGlob, value));
                     } else {
-                        throw new ConfigException(
-                                "unknown key (known keys: " + String.join(", ", KEYS) + ", and pusher-policy.<glob>)");
+                        throw new ConfigException("unknown key (known keys: " + String.join(", ", KEYS)
+                                + ", pusher-policy.<glob> and holder-pushers.<holder-glob>)");
                     }
                 }
             }
         }
 
         HookConfig build(Path file) {
-            FencePolicy policy =
-                    new FencePolicy(fencedRefs, rules, defaultPolicy, agents, acceptWhenStoreDown, storeTimeout);
+            FencePolicy policy = new FencePolicy(
+                    fencedRefs, rules, defaultPolicy, agents, acceptWhenStoreDown, storeTimeout, holderRules);
             return new HookConfig(
                     policy,
                     Optional.ofNullable(store),

@@ -1,5 +1,6 @@
 package dev.fence.hook;
 
+import dev.fence.core.AcceptedMark;
 import dev.fence.core.Admission;
 import dev.fence.core.AdmissionService;
 import dev.fence.core.Ancestry;
@@ -11,6 +12,7 @@ import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
+import dev.fence.core.Proofs;
 import dev.fence.core.PushAttempt;
 import dev.fence.core.PushOptions;
 import dev.fence.core.Reason;
@@ -32,6 +34,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -113,7 +117,7 @@ public final class PreReceiveHook {
         }
         // The one-shot hook process: its own thread opens the store at once, while this one reads the
         // push (start-up work on two cores instead of one after the other), then judges it.
-        Admitter admitter = new Admitter(url);
+        Admitter admitter = new Admitter(url, gitDir);
         admitter.start();
         try {
             return judge(
@@ -141,18 +145,28 @@ public final class PreReceiveHook {
      * moment the push is handed over; past that the process exits without it (a daemon thread).
      */
     private final class Admitter extends Thread {
+        private static final int OPEN = 0;
+        private static final int WRITING = 1;
+        private static final int ABANDONED = 2;
+
         private final String url;
+        private final Path gitDir;
         private final CountDownLatch handedOver = new CountDownLatch(1);
+        /** Who got there first: the store thread about to write, or the hook giving up on it (see judge). */
+        private final AtomicInteger gate = new AtomicInteger(OPEN);
+
         private volatile PushAttempt push;
         private volatile FencePolicy policy;
         private volatile Ancestry ancestry;
+        private volatile long deadline;
         private volatile Verdict verdict;
         private volatile Throwable failure;
 
-        Admitter(String url) {
+        Admitter(String url, Path gitDir) {
             super("fence-admission");
             setDaemon(true);
             this.url = url;
+            this.gitDir = gitDir;
         }
 
         @Override
@@ -162,8 +176,15 @@ public final class PreReceiveHook {
                 store = openStore.apply(url);
                 handedOver.await();
                 if (push != null) {
-                    verdict = new AdmissionService(store, policy, clock).admit(push, ancestry);
+                    verdict = admitRecorded(store, push, policy, ancestry, gitDir, deadline, new BooleanSupplier() {
+                        @Override
+                        public boolean getAsBoolean() {
+                            return gate.compareAndSet(OPEN, WRITING);
+                        }
+                    });
                 }
+            } catch (AdmissionService.Abandoned e) {
+                // The hook answered without this thread, which therefore wrote nothing: no failure to report.
             } catch (Throwable t) {
                 failure = t;
             } finally {
@@ -182,6 +203,7 @@ public final class PreReceiveHook {
             this.policy = policy;
             this.ancestry = ancestry;
             long deadline = System.nanoTime() + policy.storeTimeout().toNanos();
+            this.deadline = deadline;
             handedOver.countDown();
             try {
                 List<RefUpdate> fenced = new ArrayList<>();
@@ -196,10 +218,16 @@ public final class PreReceiveHook {
                     // join(0) would wait for ever: with no time left, the verdict is only taken if it is there.
                     join(Math.max(1, left / 1_000_000));
                 }
+                if (!gate.compareAndSet(OPEN, ABANDONED)) {
+                    // The store thread began writing before the time ran out: what it writes is the
+                    // verdict, so wait for it (the store's own timeout bounds that write) rather than
+                    // answer otherwise and leave a ledger that contradicts what git did.
+                    join(policy.storeTimeout().toMillis());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 storeDown[0] = true;
-                return Admission.storeDown(push, policy, "interrupted");
+                return Admission.storeDown(push, policy, "interrupted", ancestry);
             }
             Verdict v = verdict;
             if (v != null) {
@@ -212,11 +240,12 @@ public final class PreReceiveHook {
                 return Admission.storeDown(
                         push,
                         policy,
-                        "no answer within " + policy.storeTimeout().toMillis() + " ms");
+                        "no answer within " + policy.storeTimeout().toMillis() + " ms",
+                        ancestry);
             }
             if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
                 storeDown[0] = true;
-                return Admission.storeDown(push, policy, cause.getMessage());
+                return Admission.storeDown(push, policy, cause.getMessage(), ancestry);
             }
             if (cause instanceof RuntimeException re) {
                 throw re;
@@ -231,6 +260,53 @@ public final class PreReceiveHook {
         void release() {
             handedOver.countDown();
         }
+    }
+
+    /**
+     * Judges a push in its own repository: under the lock of the repository's record of accepted tokens
+     * ({@link HostRecord}), against that record, raising it before the verdict is returned.
+     */
+    private Verdict admitRecorded(
+            LeaseStore store,
+            PushAttempt push,
+            FencePolicy policy,
+            Ancestry ancestry,
+            Path gitDir,
+            long deadline,
+            BooleanSupplier gate) {
+        AdmissionService service = new AdmissionService(store, policy, clock);
+        if (gitDir == null) {
+            return service.admit(push, ancestry, Map.of(), gate);
+        }
+        try (HostRecord record = HostRecord.lock(gitDir, deadline)) {
+            List<String> refs = new ArrayList<>();
+            for (RefUpdate u : push.updates()) {
+                if (policy.isFenced(u.ref())) {
+                    refs.add(u.ref());
+                }
+            }
+            Verdict v = service.admit(push, ancestry, record.read(refs), gate);
+            if (v.accepted()) {
+                record.raise(marksOf(push, v));
+            }
+            return v;
+        }
+    }
+
+    /** What an accepted verdict adds to the repository's record: each token written, and each bump. */
+    static List<AcceptedMark> marksOf(PushAttempt push, Verdict verdict) {
+        List<AcceptedMark> marks = new ArrayList<>();
+        for (RefDecision d : verdict.decisions()) {
+            if (d instanceof RefDecision.Admitted a && a.reason() == Reason.ACCEPTED) {
+                marks.add(new AcceptedMark(
+                        a.update().ref(),
+                        a.token(),
+                        Proofs.holderOf(push.options().proof())));
+            } else if (d instanceof RefDecision.Admitted a && a.reason() == Reason.BUMPED) {
+                marks.add(new AcceptedMark(a.update().ref(), a.token(), null));
+            }
+        }
+        return marks;
     }
 
     /**
@@ -278,18 +354,10 @@ public final class PreReceiveHook {
             InputStream stdin,
             String problem,
             boolean failClosed) {
+        Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir) : Admission.NO_ANCESTRY;
         return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
                     down[0] = true;
-                    FencePolicy p = failClosed
-                            ? new FencePolicy(
-                                    policy.fencedRefs(),
-                                    policy.pusherPolicies(),
-                                    policy.defaultPolicy(),
-                                    policy.agentPatterns(),
-                                    false,
-                                    policy.storeTimeout())
-                            : policy;
-                    return Admission.storeDown(push, p, problem);
+                    return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
                 })
                 .result();
     }
@@ -370,25 +438,37 @@ public final class PreReceiveHook {
                     return t;
                 });
         LeaseStore[] opened = new LeaseStore[1];
+        // As in the one-shot hook: a verdict the store thread began writing is waited for, one it had not
+        // begun is abandoned and then never written (see Admitter).
+        AtomicInteger gate = new AtomicInteger(0);
         try {
             Future<Verdict> f = worker.submit(() -> {
                 opened[0] = openStore.apply(url);
-                return new AdmissionService(opened[0], policy, clock).admit(push, ancestry);
+                return new AdmissionService(opened[0], policy, clock)
+                        .admit(push, ancestry, Map.of(), () -> gate.compareAndSet(0, 1));
             });
             try {
-                return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                try {
+                    return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    if (gate.compareAndSet(0, 2)) {
+                        throw e;
+                    }
+                    return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                }
             } catch (TimeoutException e) {
                 f.cancel(true);
                 storeDown[0] = true;
                 return Admission.storeDown(
                         push,
                         policy,
-                        "no answer within " + policy.storeTimeout().toMillis() + " ms");
+                        "no answer within " + policy.storeTimeout().toMillis() + " ms",
+                        ancestry);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
                     storeDown[0] = true;
-                    return Admission.storeDown(push, policy, cause.getMessage());
+                    return Admission.storeDown(push, policy, cause.getMessage(), ancestry);
                 }
                 if (cause instanceof RuntimeException re) {
                     throw re;
@@ -397,7 +477,7 @@ public final class PreReceiveHook {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 storeDown[0] = true;
-                return Admission.storeDown(push, policy, "interrupted");
+                return Admission.storeDown(push, policy, "interrupted", ancestry);
             }
         } finally {
             if (worker != workers) {

@@ -3,6 +3,7 @@ package dev.fence.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -49,7 +50,7 @@ class AdmissionTest {
     }
 
     private static PushAttempt withToken(long token, RefUpdate... updates) {
-        return push("alice", token, Proofs.issue(ID, RES, token), updates);
+        return push("alice", token, Proofs.issue(ID, RES, token, "alice"), updates);
     }
 
     private static Admission.Plan decide(PushAttempt p, ResourceState s) {
@@ -70,7 +71,7 @@ class AdmissionTest {
 
     /** A state whose ref is at the tip {@code tipSha} that token 1001 wrote, from base {@code base}. */
     private static ResourceState ownTip(String base, String tipSha) {
-        Lease lease = new Lease("agent-a", 1001, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
+        Lease lease = new Lease("alice", 1001, NOW.minusSeconds(60), NOW.plusSeconds(60), false, null);
         return new ResourceState(
                 RES,
                 5,
@@ -120,14 +121,14 @@ class AdmissionTest {
 
     @Test
     void currentTokenFastForwardIsAcceptedAndRaisesHighest() {
-        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "agent-a", 0, null, null));
+        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "alice", 0, null, null));
         assertTrue(plan.verdict().accepted());
         ResourceWrite w = plan.writes().get(0);
         assertEquals(1001, w.highestAccepted());
         assertEquals(1001, w.baseToken());
         assertEquals(A, w.baseSha(), "the base is the tip when the token first wrote");
         assertEquals(B, w.tip().sha());
-        assertEquals("agent-a", w.tip().holder());
+        assertEquals("alice", w.tip().holder(), "the holder the proof was issued to");
         assertEquals(5, w.expectedVersion());
         assertEquals(EventType.ACCEPT, plan.events().get(0).type());
     }
@@ -152,7 +153,7 @@ class AdmissionTest {
     void tokenWithoutProofOrWithAnotherRefsProofIsFenced() {
         var noProof = push("alice", 1001L, null, new RefUpdate(A, B, MAIN));
         assertEquals(Reason.BAD_PROOF, refusal(decide(noProof, state(1001, 0, "a", 0, null, null))));
-        String otherRefProof = Proofs.issue(ID, Resources.forRef(REPO, "refs/heads/dev"), 1001);
+        String otherRefProof = Proofs.issue(ID, Resources.forRef(REPO, "refs/heads/dev"), 1001, "alice");
         var wrong = push("alice", 1001L, otherRefProof, new RefUpdate(A, B, MAIN));
         assertEquals(Reason.BAD_PROOF, refusal(decide(wrong, state(1001, 0, "a", 0, null, null))));
     }
@@ -160,20 +161,20 @@ class AdmissionTest {
     @Test
     void proofFromAnOlderGenerationIsFenced() {
         StoreIdentity old = new StoreIdentity("gen0", 0, new byte[32], NOW);
-        var p = push("alice", 1001L, Proofs.issue(old, RES, 1001), new RefUpdate(A, B, MAIN));
+        var p = push("alice", 1001L, Proofs.issue(old, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
         assertEquals(Reason.OLD_GENERATION, refusal(decide(p, state(1001, 0, "a", 0, null, null))));
     }
 
     @Test
     void firstWriteUnderATokenMustFastForward() {
-        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1001, "agent-b", 1001, A, C));
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1001, "alice", 1001, A, C));
         assertEquals(Reason.FOREIGN_OVERWRITE, refusal(plan));
     }
 
     @Test
     void rewritingOnlyYourOwnCommitsIsAccepted() {
         // token 1002 first wrote at A (base A) and pushed B, C; rewriting to D keeps A.
-        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "alice", 1002, A, C));
         assertTrue(plan.verdict().accepted());
         assertEquals(A, plan.writes().get(0).baseSha(), "the base stays where the token first wrote");
     }
@@ -181,15 +182,15 @@ class AdmissionTest {
     @Test
     void rewritingBelowYourBaseIsFenced() {
         // token 1002 first wrote at B; D drops B, which another token wrote.
-        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "agent-b", 1002, B, C));
+        var plan = decide(withToken(1002, new RefUpdate(C, D, MAIN)), state(1002, 1002, "alice", 1002, B, C));
         assertEquals(Reason.FOREIGN_OVERWRITE, refusal(plan));
     }
 
     @Test
     void deleteOnlyOfABranchCreatedUnderTheToken() {
-        var created = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "b", 1002, Z, C));
+        var created = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "alice", 1002, Z, C));
         assertTrue(created.verdict().accepted());
-        var foreign = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "b", 1002, A, C));
+        var foreign = decide(withToken(1002, new RefUpdate(C, Z, MAIN)), state(1002, 1002, "alice", 1002, A, C));
         assertEquals(Reason.FOREIGN_OVERWRITE, refusal(foreign));
     }
 
@@ -273,24 +274,147 @@ class AdmissionTest {
                 new RefUpdate(A, B, MAIN));
         var plan = decide(p, state(1001, 0, "a", 0, null, null));
         assertInstanceOf(RefDecision.Untouched.class, plan.verdict().decisions().get(0));
-        assertEquals(Reason.BAD_PROOF, refusal(plan));
+        assertEquals(Reason.OLD_GENERATION, refusal(plan), "a proof of the first format is void");
         assertEquals(1, plan.events().size(), "untouched refs are not recorded");
+    }
+
+    @Test
+    void aTokenGrantedTwiceIsFencedForTheHolderItWasNotGrantedTo() {
+        // A store that lost data granted 1001 again, to agent-b; alice's proof of 1001 is still a valid MAC.
+        var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "agent-b", 0, null, null));
+        assertEquals(Reason.DUPLICATE_TOKEN, refusal(plan));
+        assertEquals("alice", plan.events().get(0).holder(), "the ledger names the holder the proof was issued to");
+        String bProof = Proofs.issue(ID, RES, 1001, "agent-b");
+        assertNotEquals(bProof, Proofs.issue(ID, RES, 1001, "alice"), "one token, two holders, two proofs");
+    }
+
+    @Test
+    void theRepositorysOwnRecordFencesWhatAStoreThatRolledBackWouldAdmit() {
+        var s = state(1001, 0, "alice", 0, null, null);
+        Map<String, ResourceState> states = new HashMap<>(Map.of(RES, s));
+        var push = withToken(1001, new RefUpdate(A, B, MAIN));
+        // The host admitted 1001 for agent-b before the store lost it and granted 1001 to alice.
+        var dup = Admission.decide(
+                push,
+                states,
+                ID,
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW,
+                Map.of(MAIN, new AcceptedMark(MAIN, 1001, "agent-b")));
+        assertEquals(Reason.DUPLICATE_TOKEN, refusal(dup));
+        // The host admitted 1003; the store's counter is at 1001: the store is behind, not trusted.
+        var behind = Admission.decide(
+                push,
+                states,
+                ID,
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW,
+                Map.of(MAIN, new AcceptedMark(MAIN, 1003, "agent-b")));
+        assertEquals(Reason.STORE_ROLLED_BACK, refusal(behind));
+        assertTrue(FencedMessage.machineLine(behind.verdict().refusals().get(0).fenced())
+                .startsWith("REJECTED "));
+        var tokenless = Admission.decide(
+                push("human", null, null, new RefUpdate(A, B, MAIN)),
+                states,
+                ID,
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW,
+                Map.of(MAIN, new AcceptedMark(MAIN, 1003, null)));
+        assertEquals(Reason.STORE_ROLLED_BACK, refusal(tokenless), "a bump from a store behind would repeat tokens");
+        // Its own mark, same holder: admitted as usual.
+        var own = Admission.decide(
+                push,
+                states,
+                ID,
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW,
+                Map.of(MAIN, new AcceptedMark(MAIN, 1001, "alice")));
+        assertTrue(own.verdict().accepted());
+    }
+
+    @Test
+    void aReleasedTokenWritesNothing() {
+        Lease released = new Lease("alice", 1001, NOW.minusSeconds(60), NOW.minusSeconds(1), true, null);
+        var s = new ResourceState(RES, 5, 1001, 0, released, 0, null, null, null);
+        assertEquals(Reason.RELEASED, refusal(decide(withToken(1001, new RefUpdate(A, B, MAIN)), s)));
+    }
+
+    @Test
+    void whatAnAllowedPusherWroteIsForeignToTheToken() {
+        // alice (1001) wrote B from base A; then an allowed pusher wrote C on top.
+        var policy = new FencePolicy(
+                List.of("refs/heads/**"),
+                List.of(new FencePolicy.PusherRule("ci", PusherPolicy.ALLOW)),
+                PusherPolicy.BUMP,
+                List.of(),
+                true,
+                Duration.ofSeconds(2));
+        var afterAlice = state(1001, 1001, "alice", 1001, A, B);
+        var allowed = decide(push("ci", null, null, new RefUpdate(B, C, MAIN)), afterAlice, policy);
+        assertTrue(allowed.verdict().accepted());
+        ResourceWrite w = allowed.writes().get(0);
+        assertEquals(C, w.baseSha(), "the base moves up to what the allowed pusher wrote");
+        var afterCi = new ResourceState(
+                RES, 6, 1001, 1001, afterAlice.lease(), w.baseToken(), w.baseSha(), w.lastTokenWriteSha(), w.tip());
+        // alice's force-push back to D (drops B and C) would discard ci's C: foreign.
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(decide(withToken(1001, new RefUpdate(C, D, MAIN)), afterCi)));
+    }
+
+    @Test
+    void holderPushersBindAProofToThePushersItsHolderRunsAs() {
+        var policy = new FencePolicy(
+                List.of("refs/heads/**"),
+                List.of(),
+                PusherPolicy.BUMP,
+                List.of(),
+                true,
+                Duration.ofSeconds(2),
+                List.of(new FencePolicy.HolderRule("ali*", "alice-bot")));
+        var s = state(1001, 0, "alice", 0, null, null);
+        assertEquals(
+                Reason.PUSHER_NOT_HOLDER,
+                refusal(decide(withToken(1001, new RefUpdate(A, B, MAIN)), s, policy)),
+                "pusher 'alice' is not alice-bot");
+        var asBot = push("alice-bot", 1001L, Proofs.issue(ID, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
+        var plan = decide(asBot, s, policy);
+        assertTrue(plan.verdict().accepted());
+        assertEquals("alice", plan.events().get(0).holder());
+        assertEquals("alice-bot", plan.events().get(0).pusher(), "holder and pusher are recorded apart");
+    }
+
+    @Test
+    void withTheStoreDownOnlyCreationsAndFastForwardsGetThrough() {
+        var policy = FencePolicy.defaults();
+        assertTrue(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "down", HISTORY)
+                .accepted());
+        assertTrue(Admission.storeDown(push("human", null, null, new RefUpdate(Z, A, MAIN)), policy, "down", HISTORY)
+                .accepted());
+        var rewrite =
+                Admission.storeDown(push("human", null, null, new RefUpdate(C, D, MAIN)), policy, "down", HISTORY);
+        assertEquals(Reason.STORE_DOWN, rewrite.refusals().get(0).fenced().reason());
+        var delete = Admission.storeDown(push("human", null, null, new RefUpdate(C, Z, MAIN)), policy, "down", HISTORY);
+        assertFalse(delete.accepted());
     }
 
     @Test
     void storeDownFailsClosedForTokensAndFollowsPolicyForTokenless() {
         var policy = FencePolicy.defaults();
-        var fenced = Admission.storeDown(withToken(1001, new RefUpdate(A, B, MAIN)), policy, "connection refused");
+        var fenced =
+                Admission.storeDown(withToken(1001, new RefUpdate(A, B, MAIN)), policy, "connection refused", HISTORY);
         assertEquals(Reason.STORE_DOWN, fenced.refusals().get(0).fenced().reason());
-        var human =
-                Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "connection refused");
+        var human = Admission.storeDown(
+                push("human", null, null, new RefUpdate(A, B, MAIN)), policy, "connection refused", HISTORY);
         assertTrue(human.accepted());
         assertFalse(human.warnings().isEmpty(), "accepting without the store is said out loud");
         var closed = new FencePolicy(
                 List.of("refs/heads/**"), List.of(), PusherPolicy.BUMP, List.of(), false, Duration.ofSeconds(2));
-        assertFalse(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), closed, "down")
+        assertFalse(Admission.storeDown(push("human", null, null, new RefUpdate(A, B, MAIN)), closed, "down", HISTORY)
                 .accepted());
-        var tags = Admission.storeDown(withToken(1001, new RefUpdate(Z, A, "refs/tags/v1")), policy, "down");
+        var tags = Admission.storeDown(withToken(1001, new RefUpdate(Z, A, "refs/tags/v1")), policy, "down", HISTORY);
         assertTrue(tags.accepted(), "refs outside the patterns never need the store");
     }
 

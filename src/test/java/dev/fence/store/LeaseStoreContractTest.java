@@ -147,7 +147,7 @@ public abstract class LeaseStoreContractTest {
                 "note about " + resource);
     }
 
-    private static ResourceWrite write(ResourceState s, long latestGranted, long highestAccepted, Tip tip) {
+    private ResourceWrite write(ResourceState s, long latestGranted, long highestAccepted, Tip tip) {
         return new ResourceWrite(
                 s.resource(),
                 s.version(),
@@ -157,7 +157,8 @@ public abstract class LeaseStoreContractTest {
                 s.baseToken(),
                 s.baseSha(),
                 s.lastTokenWriteSha(),
-                tip);
+                tip,
+                store.identity(candidate).generation());
     }
 
     private static void assertEvent(LedgerEvent e, EventType type, String holder, long token) {
@@ -405,8 +406,17 @@ public abstract class LeaseStoreContractTest {
         void aBumpSupersedesTheLease() {
             AcquireResult.Granted g = grant(MAIN, "alice");
             ResourceState s = state(MAIN);
-            ResourceWrite bump =
-                    new ResourceWrite(MAIN, s.version(), g.token() + 1, 0, true, g.token() + 1, SHA_A, null, null);
+            ResourceWrite bump = new ResourceWrite(
+                    MAIN,
+                    s.version(),
+                    g.token() + 1,
+                    0,
+                    true,
+                    g.token() + 1,
+                    SHA_A,
+                    null,
+                    null,
+                    store.identity(candidate).generation());
             assertEquals(new CommitResult.Committed(), store.commit(List.of(bump), List.of()));
 
             assertNull(state(MAIN).lease());
@@ -469,9 +479,28 @@ public abstract class LeaseStoreContractTest {
             ResourceState main = state(MAIN);
             ResourceState plain = state(PLAIN);
             Tip tip = new Tip(SHA_B, g.token(), "alice", "alice@host", clock.instant());
-            ResourceWrite toMain =
-                    new ResourceWrite(MAIN, main.version(), g.token(), g.token(), false, g.token(), SHA_A, SHA_B, tip);
-            ResourceWrite toPlain = new ResourceWrite(PLAIN, 0, 7, 0, false, 0, null, null, null);
+            ResourceWrite toMain = new ResourceWrite(
+                    MAIN,
+                    main.version(),
+                    g.token(),
+                    g.token(),
+                    false,
+                    g.token(),
+                    SHA_A,
+                    SHA_B,
+                    tip,
+                    store.identity(candidate).generation());
+            ResourceWrite toPlain = new ResourceWrite(
+                    PLAIN,
+                    0,
+                    7,
+                    0,
+                    false,
+                    0,
+                    null,
+                    null,
+                    null,
+                    store.identity(candidate).generation());
             LedgerEvent accept = event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null);
 
             assertEquals(new CommitResult.Committed(), store.commit(List.of(toMain, toPlain), List.of(accept)));
@@ -490,8 +519,17 @@ public abstract class LeaseStoreContractTest {
             ResourceState main = state(MAIN);
             ResourceState plain = state(PLAIN);
             ResourceWrite fresh = write(plain, 3, 0, null);
-            ResourceWrite stale =
-                    new ResourceWrite(MAIN, main.version() - 1, main.latestGranted(), 0, true, 0, null, null, null);
+            ResourceWrite stale = new ResourceWrite(
+                    MAIN,
+                    main.version() - 1,
+                    main.latestGranted(),
+                    0,
+                    true,
+                    0,
+                    null,
+                    null,
+                    null,
+                    store.identity(candidate).generation());
             LedgerEvent bump = event(clock.instant(), EventType.BUMP, PLAIN, null, 3, "tokenless");
             List<LedgerEvent> before = store.query(LedgerQuery.all());
 

@@ -392,6 +392,15 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     private CommitResult commitIn(SqliteDb c, List<ResourceWrite> writes, List<LedgerEvent> events)
             throws SQLException {
+        if (!writes.isEmpty()) {
+            // A decision made under another generation is not applied (see ResourceWrite#generation).
+            StoreIdentity identity = readIdentity(c);
+            for (ResourceWrite w : writes) {
+                if (identity == null || !identity.generation().equals(w.generation())) {
+                    return new CommitResult.Conflict(w.resource());
+                }
+            }
+        }
         Map<String, ResourceState> current = new LinkedHashMap<>();
         for (ResourceWrite w : writes) {
             current.put(w.resource(), readState(c, w.resource()));

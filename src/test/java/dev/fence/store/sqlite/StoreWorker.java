@@ -125,7 +125,8 @@ public final class StoreWorker {
                                     bumped,
                                     sha(random),
                                     null,
-                                    new Tip(sha(random), 0, null, "pusher", now))),
+                                    new Tip(sha(random), 0, null, "pusher", now),
+                                    store.identity(candidate).generation())),
                             List.of(LedgerEvent.lease(now, EventType.BUMP, resource, null, bumped)));
                 }
                 case 5 -> { // a push with the current lease's token is accepted
@@ -142,7 +143,8 @@ public final class StoreWorker {
                                         t,
                                         s.baseSha(),
                                         sha(random),
-                                        new Tip(sha(random), t, s.lease().holder(), "pusher", now))),
+                                        new Tip(sha(random), t, s.lease().holder(), "pusher", now),
+                                        store.identity(candidate).generation())),
                                 List.of(LedgerEvent.lease(
                                         now,
                                         EventType.ACCEPT,

@@ -1,0 +1,192 @@
+package dev.fence.hook;
+
+import dev.fence.core.AcceptedMark;
+import dev.fence.core.Names;
+import dev.fence.core.Sha256;
+import dev.fence.core.StoreUnavailableException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The repository's own record of what its hook admitted: per fenced ref, the highest token and the holder
+ * proven for it ({@link AcceptedMark}). It lives with the repository, in {@code <GIT_DIR>/fence/accepted/},
+ * one small file per ref (named by the SHA-256 of the ref name, so that a push reads only the refs it
+ * updates), not in the lease store: a store that loses or rolls back data cannot lower it.
+ *
+ * <p>The hook holds the record's lock ({@code <GIT_DIR>/fence/accepted.lock}) from before it reads the
+ * record until after it raised it, so two pushes to one repository are judged one after the other against
+ * each other's record. The hook must not write refs inside the pre-receive quarantine; these are plain
+ * files, which it may. A mark only ever goes up.
+ *
+ * <p>Not thread-safe: one per push.
+ */
+final class HostRecord implements AutoCloseable {
+    private static final String VERSION = "v1";
+
+    private final Path dir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+
+    private HostRecord(Path dir, FileChannel lockChannel, FileLock lock) {
+        this.dir = dir;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+    }
+
+    /**
+     * Takes the record's lock, waiting at most until {@code deadlineNanos} ({@link System#nanoTime()}).
+     *
+     * @throws StoreUnavailableException when the record cannot be opened or stays locked
+     */
+    static HostRecord lock(Path gitDir, long deadlineNanos) {
+        Path base = gitDir.resolve("fence");
+        Path dir = base.resolve("accepted");
+        FileChannel ch = null;
+        try {
+            Files.createDirectories(dir);
+            ch = FileChannel.open(base.resolve("accepted.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            while (true) {
+                FileLock l = ch.tryLock();
+                if (l != null) {
+                    return new HostRecord(dir, ch, l);
+                }
+                if (System.nanoTime() - deadlineNanos >= 0) {
+                    throw new StoreUnavailableException(
+                            "the repository's record of accepted tokens (" + base + ") stayed locked by another push");
+                }
+                Thread.sleep(5);
+            }
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            closeQuietly(ch);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            if (e instanceof StoreUnavailableException s) {
+                throw s;
+            }
+            throw new StoreUnavailableException(
+                    "cannot use the repository's record of accepted tokens in " + base + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The marks of {@code refs} (refs without one are absent). */
+    Map<String, AcceptedMark> read(Collection<String> refs) {
+        Map<String, AcceptedMark> marks = new HashMap<>();
+        for (String ref : refs) {
+            AcceptedMark m = read(ref);
+            if (m != null) {
+                marks.put(ref, m);
+            }
+        }
+        return marks;
+    }
+
+    private AcceptedMark read(String ref) {
+        Path file = fileOf(ref);
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new StoreUnavailableException(
+                    "cannot read the repository's record " + file + ": " + e.getMessage(), e);
+        }
+        // "v1 <token> <holder as base64url, or -> <ref>\n"
+        String[] parts =
+                text.endsWith("\n") ? text.substring(0, text.length() - 1).split(" ", 4) : new String[0];
+        try {
+            if (parts.length == 4 && parts[0].equals(VERSION) && parts[3].equals(ref)) {
+                long token = Long.parseLong(parts[1]);
+                String holder = parts[2].equals("-")
+                        ? null
+                        : Names.require(
+                                "holder", new String(Base64.getUrlDecoder().decode(parts[2]), StandardCharsets.UTF_8));
+                if (token > 0) {
+                    return new AcceptedMark(ref, token, holder);
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            // falls through: a damaged record is refused below, never taken as "no record"
+        }
+        throw new StoreUnavailableException("the repository's record " + file + " is damaged; fenced pushes to " + ref
+                + " are refused until an admin restores or removes it");
+    }
+
+    /** Raises the marks given (a mark below the one recorded is left as it is), each written atomically. */
+    void raise(List<AcceptedMark> marks) {
+        for (AcceptedMark m : marks) {
+            AcceptedMark old = read(m.ref());
+            if (old != null && old.token() > m.token()) {
+                continue;
+            }
+            Path file = fileOf(m.ref());
+            String holder = m.holder() == null
+                    ? "-"
+                    : Base64.getUrlEncoder()
+                            .withoutPadding()
+                            .encodeToString(m.holder().getBytes(StandardCharsets.UTF_8));
+            byte[] line =
+                    (VERSION + " " + m.token() + " " + holder + " " + m.ref() + "\n").getBytes(StandardCharsets.UTF_8);
+            try {
+                Files.createDirectories(file.getParent());
+                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                try (FileChannel ch = FileChannel.open(
+                        tmp,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.WRITE)) {
+                    ch.write(ByteBuffer.wrap(line));
+                    ch.force(true);
+                }
+                try {
+                    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                throw new StoreUnavailableException(
+                        "cannot write the repository's record " + file + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private Path fileOf(String ref) {
+        String hex = Sha256.hex(ref);
+        return dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
+    }
+
+    @Override
+    public void close() {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            // the channel's close below releases it too
+        }
+        closeQuietly(lockChannel);
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // nothing to do: the lock goes with the process at the latest
+            }
+        }
+    }
+}
