@@ -79,6 +79,9 @@ public final class Stores {
         StoreOptions options = q < 0
                 ? defaults
                 : parseQuery(url.substring(q + 1), defaults).withSingleConnection(defaults.singleConnection());
+        if (defaults.callerClock()) {
+            options = options.withCallerClock();
+        }
         if (base.startsWith("sqlite:")) {
             String path = base.substring("sqlite:".length());
             if (path.startsWith("//")) {

@@ -121,6 +121,21 @@ public final class RedisServer implements AutoCloseable {
     /** Starts the server again on the same port, with no data: a restart without persistence. */
     public void restart() {
         stop();
+        try {
+            Files.deleteIfExists(dir.resolve("dump.rdb"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        launch();
+    }
+
+    /**
+     * Snapshots the data ({@code SAVE}), kills the process and starts it again from the snapshot: a restart
+     * that kept everything, as a server with persistence does. The new process has a new run id.
+     */
+    public void restartKeepingData() {
+        command("SAVE");
+        stop();
         launch();
     }
 

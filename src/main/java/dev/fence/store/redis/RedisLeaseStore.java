@@ -33,7 +33,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -109,17 +108,17 @@ public final class RedisLeaseStore implements LeaseStore {
 
     // Each script's SHA-1 over lib.lua, a newline and the script; LuaScriptTest fails the build when one no
     // longer matches its resources (and prints the new value).
-    private static final LuaScript IDENTITY = LuaScript.of("identity", "4219c26fa123496a6fd9c51a2b3daedb0a8b1c0d");
-    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "d119af3baa2b7d71b3b6b8a956ffa0da75dcf55e");
-    private static final LuaScript RENEW = LuaScript.of("renew", "948eb8fc53c5a28c0b06464d574276dce5d9e030");
-    private static final LuaScript RELEASE = LuaScript.of("release", "da5eb85737a6492c3138a5617217d5c2ca6ab2c1");
+    private static final LuaScript IDENTITY = LuaScript.of("identity", "f7ef30d06829a5ac98fcc82c18ca85f02df19111");
+    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "7ca66fbb71f91d4e70fbc30966c67d68053335d3");
+    private static final LuaScript RENEW = LuaScript.of("renew", "b6d741fcb5f10788960186767f1785a690af58a3");
+    private static final LuaScript RELEASE = LuaScript.of("release", "3818ed68c0bd01a5bdc5a9539d07ce11f8568b4f");
     private static final LuaScript MOVE_GRANT_SHA =
-            LuaScript.of("move_grant_sha", "0d0238a2dc44a6621dcef97286c24fcd1e0cf123");
-    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "6e82988d64f99b199c26623dc6b394857de5f808");
+            LuaScript.of("move_grant_sha", "91869b34efa6da085c33aaf5f5d514558fb380d0");
+    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "ef17896f0a74abbfc9d647b6f3777f39a0e02f6b");
     private static final LuaScript IDENTITY_SNAPSHOT =
-            LuaScript.of("identity_snapshot", "d53efac6189c1a8f45606bba673dc868cbb82ddc");
-    private static final LuaScript COMMIT = LuaScript.of("commit", "9a3341929180c84a05012ae61ccd7719d0ad44eb");
-    private static final LuaScript APPEND = LuaScript.of("append", "0145a0a422eae1991752172949436c25acbefbd6");
+            LuaScript.of("identity_snapshot", "19ce12dcc1e45428419c0fc0e4af5291da6024f0");
+    private static final LuaScript COMMIT = LuaScript.of("commit", "2274de5f73378c6493705ea9d18b09a7a8323e11");
+    private static final LuaScript APPEND = LuaScript.of("append", "f847f1e63543fc9a358c6dc7652fe6ced3f67c17");
 
     /**
      * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
@@ -155,7 +154,6 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
-    private volatile boolean evictionPolicyChecked;
 
     /** Pooled connections that have served a call; the pool's factory forgets each one it destroys. */
     private final Set<Connection> pooled = ConcurrentHashMap.newKeySet();
@@ -278,8 +276,9 @@ public final class RedisLeaseStore implements LeaseStore {
     public StoreIdentity identity(StoreIdentity candidate) {
         Objects.requireNonNull(candidate, "candidate");
         StoreIdentity known = identity.get();
-        List<String> args = new ArrayList<>(candidateArgs(candidate));
+        List<String> args = new ArrayList<>(candidateArgs(candidate, options));
         args.add(known == null ? "" : known.generation());
+        // The floor and creation time are the server's (TIME, in the script), never the candidate's.
         List<?> reply = list(call("identity", c -> {
             List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
@@ -321,11 +320,10 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(now, "now");
         Objects.requireNonNull(candidate, "candidate");
         requireValidLease(ttlMillis, now);
-        long nowMs = now.toEpochMilli();
         List<String> keys = acquireKeys(resource);
         StoreIdentity offered = null;
         for (int attempt = 0; ; attempt++) {
-            List<String> args = acquireArgs(resource, holder, ttlMillis, nowMs, grantSha, offered, options);
+            List<String> args = acquireArgs(resource, holder, ttlMillis, nowArg(now), grantSha, offered, options);
             List<?> reply = list(call("acquire", c -> {
                 List<?> r = list(c.eval(ACQUIRE, keys, args));
                 if ("granted".equals(string(r.get(0)))) {
@@ -351,13 +349,14 @@ public final class RedisLeaseStore implements LeaseStore {
             String generation = string(reply.get(1));
             noteGeneration(generation);
             Map<String, String> previous = hash(reply.get(3));
+            long grantedAt = number(reply.get(4));
             return new AcquireResult.Granted(
                     resource,
                     holder,
                     number(reply.get(2)),
                     generation,
-                    Instant.ofEpochMilli(nowMs),
-                    Instant.ofEpochMilli(nowMs + ttlMillis),
+                    Instant.ofEpochMilli(grantedAt),
+                    Instant.ofEpochMilli(grantedAt + ttlMillis),
                     lease(previous),
                     RedisCodec.tip(previous));
         }
@@ -371,14 +370,13 @@ public final class RedisLeaseStore implements LeaseStore {
             String resource,
             String holder,
             long ttlMillis,
-            long nowMs,
+            String now,
             String grantSha,
             StoreIdentity candidate,
             StoreOptions options) {
         Resources.GitRef git = Resources.parse(resource).orElse(null);
-        List<String> args =
-                new ArrayList<>(List.of(holder, Long.toString(ttlMillis), Long.toString(nowMs), orEmpty(grantSha)));
-        args.addAll(candidate == null ? List.of("", "", "", "") : candidateArgs(candidate));
+        List<String> args = new ArrayList<>(List.of(holder, Long.toString(ttlMillis), now, orEmpty(grantSha)));
+        args.addAll(candidate == null ? List.of("", "", "") : candidateArgs(candidate, options));
         args.add(Long.toString(Math.max(0, options.retention().toMillis())));
         args.add(resource);
         args.add(git == null ? "" : git.repoId());
@@ -399,7 +397,14 @@ public final class RedisLeaseStore implements LeaseStore {
         out.add(ACQUIRE.sha1());
         out.add(Integer.toString(keys.size()));
         out.addAll(keys);
-        out.addAll(acquireArgs(resource, holder, ttlMillis, now.toEpochMilli(), null, null, options));
+        out.addAll(acquireArgs(
+                resource,
+                holder,
+                ttlMillis,
+                options.callerClock() ? Long.toString(now.toEpochMilli()) : "",
+                null,
+                null,
+                options));
         return out;
     }
 
@@ -409,9 +414,8 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
         requireValidLease(ttlMillis, now);
-        List<String> args =
-                List.of(holder, Long.toString(token), Long.toString(ttlMillis), Long.toString(now.toEpochMilli()));
-        return leaseCheck("renew", RENEW, List.of(RedisKeys.state(resource)), args);
+        List<String> args = List.of(holder, Long.toString(token), Long.toString(ttlMillis), nowArg(now));
+        return leaseCheck("renew", RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -423,12 +427,12 @@ public final class RedisLeaseStore implements LeaseStore {
         List<String> args = List.of(
                 holder,
                 Long.toString(token),
-                Long.toString(now.toEpochMilli()),
+                nowArg(now),
                 retentionMillis(),
                 resource,
                 git == null ? "" : git.repoId(),
                 git == null ? "" : git.ref());
-        List<String> keys = List.of(RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+        List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
         return leaseCheck("release", RELEASE, keys, args);
     }
 
@@ -437,7 +441,7 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         List<String> args = List.of(holder, Long.toString(token), orEmpty(expectedSha), orEmpty(newSha));
-        return leaseCheck("move grant sha", MOVE_GRANT_SHA, List.of(RedisKeys.state(resource)), args);
+        return leaseCheck("move grant sha", MOVE_GRANT_SHA, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -471,8 +475,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }
         for (int attempt = 0; attempt < 3; attempt++) {
             StoreIdentity known = identity.get();
-            boolean check = !evictionPolicyChecked;
-            List<String> args = List.of(known == null ? "" : known.generation(), check ? "1" : "0");
+            List<String> args = List.of(known == null ? "" : known.generation());
             // Not lambdas, here and in commit: these run in every hook process, where linking a lambda costs
             // milliseconds of method-handle set-up (see dev.fence.cli.Main).
             List<?> reply = list(call("snapshot", false, new Function<Link, Object>() {
@@ -482,12 +485,6 @@ public final class RedisLeaseStore implements LeaseStore {
                 }
             }));
             String kind = string(reply.get(0));
-            if (kind.equals("evicting")) {
-                throw evicting(string(reply.get(1)));
-            }
-            if (check) {
-                evictionPolicyChecked = true;
-            }
             if (kind.equals("missing")) {
                 identity(candidate.get());
                 continue;
@@ -535,9 +532,16 @@ public final class RedisLeaseStore implements LeaseStore {
             return new CommitResult.Committed();
         }
         Set<String> seen = new HashSet<>();
-        List<String> keys = new ArrayList<>(List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
-        List<String> args = new ArrayList<>(List.of(retentionMillis(), Integer.toString(writes.size())));
+        List<String> keys = new ArrayList<>(List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
+        String generation =
+                writes.isEmpty() ? currentGeneration() : writes.get(0).generation();
+        List<String> args =
+                new ArrayList<>(List.of(retentionMillis(), generation, clockFlag(), Integer.toString(writes.size())));
         for (ResourceWrite w : writes) {
+            if (!w.generation().equals(generation)) {
+                throw new InternalException(
+                        "commit mixes writes of generations " + generation + " and " + w.generation());
+            }
             if (!seen.add(w.resource())) {
                 throw new InternalException("commit lists resource " + w.resource() + " twice");
             }
@@ -571,8 +575,17 @@ public final class RedisLeaseStore implements LeaseStore {
         }));
         return switch (string(reply.get(0))) {
             case "committed" -> new CommitResult.Committed();
-            case "conflict" -> new CommitResult.Conflict(
-                    writes.get((int) number(reply.get(1)) - 1).resource());
+            case "conflict" -> {
+                int index = (int) number(reply.get(1));
+                if (index == 0) {
+                    // The generation changed (or the server's epoch did): forget it, so the caller's next
+                    // read starts from the store's current identity.
+                    noteGeneration("");
+                    yield new CommitResult.Conflict(
+                            writes.isEmpty() ? "-" : writes.get(0).resource());
+                }
+                yield new CommitResult.Conflict(writes.get(index - 1).resource());
+            }
             case "lower" -> {
                 ResourceWrite w = writes.get((int) number(reply.get(1)) - 1);
                 boolean counter = "counter".equals(string(reply.get(2)));
@@ -589,7 +602,7 @@ public final class RedisLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        List<String> args = new ArrayList<>(List.of(retentionMillis(), Integer.toString(events.size())));
+        List<String> args = new ArrayList<>(List.of(retentionMillis(), clockFlag(), Integer.toString(events.size())));
         for (LedgerEvent e : events) {
             RedisCodec.encodeEvent(e, args);
         }
@@ -776,9 +789,6 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     private <T> T run(Link link, boolean checkEviction, Function<Link, T> body) {
-        if (checkEviction) {
-            checkEvictionPolicy(link);
-        }
         return body.apply(link);
     }
 
@@ -925,32 +935,8 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
-    /**
-     * Refuses a server that may evict any key under memory pressure: an evicted resource hash would
-     * restart its counter at the floor and repeat tokens. Checked until it passes once; a server whose
-     * ACL denies INFO is given the benefit of the doubt.
-     */
-    private void checkEvictionPolicy(Link link) {
-        if (evictionPolicyChecked) {
-            return;
-        }
-        String info;
-        try {
-            info = link.info("memory");
-        } catch (JedisDataException e) {
-            evictionPolicyChecked = true;
-            return;
-        }
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("maxmemory_policy:")) {
-                String policy = line.substring("maxmemory_policy:".length()).trim();
-                if (policy.toLowerCase(Locale.ROOT).startsWith("allkeys-")) {
-                    throw evicting(policy);
-                }
-            }
-        }
-        evictionPolicyChecked = true;
-    }
+    /** How the scripts' guard refuses a server that may evict keys (see lib.lua). */
+    private static final String EVICTING = "FENCE-EVICTING ";
 
     private ConfigException evicting(String policy) {
         return new ConfigException("Redis at " + url.address() + " has maxmemory-policy " + policy
@@ -984,6 +970,10 @@ public final class RedisLeaseStore implements LeaseStore {
                     e);
         }
         JedisDataException data = causedBy(e, JedisDataException.class);
+        if (data != null && data.getMessage() != null && data.getMessage().startsWith(EVICTING)) {
+            String policy = data.getMessage().substring(EVICTING.length()).split("[ ,]", 2)[0];
+            return evicting(policy);
+        }
         if (data != null) {
             String message = scrub(data.getMessage());
             String code = message.split(" ", 2)[0];
@@ -1029,12 +1019,15 @@ public final class RedisLeaseStore implements LeaseStore {
         return Long.toString(Math.max(0, options.retention().toMillis()));
     }
 
-    private static List<String> candidateArgs(StoreIdentity candidate) {
+    /**
+     * A candidate's generation id and proof key. Its floor and creation time are the server's to set (from
+     * TIME), unless a test clock decides ({@link StoreOptions#callerClock()}): then the candidate's time.
+     */
+    private static List<String> candidateArgs(StoreIdentity candidate, StoreOptions options) {
         return List.of(
                 candidate.generation(),
-                Long.toString(candidate.floor()),
                 Base64.getEncoder().encodeToString(candidate.proofKey()),
-                Long.toString(candidate.createdAt().toEpochMilli()));
+                options.callerClock() ? Long.toString(candidate.createdAt().toEpochMilli()) : "");
     }
 
     /** Lua numbers are doubles: instants and lease ends must stay below 2^53 ms to be exact. */
@@ -1046,6 +1039,22 @@ public final class RedisLeaseStore implements LeaseStore {
         if (nowMillis < 0 || ttlMillis >= MAX_EXACT_MILLIS - nowMillis) {
             throw new InvalidInputException("lease ttl of " + ttlMillis + " ms from " + now + " is out of range");
         }
+    }
+
+    /** For scripts that append callers' events: empty to have the server's clock set their times, else kept. */
+    private String clockFlag() {
+        return options.callerClock() ? "caller" : "";
+    }
+
+    /** The generation last read, or empty when none is cached (a commit of events alone then conflicts). */
+    private String currentGeneration() {
+        StoreIdentity known = identity.get();
+        return known == null ? "" : known.generation();
+    }
+
+    /** A script's time argument: empty for the server's clock, or the caller's under {@link StoreOptions#callerClock()}. */
+    private String nowArg(Instant now) {
+        return options.callerClock() ? Long.toString(now.toEpochMilli()) : "";
     }
 
     private static String orEmpty(String value) {

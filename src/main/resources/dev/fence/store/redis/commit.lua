@@ -1,17 +1,24 @@
 -- Applies compare-and-set writes to several resources and appends events, all or nothing
 -- (see LeaseStore#commit).
--- KEYS: 1 ledger, 2 ledger seq, 3.. one state per write
--- ARGV: 1 retention ms, 2 number of writes, then per write:
+-- KEYS: 1 meta, 2 ledger, 3 ledger seq, 4.. one state per write
+-- ARGV: 1 retention ms, 2 the generation the writes were decided under, 3 now ms ('' for the server's
+--       clock), 4 number of writes, then per write:
 --         expected version, counter, highest, nSet, nSet field/value pairs, nDel, nDel fields
 --       then the number of events and the events (see read_events).
--- Returns {'committed'}, {'conflict', write index} (1-based, nothing written), or
+-- Returns {'committed'}, {'conflict', write index} (1-based, nothing written; 0 when the generation is
+--         no longer current: the caller reads again), or
 --         {'lower', write index, field, stored value} (nothing written; a caller bug).
-local ledger_key, seq_key = KEYS[1], KEYS[2]
-local write_count = tonumber(ARGV[2])
+local ledger_key, seq_key = KEYS[2], KEYS[3]
+local m = current_meta(KEYS[1])
+if ARGV[2] ~= '' and (not m or m[1] ~= ARGV[2]) then
+  return {'conflict', 0}
+end
+local now = nonempty(ARGV[3])
+local write_count = tonumber(ARGV[4])
 local writes = {}
-local i = 3
+local i = 5
 for w = 1, write_count do
-  local wr = {key = KEYS[2 + w], version = ARGV[i], counter = ARGV[i + 1], highest = ARGV[i + 2], set = {}, del = {}}
+  local wr = {key = KEYS[3 + w], version = ARGV[i], counter = ARGV[i + 1], highest = ARGV[i + 2], set = {}, del = {}}
   i = i + 3
   local n = tonumber(ARGV[i])
   for j = 1, 2 * n do
@@ -60,7 +67,7 @@ end
 if event_count > 0 then
   local min_id = retention_min_id(ARGV[1])
   for e = 1, event_count do
-    ledger_append(ledger_key, seq_key, min_id, events[e])
+    ledger_append(ledger_key, seq_key, min_id, events[e], now)
   end
 end
 return {'committed'}

@@ -1,13 +1,14 @@
--- Returns the store identity, creating it from the candidate when absent.
+-- Returns the store identity, starting a new generation from the candidate when there is no current
+-- one (see ensure_meta).
 -- KEYS: meta
--- ARGV: candidate generation, floor, key (base64), createdAt (ms); the generation the caller
---       already knows ('' for none)
+-- ARGV: candidate generation, key (base64), a test clock's now ('' for the server's clock); the
+--       generation the caller already knows ('' for none)
 -- Returns {'same', generation, created} when the caller's generation is current (the key need not
 -- cross the wire again), else {'full', generation, floor, key, createdAt, created}.
-local _, _, created = ensure_meta(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+local _, _, created = ensure_meta(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 local m = redis.call('HMGET', KEYS[1], 'generation', 'floor', 'key', 'createdAt')
 local flag = created and 1 or 0
-if ARGV[5] ~= '' and m[1] == ARGV[5] then
+if ARGV[4] ~= '' and m[1] == ARGV[4] then
   return {'same', m[1], flag}
 end
 return {'full', m[1], m[2], m[3], m[4], flag}

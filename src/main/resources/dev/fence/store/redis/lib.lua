@@ -34,29 +34,105 @@ local function read_hash(key)
   return h, flat
 end
 
--- The identity record, created from the caller's candidate when absent. A missing record means
--- the data was lost (or never existed): the candidate's floor (its creation time in ms) makes the
--- new generation's tokens larger than the lost one's, even if resource keys survived.
-local function ensure_meta(meta_key, generation, floor, key, created_at)
-  local m = redis.call('HMGET', meta_key, 'generation', 'floor')
-  if m[1] then
+-- What this server is, as no rollback can preserve it: its run id (new at every start, whatever the
+-- persistence) and its replication id (new when a replica is promoted), with its eviction policy.
+-- Read with INFO on every call, inside the same script as the grant or verdict it guards, so a restart,
+-- a restore or a failover is seen by the very next call of every process, not by its first only.
+-- An ACL that denies INFO leaves both unknown (nil): fence doctor names that set-up.
+local function server_facts()
+  local info = redis.pcall('INFO', 'server', 'replication', 'memory')
+  if type(info) ~= 'string' then
+    -- Servers before 7.0 take one section a call.
+    local parts = {}
+    for _, section in ipairs({'server', 'replication', 'memory'}) do
+      local one = redis.pcall('INFO', section)
+      if type(one) == 'string' then
+        parts[#parts + 1] = one
+      end
+    end
+    info = table.concat(parts, '\n')
+  end
+  local run = string.match(info, 'run_id:(%x+)')
+  local repl = string.match(info, 'master_replid:(%x+)')
+  local policy = string.match(info, 'maxmemory_policy:([%w%-]+)')
+  local epoch = nil
+  if run and repl then
+    epoch = run .. ':' .. repl
+  end
+  return epoch, policy
+end
+
+-- Refuses, as an error reply, a server that may evict any key under memory pressure: an evicted state
+-- hash would restart its counter at the floor and repeat tokens. Returns the server's epoch.
+local function guard()
+  local epoch, policy = server_facts()
+  if policy and string.sub(string.lower(policy), 1, 8) == 'allkeys-' then
+    error({err = 'FENCE-EVICTING ' .. policy})
+  end
+  return epoch
+end
+
+-- The identity record {generation, floor, key, createdAt} when it is current, else nil: absent (the
+-- data was lost, or never existed) or written under another epoch of the server (it restarted, was
+-- restored or was promoted since, and its data may have rolled back). Also returns the epoch.
+local function current_meta(meta_key)
+  local epoch = guard()
+  local m = redis.call('HMGET', meta_key, 'generation', 'floor', 'key', 'createdAt', 'epoch')
+  if not m[1] or (epoch and m[5] ~= epoch) then
+    return nil, epoch
+  end
+  return m, epoch
+end
+
+-- The server's clock in epoch ms: the store's time, never a client's.
+local function server_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The time a script runs at, in epoch ms: the caller's test clock when it passes one (a non-empty
+-- ARGV value), else the server's clock, which is what every production call uses.
+local function now_ms(arg)
+  if arg ~= nil and arg ~= '' then
+    return tonumber(arg)
+  end
+  return server_ms()
+end
+
+-- The identity record, replaced by a new generation (the caller's candidate id and key) when it is not
+-- current. The new floor is the server's clock, and never below the old floor: every token of the new
+-- generation is above every token the old one issued (counters that survived count too, see acquire),
+-- whatever the clock of the client that happened to call first.
+local function ensure_meta(meta_key, generation, key, test_now)
+  local m, epoch = current_meta(meta_key)
+  if m then
     return m[1], m[2], false
   end
-  redis.call('HSET', meta_key, 'generation', generation, 'floor', floor, 'key', key, 'createdAt', created_at)
-  return generation, floor, true
+  local now = now_ms(test_now)
+  local floor = now
+  local old = redis.call('HGET', meta_key, 'floor')
+  if old and tonumber(old) >= floor then
+    floor = tonumber(old) + 1
+  end
+  redis.call('DEL', meta_key)
+  redis.call('HSET', meta_key, 'generation', generation, 'floor', int(floor), 'key', key,
+    'createdAt', int(now), 'epoch', epoch or '')
+  return generation, int(floor), true
 end
 
--- True when the lease recorded in state s is the current grant of (holder, token): the counter is
--- still that token and the lease is not released. Expiry does not matter here.
-local function is_current_grant(s, holder, token)
+-- True when the lease recorded in state s is the current grant of (holder, token) in generation gen:
+-- the counter is still that token and the lease is not released. Expiry does not matter here; a lease
+-- of an older generation is void.
+local function is_current_grant(s, holder, token, gen)
   return s.holder == holder and s.token == token and s.counter == token and s.released ~= '1'
+    and gen ~= nil and s.gen == gen
 end
 
--- The retention window in ms, passed through to ledger_append. Stream ids carry the recording
--- process's clock (see ledger_append), so retention is measured on that clock too, never Redis's.
+-- The retention window in ms, passed through to ledger_append.
 local function retention_min_id(retention_ms)
   return retention_ms
 end
+
 
 -- The next ledger sequence number. The counter key is never trimmed; if it is missing while the
 -- stream survived, it resumes from the newest entry so seq keeps increasing.
@@ -76,14 +152,19 @@ local function next_seq(ledger_key, seq_key)
 end
 
 -- Appends one event given as a flat field/value list (null fields left out) and trims the stream.
--- The entry id is the event's own time ('at', the caller's clock) or, if an earlier entry already
--- has a later id (clock skew between processes), that id's millisecond: ids stay increasing and an
--- event's id is never below its time, so a 'since' query can start reading at its own instant.
-local function ledger_append(ledger_key, seq_key, retention_ms, fields)
+-- With a store clock (now nil), the event's time is the server's: its 'at' field is replaced, so no
+-- client's clock places an event, or trims the ledger through retention. With a test clock (now given),
+-- 'at' is kept. The entry id is that time or, if an earlier entry already has a later id, that id's
+-- millisecond: ids stay increasing and an event's id is never below its time, so a 'since' query can
+-- start reading at its own instant. Retention trims relative to that id, i.e. the store's time.
+local function ledger_append(ledger_key, seq_key, retention_ms, fields, now)
   local seq = next_seq(ledger_key, seq_key)
   local at = 0
   for i = 1, #fields, 2 do
     if fields[i] == 'at' then
+      if now == nil then
+        fields[i + 1] = int(server_ms())
+      end
       at = tonumber(fields[i + 1])
     end
   end

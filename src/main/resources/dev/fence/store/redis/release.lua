@@ -1,13 +1,16 @@
 -- Releases the current grant of (holder, token) (see LeaseStore#release).
--- KEYS: state, ledger, ledger seq
--- ARGV: 1 holder, 2 token, 3 now ms, 4 retention ms, 5 resource, 6 repo (''), 7 ref ('')
+-- KEYS: meta, state, ledger, ledger seq
+-- ARGV: 1 holder, 2 token, 3 now ms ('' for the server's clock), 4 retention ms, 5 resource,
+--       6 repo (''), 7 ref ('')
 -- Returns {'ok' | 'refused', state as a flat field/value list}.
-local state_key, ledger_key, seq_key = KEYS[1], KEYS[2], KEYS[3]
+local state_key, ledger_key, seq_key = KEYS[2], KEYS[3], KEYS[4]
+local m = current_meta(KEYS[1])
 local s = read_hash(state_key)
-if not is_current_grant(s, ARGV[1], ARGV[2]) then
+if not is_current_grant(s, ARGV[1], ARGV[2], m and m[1]) then
   return {'refused', redis.call('HGETALL', state_key)}
 end
-redis.call('HSET', state_key, 'released', '1', 'expiresAt', ARGV[3])
+local now = now_ms(ARGV[3])
+redis.call('HSET', state_key, 'released', '1', 'expiresAt', int(now))
 ledger_append(ledger_key, seq_key, retention_min_id(ARGV[4]),
-  lease_event(ARGV[3], 'RELEASE', ARGV[5], nonempty(ARGV[6]), nonempty(ARGV[7]), ARGV[1], ARGV[2]))
+  lease_event(int(now), 'RELEASE', ARGV[5], nonempty(ARGV[6]), nonempty(ARGV[7]), ARGV[1], ARGV[2]), now)
 return {'ok', redis.call('HGETALL', state_key)}

@@ -20,7 +20,7 @@ class RedisContractTest extends LeaseStoreContractTest {
 
     @Override
     protected LeaseStore openStore(StoreOptions options) {
-        return RedisLeaseStore.open(redis.server().url(), options);
+        return RedisLeaseStore.open(redis.server().url(), options.withCallerClock());
     }
 
     @Override

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisLeaseStoreTest {
     private static final Duration TIMEOUT = Duration.ofMillis(500);
     private static final StoreOptions OPTIONS =
-            new StoreOptions(TIMEOUT, Duration.ofDays(90), 0, Duration.ofMillis(100));
+            new StoreOptions(TIMEOUT, Duration.ofDays(90), 0, Duration.ofMillis(100)).withCallerClock();
     private static final long TTL = 30_000;
     private static final String SHA_A = "a".repeat(40);
     private static final String SHA_B = "b".repeat(40);
@@ -272,8 +272,28 @@ class RedisLeaseStoreTest {
     void commitAppliesEveryWriteAndEventAndBumpsVersions() {
         AcquireResult.Granted g = granted(store.acquire("a", "alice", TTL, now, null, candidate));
         Tip tip = new Tip(SHA_B, g.token(), "alice", "ci-bot", now.plusMillis(3));
-        ResourceWrite writeA = new ResourceWrite("a", 1, g.token(), g.token(), false, g.token(), SHA_A, SHA_B, tip);
-        ResourceWrite writeB = new ResourceWrite("b", 0, 7, 0, true, 0, ObjectIds.ZERO, null, null);
+        ResourceWrite writeA = new ResourceWrite(
+                "a",
+                1,
+                g.token(),
+                g.token(),
+                false,
+                g.token(),
+                SHA_A,
+                SHA_B,
+                tip,
+                store.identity(candidate).generation());
+        ResourceWrite writeB = new ResourceWrite(
+                "b",
+                0,
+                7,
+                0,
+                true,
+                0,
+                ObjectIds.ZERO,
+                null,
+                null,
+                store.identity(candidate).generation());
         LedgerEvent accept = new LedgerEvent(
                 0,
                 now.plusMillis(3),
@@ -332,11 +352,35 @@ class RedisLeaseStoreTest {
         Tip tip = new Tip(SHA_B, 0, null, "ci-bot", now);
         assertInstanceOf(
                 CommitResult.Committed.class,
-                store.commit(List.of(new ResourceWrite("a", 1, g.token(), 0, false, 0, SHA_A, SHA_B, tip)), List.of()));
+                store.commit(
+                        List.of(new ResourceWrite(
+                                "a",
+                                1,
+                                g.token(),
+                                0,
+                                false,
+                                0,
+                                SHA_A,
+                                SHA_B,
+                                tip,
+                                store.identity(candidate).generation())),
+                        List.of()));
         long bumped = g.token() + 1;
         assertInstanceOf(
                 CommitResult.Committed.class,
-                store.commit(List.of(new ResourceWrite("a", 2, bumped, 0, true, 0, null, null, null)), List.of()));
+                store.commit(
+                        List.of(new ResourceWrite(
+                                "a",
+                                2,
+                                bumped,
+                                0,
+                                true,
+                                0,
+                                null,
+                                null,
+                                null,
+                                store.identity(candidate).generation())),
+                        List.of()));
         assertEquals(
                 new ResourceState("a", 3, bumped, 0, null, 0, null, null, null),
                 store.snapshot(List.of("a")).get("a"));
@@ -350,8 +394,28 @@ class RedisLeaseStoreTest {
     void aStaleVersionConflictsAndWritesNothing() {
         AcquireResult.Granted g = granted(store.acquire("a", "alice", TTL, now, null, candidate));
         Map<String, ResourceState> before = store.snapshot(List.of("a", "b"));
-        ResourceWrite fresh = new ResourceWrite("b", 0, 5, 5, false, 5, SHA_A, SHA_A, null);
-        ResourceWrite stale = new ResourceWrite("a", 0, g.token(), g.token(), false, 0, null, null, null);
+        ResourceWrite fresh = new ResourceWrite(
+                "b",
+                0,
+                5,
+                5,
+                false,
+                5,
+                SHA_A,
+                SHA_A,
+                null,
+                store.identity(candidate).generation());
+        ResourceWrite stale = new ResourceWrite(
+                "a",
+                0,
+                g.token(),
+                g.token(),
+                false,
+                0,
+                null,
+                null,
+                null,
+                store.identity(candidate).generation());
         LedgerEvent event = LedgerEvent.lease(now, EventType.ACCEPT, "b", "carol", 5);
 
         assertEquals(new CommitResult.Conflict("a"), store.commit(List.of(fresh, stale), List.of(event)));
@@ -363,8 +427,28 @@ class RedisLeaseStoreTest {
     void aWriteThatWouldLowerACounterIsABugAndWritesNothing() {
         AcquireResult.Granted g = granted(store.acquire("a", "alice", TTL, now, null, candidate));
         Map<String, ResourceState> before = store.snapshot(List.of("a", "b"));
-        ResourceWrite fine = new ResourceWrite("b", 0, 1, 1, false, 0, null, null, null);
-        ResourceWrite lowers = new ResourceWrite("a", 1, g.token() - 1, 0, false, 0, null, null, null);
+        ResourceWrite fine = new ResourceWrite(
+                "b",
+                0,
+                1,
+                1,
+                false,
+                0,
+                null,
+                null,
+                null,
+                store.identity(candidate).generation());
+        ResourceWrite lowers = new ResourceWrite(
+                "a",
+                1,
+                g.token() - 1,
+                0,
+                false,
+                0,
+                null,
+                null,
+                null,
+                store.identity(candidate).generation());
         InternalException e = assertThrows(
                 InternalException.class,
                 () -> store.commit(
@@ -375,18 +459,53 @@ class RedisLeaseStoreTest {
 
         assertInstanceOf(
                 CommitResult.Committed.class,
-                store.commit(List.of(new ResourceWrite("a", 1, g.token(), 9, false, 0, null, null, null)), List.of()));
+                store.commit(
+                        List.of(new ResourceWrite(
+                                "a",
+                                1,
+                                g.token(),
+                                9,
+                                false,
+                                0,
+                                null,
+                                null,
+                                null,
+                                store.identity(candidate).generation())),
+                        List.of()));
         assertThrows(
                 InternalException.class,
                 () -> store.commit(
-                        List.of(new ResourceWrite("a", 2, g.token(), 8, false, 0, null, null, null)), List.of()));
+                        List.of(new ResourceWrite(
+                                "a",
+                                2,
+                                g.token(),
+                                8,
+                                false,
+                                0,
+                                null,
+                                null,
+                                null,
+                                store.identity(candidate).generation())),
+                        List.of()));
     }
 
     @Test
     void aRenewalBetweenSnapshotAndCommitSurvivesTheCommit() {
         AcquireResult.Granted g = granted(store.acquire("a", "alice", TTL, now, null, candidate));
         store.renew("a", "alice", g.token(), TTL, now.plusMillis(100));
-        store.commit(List.of(new ResourceWrite("a", 1, g.token(), g.token(), false, 0, null, null, null)), List.of());
+        store.commit(
+                List.of(new ResourceWrite(
+                        "a",
+                        1,
+                        g.token(),
+                        g.token(),
+                        false,
+                        0,
+                        null,
+                        null,
+                        null,
+                        store.identity(candidate).generation())),
+                List.of());
         assertEquals(
                 now.plusMillis(100 + TTL),
                 store.snapshot(List.of("a")).get("a").lease().expiresAt());
@@ -459,13 +578,14 @@ class RedisLeaseStoreTest {
     }
 
     @Test
-    void appendTrimsEventsPastRetentionButNeverCounters() {
-        // Retention is measured on the recording process's clock (the events' own times).
+    void appendTrimsEventsPastRetentionOnTheServersClockButNeverCounters() throws InterruptedException {
+        // Retention is measured on the server's clock: the events' own times (a client's clock) do not count.
         try (RedisLeaseStore shortMemory = RedisLeaseStore.open(
                 redis.server().url(), new StoreOptions(TIMEOUT, Duration.ofMillis(50), 0, Duration.ofMillis(100)))) {
             AcquireResult.Granted g = granted(shortMemory.acquire("r", "alice", TTL, now, null, candidate));
             shortMemory.append(List.of(LedgerEvent.lease(now, EventType.REJECT, "r", "x", 1)));
-            shortMemory.append(List.of(LedgerEvent.lease(now.plusMillis(120), EventType.LANDED, "r", "x", 2)));
+            Thread.sleep(120);
+            shortMemory.append(List.of(LedgerEvent.lease(now, EventType.LANDED, "r", "x", 2)));
             List<LedgerEvent> left = shortMemory.query(LedgerQuery.all());
             assertEquals(List.of(EventType.LANDED), types(left));
             assertEquals(3, left.get(0).seq());
@@ -657,7 +777,8 @@ class RedisLeaseStoreTest {
 
     @Test
     void waitForReplicasReportsAWriteThatTooFewReplicasAcknowledged() {
-        StoreOptions waiting = new StoreOptions(TIMEOUT, Duration.ofDays(1), 1, Duration.ofMillis(50));
+        StoreOptions waiting =
+                new StoreOptions(TIMEOUT, Duration.ofDays(1), 1, Duration.ofMillis(50)).withCallerClock();
         try (RedisLeaseStore replicated = RedisLeaseStore.open(redis.server().url(), waiting)) {
             StoreUnavailableException e = assertThrows(
                     StoreUnavailableException.class, () -> replicated.acquire("r", "alice", TTL, now, null, candidate));
@@ -776,5 +897,84 @@ class RedisLeaseStoreTest {
 
     private static LedgerEvent withoutSeq(LedgerEvent e) {
         return e.withSeq(0);
+    }
+
+    @Test
+    void aClientWhoseClockIsAYearAheadCannotEraseTheLedgerNorExpireLeases() {
+        Instant yearAhead = Instant.now().plus(Duration.ofDays(365));
+        try (RedisLeaseStore honest = RedisLeaseStore.open(redis.server().url(), StoreOptions.defaults());
+                RedisLeaseStore fast = RedisLeaseStore.open(
+                        redis.server().url(),
+                        new StoreOptions(TIMEOUT, Duration.ofDays(1), 0, Duration.ofMillis(100)))) {
+            Instant real = Instant.now();
+            AcquireResult.Granted g =
+                    granted(honest.acquire("r", "alice", TTL, real, null, Identities.candidate(real)));
+            honest.append(List.of(LedgerEvent.lease(real, EventType.REJECT, "r", "x", 1)));
+            // The fast client's events are timed, and the ledger trimmed, by the server, not by its clock.
+            fast.append(List.of(LedgerEvent.lease(yearAhead, EventType.LANDED, "r", "x", 2)));
+            List<LedgerEvent> all = fast.query(LedgerQuery.all());
+            assertEquals(List.of(EventType.GRANT, EventType.REJECT, EventType.LANDED), types(all));
+            assertTrue(
+                    all.get(2).at().isBefore(real.plus(Duration.ofMinutes(1))),
+                    "at " + all.get(2).at());
+            // To the fast client alice's lease is long expired; the store's clock says it is live.
+            assertInstanceOf(
+                    AcquireResult.Busy.class,
+                    fast.acquire("r", "bob", TTL, yearAhead, null, Identities.candidate(yearAhead)));
+            assertInstanceOf(LeaseCheck.Ok.class, honest.renew("r", "alice", g.token(), TTL, real));
+        }
+    }
+
+    @Test
+    void aNewGenerationsFloorIsTheServersClockNotTheFirstCallersClock() {
+        Instant hourSlow = Instant.now().minus(Duration.ofHours(1));
+        try (RedisLeaseStore slow = RedisLeaseStore.open(redis.empty().url(), StoreOptions.defaults())) {
+            long before = Instant.now().toEpochMilli();
+            AcquireResult.Granted g =
+                    granted(slow.acquire("r", "alice", TTL, hourSlow, null, Identities.candidate(hourSlow)));
+            assertTrue(g.token() > before, "token " + g.token() + " is below the server's clock " + before);
+            assertTrue(g.grantedAt().toEpochMilli() >= before, "granted at the server's time: " + g.grantedAt());
+        }
+    }
+
+    @Test
+    void aRestartedServerStartsANewGenerationWhateverItKept() {
+        try (RedisLeaseStore a = RedisLeaseStore.open(redis.empty().url(), StoreOptions.defaults())) {
+            Instant t = Instant.now();
+            AcquireResult.Granted g = granted(a.acquire("r", "alice", TTL, t, null, Identities.candidate(t)));
+            StoreIdentity before = a.identity(Identities.candidate(t));
+            // Everything the store had survives (as from a snapshot or an AOF), but the server is a new run.
+            redis.server().restartKeepingData();
+            StoreIdentity after = a.identity(Identities.candidate(Instant.now()));
+            assertNotEquals(before.generation(), after.generation(), "a restart may have rolled back: new generation");
+            assertTrue(after.floor() > g.token(), "the new generation's tokens are above every old one");
+            assertInstanceOf(
+                    LeaseCheck.Refused.class,
+                    a.renew("r", "alice", g.token(), TTL, Instant.now()),
+                    "leases of the old generation are void");
+            AcquireResult.Granted next =
+                    granted(a.acquire("r", "bob", TTL, Instant.now(), null, Identities.candidate(Instant.now())));
+            assertTrue(next.token() > g.token());
+            assertEquals(after.generation(), next.generation());
+        }
+    }
+
+    @Test
+    void anEvictingPolicySetWhileAProcessRunsIsRefusedOnItsNextCall() {
+        try (RedisLeaseStore longRunning = RedisLeaseStore.open(redis.empty().url(), StoreOptions.defaults())) {
+            Instant t = Instant.now();
+            granted(longRunning.acquire("r", "alice", TTL, t, null, Identities.candidate(t)));
+            redis.server().command("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+            try {
+                ConfigException e = assertThrows(
+                        ConfigException.class,
+                        () -> longRunning.acquire("q", "bob", TTL, t, null, Identities.candidate(t)));
+                assertTrue(e.getMessage().contains("allkeys-random"), e.getMessage());
+                assertThrows(
+                        ConfigException.class, () -> longRunning.identityAndSnapshot(List.of("r"), () -> candidate));
+            } finally {
+                redis.server().command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            }
+        }
     }
 }
