@@ -8,7 +8,6 @@ import dev.fence.client.PrePushGuard;
 import dev.fence.core.InvalidInputException;
 import dev.fence.server.client.FenceClient;
 import dev.fence.server.client.RemoteLeaseAccess;
-import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -170,7 +169,7 @@ final class GuardCommand implements Runnable {
                 return new RemoteLeaseAccess(ServerOption.client(ctx, server));
             }
             return new DirectLeaseAccess(
-                    Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), StoreOptions.defaults()), ctx.clock());
+                    Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), ctx.storeDefaults()), ctx.clock());
         }
     }
 }

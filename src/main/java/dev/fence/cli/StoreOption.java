@@ -1,7 +1,6 @@
 package dev.fence.cli;
 
 import dev.fence.core.LeaseStore;
-import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import picocli.CommandLine.Option;
 
@@ -16,6 +15,6 @@ final class StoreOption {
 
     /** Opens the store this option (or the environment) names. */
     LeaseStore open(Context ctx) {
-        return Stores.open(Stores.resolveUrl(store, ctx.env()), StoreOptions.defaults());
+        return Stores.open(Stores.resolveUrl(store, ctx.env()), ctx.storeDefaults());
     }
 }

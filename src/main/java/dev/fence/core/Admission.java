@@ -78,7 +78,7 @@ public final class Admission {
      * @param states snapshot of every fenced ref's resource (must contain each)
      * @param identity the store's current identity (for proofs and the counter floor)
      * @param now the time recorded in events and tips
-     * @param marks the repository's own record, by full ref name (refs it has none for are absent)
+     * @param marks the repository's own record, by resource (resources it has none for are absent)
      */
     public static Plan decide(
             PushAttempt push,
@@ -101,7 +101,7 @@ public final class Admission {
             if (s == null) {
                 throw new InternalException("no snapshot for " + resource);
             }
-            AcceptedMark mark = marks.get(u.ref());
+            AcceptedMark mark = marks.get(resource);
             Step step = push.options().token().isPresent()
                     ? withToken(push, u, resource, s, identity, policy, ancestry, now, mark)
                     : tokenless(push, u, resource, s, identity, policy, ancestry, now, mark);
@@ -234,6 +234,15 @@ public final class Admission {
         if (behind != null) {
             return behind;
         }
+        if (n < s.highestAccepted()) {
+            return refused(
+                    u,
+                    resource,
+                    n,
+                    s,
+                    Reason.STALE_TOKEN,
+                    "token " + s.highestAccepted() + " has already written to " + u.ref());
+        }
         if (mark != null && n < mark.token()) {
             return refused(
                     u,
@@ -255,15 +264,6 @@ public final class Admission {
                     Reason.DUPLICATE_TOKEN,
                     "token " + n + " already wrote to " + u.ref() + " for " + mark.holder() + ", not " + holder
                             + " (this repository's own record): the store granted one token twice after losing data");
-        }
-        if (n < s.highestAccepted()) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.STALE_TOKEN,
-                    "token " + s.highestAccepted() + " has already written to " + u.ref());
         }
         if (n != s.latestGranted()) {
             return refused(
@@ -386,7 +386,8 @@ public final class Admission {
                 Reason.STORE_ROLLED_BACK,
                 "the lease store is behind this repository: token " + mark.token() + " was admitted on " + u.ref()
                         + " but the store's latest grant is " + s.latestGranted() + ". It was restored or failed over"
-                        + " without fence noticing. An admin should run `fence store new-generation --store URL`;"
+                        + " without fence noticing. An admin should start a new generation (restart"
+                        + " the Redis server, or delete the SQLite store's meta row; see README, Store faults);"
                         + " then acquire a new lease");
     }
 

@@ -55,7 +55,7 @@ public final class AdmissionService {
      * As {@link #admit(PushAttempt, Ancestry)}, against the repository's own record of accepted tokens, and
      * writing only while {@code gate} lets it.
      *
-     * @param marks the repository's record by full ref name (see {@link AcceptedMark})
+     * @param marks the repository's record by resource (see {@link AcceptedMark})
      * @param gate asked once, right before the first write (the commit or the rejections' events): false
      *     means whoever asked no longer waits for the answer (its time ran out and it answered otherwise),
      *     so nothing is written and {@link Abandoned} is thrown; once it said true, the caller waits for

@@ -22,9 +22,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The repository's own record of what its hook admitted: per fenced ref, the highest token and the holder
+ * The repository's own record of what its hook admitted: per fenced ref (by its resource: repo id and ref), the highest token and the holder
  * proven for it ({@link AcceptedMark}). It lives with the repository, in {@code <GIT_DIR>/fence/accepted/},
- * one small file per ref (named by the SHA-256 of the ref name, so that a push reads only the refs it
+ * one small file per resource (named by the SHA-256 of the resource name, so that a push reads only the resources it
  * updates), not in the lease store: a store that loses or rolls back data cannot lower it.
  *
  * <p>The hook holds the record's lock ({@code <GIT_DIR>/fence/accepted.lock}) from before it reads the
@@ -83,20 +83,20 @@ final class HostRecord implements AutoCloseable {
         }
     }
 
-    /** The marks of {@code refs} (refs without one are absent). */
-    Map<String, AcceptedMark> read(Collection<String> refs) {
+    /** The marks of {@code resources} (resources without one are absent). */
+    Map<String, AcceptedMark> read(Collection<String> resources) {
         Map<String, AcceptedMark> marks = new HashMap<>();
-        for (String ref : refs) {
-            AcceptedMark m = read(ref);
+        for (String resource : resources) {
+            AcceptedMark m = read(resource);
             if (m != null) {
-                marks.put(ref, m);
+                marks.put(resource, m);
             }
         }
         return marks;
     }
 
-    private AcceptedMark read(String ref) {
-        Path file = fileOf(ref);
+    private AcceptedMark read(String resource) {
+        Path file = fileOf(resource);
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -106,42 +106,42 @@ final class HostRecord implements AutoCloseable {
             throw new StoreUnavailableException(
                     "cannot read the repository's record " + file + ": " + e.getMessage(), e);
         }
-        // "v1 <token> <holder as base64url, or -> <ref>\n"
+        // "v1 <token> <holder as base64url, or -> <resource>\n"
         String[] parts =
                 text.endsWith("\n") ? text.substring(0, text.length() - 1).split(" ", 4) : new String[0];
         try {
-            if (parts.length == 4 && parts[0].equals(VERSION) && parts[3].equals(ref)) {
+            if (parts.length == 4 && parts[0].equals(VERSION) && parts[3].equals(resource)) {
                 long token = Long.parseLong(parts[1]);
                 String holder = parts[2].equals("-")
                         ? null
                         : Names.require(
                                 "holder", new String(Base64.getUrlDecoder().decode(parts[2]), StandardCharsets.UTF_8));
                 if (token > 0) {
-                    return new AcceptedMark(ref, token, holder);
+                    return new AcceptedMark(resource, token, holder);
                 }
             }
         } catch (IllegalArgumentException e) {
             // falls through: a damaged record is refused below, never taken as "no record"
         }
-        throw new StoreUnavailableException("the repository's record " + file + " is damaged; fenced pushes to " + ref
-                + " are refused until an admin restores or removes it");
+        throw new StoreUnavailableException("the repository's record " + file + " is damaged; fenced pushes to "
+                + resource + " are refused until an admin restores or removes it");
     }
 
     /** Raises the marks given (a mark below the one recorded is left as it is), each written atomically. */
     void raise(List<AcceptedMark> marks) {
         for (AcceptedMark m : marks) {
-            AcceptedMark old = read(m.ref());
+            AcceptedMark old = read(m.resource());
             if (old != null && old.token() > m.token()) {
                 continue;
             }
-            Path file = fileOf(m.ref());
+            Path file = fileOf(m.resource());
             String holder = m.holder() == null
                     ? "-"
                     : Base64.getUrlEncoder()
                             .withoutPadding()
                             .encodeToString(m.holder().getBytes(StandardCharsets.UTF_8));
-            byte[] line =
-                    (VERSION + " " + m.token() + " " + holder + " " + m.ref() + "\n").getBytes(StandardCharsets.UTF_8);
+            byte[] line = (VERSION + " " + m.token() + " " + holder + " " + m.resource() + "\n")
+                    .getBytes(StandardCharsets.UTF_8);
             try {
                 Files.createDirectories(file.getParent());
                 Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
@@ -165,8 +165,8 @@ final class HostRecord implements AutoCloseable {
         }
     }
 
-    private Path fileOf(String ref) {
-        String hex = Sha256.hex(ref);
+    private Path fileOf(String resource) {
+        String hex = Sha256.hex(resource);
         return dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
     }
 

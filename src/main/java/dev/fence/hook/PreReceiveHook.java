@@ -279,13 +279,13 @@ public final class PreReceiveHook {
             return service.admit(push, ancestry, Map.of(), gate);
         }
         try (HostRecord record = HostRecord.lock(gitDir, deadline)) {
-            List<String> refs = new ArrayList<>();
+            List<String> resources = new ArrayList<>();
             for (RefUpdate u : push.updates()) {
                 if (policy.isFenced(u.ref())) {
-                    refs.add(u.ref());
+                    resources.add(Resources.forRef(push.repoId(), u.ref()));
                 }
             }
-            Verdict v = service.admit(push, ancestry, record.read(refs), gate);
+            Verdict v = service.admit(push, ancestry, record.read(resources), gate);
             if (v.accepted()) {
                 record.raise(marksOf(push, v));
             }
@@ -299,11 +299,9 @@ public final class PreReceiveHook {
         for (RefDecision d : verdict.decisions()) {
             if (d instanceof RefDecision.Admitted a && a.reason() == Reason.ACCEPTED) {
                 marks.add(new AcceptedMark(
-                        a.update().ref(),
-                        a.token(),
-                        Proofs.holderOf(push.options().proof())));
+                        a.resource(), a.token(), Proofs.holderOf(push.options().proof())));
             } else if (d instanceof RefDecision.Admitted a && a.reason() == Reason.BUMPED) {
-                marks.add(new AcceptedMark(a.update().ref(), a.token(), null));
+                marks.add(new AcceptedMark(a.resource(), a.token(), null));
             }
         }
         return marks;

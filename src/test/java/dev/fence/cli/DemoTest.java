@@ -71,7 +71,7 @@ class DemoTest {
                         && r.out().contains("EXPIRE")
                         && r.out().contains("REJECT"),
                 "ends with the timeline");
-        assertFalse(r.out().contains("fp1."), "no proof is ever printed");
+        assertFalse(r.out().contains("fp2."), "no proof is ever printed");
     }
 
     @Test
@@ -126,7 +126,7 @@ class DemoTest {
             Result none = demo("--server", server.uri().toString(), "--progress", "never");
             assertEquals(6, none.exit(), none.out() + none.err());
             assertTrue(none.err().contains("--server auto"), none.err());
-            assertFalse(String.join("\n", log).contains("fp1."), "no proof reaches the server's log");
+            assertFalse(String.join("\n", log).contains("fp2."), "no proof reaches the server's log");
         }
     }
 

@@ -64,7 +64,7 @@ class LeaseCommandTest {
         assertEquals(0, r.exit(), r.err());
         JsonNode g = r.json();
         assertTrue(g.get("token").isIntegralNumber());
-        assertTrue(g.get("proof").isTextual() && g.get("proof").asText().startsWith("fp1."));
+        assertTrue(g.get("proof").isTextual() && g.get("proof").asText().startsWith("fp2."));
         assertEquals("db/migrations", g.get("resource").asText());
         assertEquals("agent-a", g.get("holder").asText());
         Instant.parse(g.get("expiresAt").asText());
@@ -78,7 +78,7 @@ class LeaseCommandTest {
 
         Result human = fence("lease", "acquire", "--store", store(), "--resource", "db/other", "--holder", "agent-a");
         assertEquals(0, human.exit());
-        assertFalse(human.out().contains("fp1."), "human output never shows the proof");
+        assertFalse(human.out().contains("fp2."), "human output never shows the proof");
     }
 
     @Test
@@ -141,7 +141,7 @@ class LeaseCommandTest {
                 "--token",
                 token,
                 "--proof",
-                "fp1.x." + "A".repeat(43),
+                "fp2.x.YWdlbnQtYQ." + "A".repeat(43),
                 "--json");
         assertEquals(3, badProof.exit());
         assertEquals("fenced", badProof.json().get("status").asText());

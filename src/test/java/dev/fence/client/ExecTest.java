@@ -193,7 +193,7 @@ class ExecTest {
         assertTrue(r.out().startsWith("hello from stdin\ntoken="), r.all());
         assertTrue(r.out().contains(" holder=agent-a resource=db/migrations proof=\n"), r.all());
         assertTrue(r.err().contains("oops"), r.all());
-        assertFalse(r.all().contains("fp1."), "the proof is never printed");
+        assertFalse(r.all().contains("fp2."), "the proof is never printed");
     }
 
     @Test

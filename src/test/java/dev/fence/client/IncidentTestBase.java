@@ -133,7 +133,7 @@ abstract class IncidentTestBase {
         assertTrue(machine.endsWith("reason=superseded"), machine);
         assertTrue(fenced.err().contains("Current lease holder: agent-b"), fenced.all());
         assertTrue(fenced.err().contains("NOT a transient error"), fenced.all());
-        assertFalse(fenced.all().contains("fp1."), "the proof is never printed");
+        assertFalse(fenced.all().contains("fp2."), "the proof is never printed");
         assertEquals(b1, git.tip(bare, MAIN), "B's work survives");
 
         FenceCli.Run released = fence.run(

@@ -301,7 +301,7 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(MAIN, new AcceptedMark(MAIN, 1001, "agent-b")));
+                Map.of(RES, new AcceptedMark(RES, 1001, "agent-b")));
         assertEquals(Reason.DUPLICATE_TOKEN, refusal(dup));
         // The host admitted 1003; the store's counter is at 1001: the store is behind, not trusted.
         var behind = Admission.decide(
@@ -311,7 +311,7 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(MAIN, new AcceptedMark(MAIN, 1003, "agent-b")));
+                Map.of(RES, new AcceptedMark(RES, 1003, "agent-b")));
         assertEquals(Reason.STORE_ROLLED_BACK, refusal(behind));
         assertTrue(FencedMessage.machineLine(behind.verdict().refusals().get(0).fenced())
                 .startsWith("REJECTED "));
@@ -322,7 +322,7 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(MAIN, new AcceptedMark(MAIN, 1003, null)));
+                Map.of(RES, new AcceptedMark(RES, 1003, null)));
         assertEquals(Reason.STORE_ROLLED_BACK, refusal(tokenless), "a bump from a store behind would repeat tokens");
         // Its own mark, same holder: admitted as usual.
         var own = Admission.decide(
@@ -332,7 +332,7 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(MAIN, new AcceptedMark(MAIN, 1001, "alice")));
+                Map.of(RES, new AcceptedMark(RES, 1001, "alice")));
         assertTrue(own.verdict().accepted());
     }
 
@@ -441,7 +441,7 @@ class AdmissionTest {
         assertTrue(all.contains(C.substring(0, 12)));
         assertTrue(all.contains("NOT a transient error"));
         assertTrue(all.contains("goal is already met"));
-        assertFalse(all.contains("fp1."), "proofs are never printed");
+        assertFalse(all.contains("fp2."), "proofs are never printed");
     }
 
     @Test

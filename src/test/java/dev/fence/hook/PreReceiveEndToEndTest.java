@@ -66,7 +66,7 @@ abstract class PreReceiveEndToEndTest {
     void createRepo() {
         repoId = "app-" + System.nanoTime();
         repo = HookedRepo.create(tmp, repoId, storeUrl());
-        store = Stores.open(storeUrl(), StoreOptions.defaults());
+        store = Stores.open(storeUrl(), StoreOptions.defaults().withCallerClock());
         leases = new LeaseService(store, Clock.systemUTC());
     }
 
@@ -129,7 +129,7 @@ abstract class PreReceiveEndToEndTest {
         String line = firstFenced(r);
         assertNotNull(line, "a FENCED/REJECTED line is shown:\n" + r.err());
         assertTrue(line.endsWith("reason=" + reason), "expected reason " + reason + " in: " + line);
-        assertFalse(r.err().contains("fp1."), "proofs never appear in hook output");
+        assertFalse(r.err().contains("fp2."), "proofs never appear in hook output");
     }
 
     @Test
@@ -477,7 +477,7 @@ abstract class PreReceiveEndToEndTest {
                 "main");
         String timeline = table.toString();
         assertTrue(timeline.contains("GRANT") && timeline.contains("REJECT") && timeline.contains("ACCEPT"), timeline);
-        assertFalse(json.contains("fp1.") || timeline.contains("fp1."), "no proofs in the audit output");
+        assertFalse(json.contains("fp2.") || timeline.contains("fp2."), "no proofs in the audit output");
         List<String> rejectedOnly = new ArrayList<>();
         StringWriter rej = new StringWriter();
         Main.run(

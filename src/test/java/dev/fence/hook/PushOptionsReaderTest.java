@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class PushOptionsReaderTest {
-    private static final String PROOF = "fp1.gen-1." + "A".repeat(43);
+    private static final String PROOF = "fp2.gen-1.YWdlbnQtYQ." + "A".repeat(43);
 
     private static Map<String, String> options(String... options) {
         Map<String, String> env = new HashMap<>();

@@ -46,10 +46,10 @@ class AgentApiTest {
 
     @AfterAll
     static void stop() {
-        assertFalse(t.get("/metrics", null, null).body().contains("fp1."), "no proof reaches the metrics");
+        assertFalse(t.get("/metrics", null, null).body().contains("fp2."), "no proof reaches the metrics");
         t.close();
         String log = String.join("\n", t.log);
-        assertFalse(log.contains("fp1."), "no proof reaches the server's log:\n" + log);
+        assertFalse(log.contains("fp2."), "no proof reaches the server's log:\n" + log);
         for (String secret : new String[] {agentA, agentB, auditor, hook, admin}) {
             assertFalse(log.contains(secret.substring(secret.indexOf(':') + 1)), "a secret reached the log");
         }
@@ -110,11 +110,11 @@ class AgentApiTest {
         var otherAgent = proof(agentB, r, "agent-a", token);
         assertEquals(403, otherAgent.status(), otherAgent.body());
         assertTrue(json(otherAgent).get("message").asText().contains("may not act as holder 'agent-a'"));
-        assertFalse(otherAgent.body().contains("fp1."));
+        assertFalse(otherAgent.body().contains("fp2."));
         for (String role : new String[] {auditor, hook}) {
             var wrongRole = proof(role, r, "agent-a", token);
             assertEquals(403, wrongRole.status(), wrongRole.body());
-            assertFalse(wrongRole.body().contains("fp1."));
+            assertFalse(wrongRole.body().contains("fp2."));
         }
         var none = proof(null, r, "agent-a", token);
         assertEquals(401, none.status());
@@ -122,7 +122,7 @@ class AgentApiTest {
         var neverGranted = proof(agentA, r, "agent-a", token + 5);
         assertEquals(409, neverGranted.status(), neverGranted.body());
         assertEquals("bad-proof", json(neverGranted).get("reason").asText());
-        assertFalse(neverGranted.body().contains("fp1."));
+        assertFalse(neverGranted.body().contains("fp2."));
 
         // agent-a's lease lapses in the story; agent-b takes the branch: agent-a's token is old now.
         var released = t.post(
@@ -134,7 +134,7 @@ class AgentApiTest {
         var afterRelease = proof(agentA, r, "agent-a", token);
         assertEquals(409, afterRelease.status(), afterRelease.body());
         assertEquals("released", json(afterRelease).get("reason").asText());
-        assertFalse(afterRelease.body().contains("fp1."));
+        assertFalse(afterRelease.body().contains("fp2."));
 
         long tokenB = acquire(agentB, r, "agent-b", SHA1).get("token").asLong();
         var old = proof(agentA, r, "agent-a", token);
@@ -145,7 +145,7 @@ class AgentApiTest {
         assertEquals(tokenB, f.get("current").asLong());
         assertEquals("agent-b", f.get("holder").asText());
         assertTrue(f.get("message").get(0).asText().startsWith("FENCED resource=" + r + " "), old.body());
-        assertFalse(old.body().contains("fp1."), "never a proof for an old token");
+        assertFalse(old.body().contains("fp2."), "never a proof for an old token");
 
         var adminProof = proof(admin, r, "agent-b", tokenB);
         assertEquals(200, adminProof.status(), "admin may do everything: " + adminProof.body());
@@ -219,7 +219,7 @@ class AgentApiTest {
             saw2 |= e.get("token").asLong() == t2;
         }
         assertTrue(saw1 && saw2, own.body());
-        assertFalse(own.body().contains("fp1."), "grant events carry no proof");
+        assertFalse(own.body().contains("fp2."), "grant events carry no proof");
 
         var one = t.get("/v1/leases/grants?holder=agent-a&resource=git:app:refs/heads/g2", agentA, JSON);
         assertEquals(200, one.status(), one.body());

@@ -63,7 +63,7 @@ class ServerModeClientTest {
     void tearDown() {
         t.close();
         String log = String.join("\n", t.log);
-        assertFalse(log.contains("fp1."), "no proof reaches the server's log:\n" + log);
+        assertFalse(log.contains("fp2."), "no proof reaches the server's log:\n" + log);
         for (String secret : new String[] {agentA, agentB}) {
             assertFalse(log.contains(secret.substring(secret.indexOf(':') + 1)), "a secret reached the log");
         }
@@ -168,7 +168,7 @@ class ServerModeClientTest {
         assertTrue(machine.startsWith("FENCED resource=" + RESOURCE + " ref=" + MAIN + " token="), machine);
         assertTrue(machine.endsWith("reason=superseded"), machine);
         assertTrue(stale.err().contains("Current lease holder: agent-b"), stale.all());
-        assertFalse(stale.all().contains("fp1."), "the proof is never printed");
+        assertFalse(stale.all().contains("fp2."), "the proof is never printed");
         assertEquals(b1, git.tip(bare, MAIN), "B's work survives");
         assertEquals(b1, recordedSha(b, cloneB), "a fenced push moves no SHA");
 

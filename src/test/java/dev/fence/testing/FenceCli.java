@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.cli.Context;
 import dev.fence.cli.Main;
 import dev.fence.json.Json;
+import dev.fence.store.StoreOptions;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,7 +48,15 @@ public final class FenceCli {
 
     /** Runs with live writers the caller can watch while the command runs. */
     public Run run(Path cwd, InputStream in, StringWriter out, StringWriter err, String... args) {
-        Context ctx = new Context(in, new PrintWriter(out, true), new PrintWriter(err, true), env, clock, cwd);
+        // The test's clock decides lease expiry, also in a store with a clock of its own (Redis).
+        Context ctx = new Context(
+                in,
+                new PrintWriter(out, true),
+                new PrintWriter(err, true),
+                env,
+                clock,
+                cwd,
+                StoreOptions.defaults().withCallerClock());
         int exit = Main.run(ctx, args);
         return new Run(exit, out.toString(), err.toString());
     }
