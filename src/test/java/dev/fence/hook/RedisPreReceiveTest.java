@@ -1,6 +1,14 @@
 package dev.fence.hook;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.Grant;
+import dev.fence.testing.HookedRepo.Clone;
+import dev.fence.testing.HookedRepo.Run;
 import dev.fence.testing.PrivateRedis;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The hook end to end on a private redis-server; the store is "down" while the server is stopped. */
@@ -21,5 +29,67 @@ class RedisPreReceiveTest extends PreReceiveEndToEndTest {
     @Override
     void repairStore() {
         redis.server().restart();
+    }
+
+    /**
+     * The incident on a Redis with snapshot-only persistence: A's grant is newer than the last snapshot,
+     * the server crashes and comes back from it, and the same token number would go to B. The restart
+     * changes the server's run id, so the store starts a new generation: A's proof is void, B's token is
+     * above A's, and A's stale force-push leaves B's commit in place.
+     */
+    @Test
+    void aSnapshotRestartThatLostAGrantFencesTheStaleForcePush() {
+        seeded("human");
+        redis.server().command("SAVE");
+        Grant ga = acquire("agent-a");
+        Clone a = repo.clone("agent-a");
+        a.sync("main").commit("a1");
+        assertTrue(a.push(opts(ga), "HEAD:" + MAIN).ok());
+
+        redis.server().crashAndRestart();
+
+        Grant gb = acquire("agent-b");
+        assertNotEquals(ga.generation(), gb.generation(), "a restart starts a new generation");
+        assertTrue(gb.token() > ga.token(), "tokens never go backwards: " + gb.token() + " after " + ga.token());
+        Clone b = repo.clone("agent-b");
+        b.sync("main").commit("b1");
+        assertTrue(b.push(opts(gb), "HEAD:" + MAIN).ok());
+        String b1 = repo.tip(MAIN);
+
+        a.commit("a2 (stale plan)");
+        Run stale = a.push(opts(ga), "+HEAD:" + MAIN);
+        assertFenced(stale, "old-generation");
+        assertEquals(b1, repo.tip(MAIN), "B's commit is intact");
+    }
+
+    /**
+     * A store that rolled back without fence noticing (its epoch record rolled back with it, as when the
+     * identity is restored by hand): the repository's own record still knows that A wrote token T, so when
+     * the store grants T again to B, neither B's push nor A's force-push gets through on the other's
+     * record, and the store is reported as behind once it is.
+     */
+    @Test
+    void theRepositorysRecordRefusesADuplicateTokenTheStoreWouldAdmit() {
+        seeded("human");
+        String key = "fence:{" + resource(MAIN) + "}:state";
+        redis.server().command("COPY", key, key + ":before", "REPLACE");
+        Grant ga = acquire("agent-a");
+        Clone a = repo.clone("agent-a");
+        a.sync("main").commit("a1");
+        assertTrue(a.push(opts(ga), "HEAD:" + MAIN).ok());
+        String a1 = repo.tip(MAIN);
+
+        // Roll the resource back to before A's grant, keeping the identity (no new generation).
+        redis.server().command("COPY", key + ":before", key, "REPLACE");
+        Grant gb = acquire("agent-b");
+        assertEquals(ga.token(), gb.token(), "the rolled-back store granted the same token again");
+        assertNotEquals(ga.proof(), gb.proof(), "but the two proofs differ: they name their holders");
+
+        Clone b = repo.clone("agent-b");
+        b.sync("main").commit("b1");
+        assertFenced(b.push(opts(gb), "HEAD:" + MAIN), "duplicate-token");
+        a.commit("a2");
+        assertFenced(a.push(opts(ga), "+HEAD:" + MAIN), "duplicate-token");
+        assertEquals(a1, repo.tip(MAIN), "nothing was overwritten");
     }
 }

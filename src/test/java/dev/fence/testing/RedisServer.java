@@ -135,6 +135,14 @@ public final class RedisServer implements AutoCloseable {
      */
     public void restartKeepingData() {
         command("SAVE");
+        crashAndRestart();
+    }
+
+    /**
+     * Kills the process (kill -9) and starts it again from its last snapshot, if any ({@code SAVE}): what a
+     * Redis with snapshot-only persistence does after a crash, losing every write since that snapshot.
+     */
+    public void crashAndRestart() {
         stop();
         launch();
     }
