@@ -376,6 +376,32 @@ abstract class PreReceiveEndToEndTest {
     }
 
     @Test
+    void withTheStoreDownATokenlessRewriteCannotDiscardLeaseWrittenCommits() throws Exception {
+        Clone human = seeded("human");
+        String seed = repo.tip(MAIN);
+        Grant g = acquire("agent-a");
+        Clone a = repo.clone("agent-a");
+        a.sync("main").commit("written under a lease");
+        assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok());
+        String leaseWritten = repo.tip(MAIN);
+        human.reset(seed).commit("a rewrite that drops the lease's commit");
+        breakStore();
+        try {
+            Run rewrite = human.push(List.of(), "+HEAD:" + MAIN);
+            assertFalse(rewrite.ok(), "on-store-down = accept must not let a rewrite through:\n" + rewrite.err());
+            assertTrue(rewrite.err().contains("reason=store-down"), rewrite.err());
+            assertEquals(leaseWritten, repo.tip(MAIN), "the lease's commit is still there");
+            Run delete = human.push(List.of(), ":" + MAIN);
+            assertFalse(delete.ok(), "nor a delete:\n" + delete.err());
+            human.sync("main").commit("on top");
+            Run ff = human.push(List.of(), "HEAD:" + MAIN);
+            assertTrue(ff.ok(), "a fast-forward follows on-store-down = accept:\n" + ff.err());
+        } finally {
+            repairStore();
+        }
+    }
+
+    @Test
     void gitLabVariablesGiveGitLabLinesAndIdentity() {
         seeded("human");
         Clone bot = repo.clone("ignored");

@@ -709,6 +709,32 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aWriteDecidedUnderAnOlderGenerationIsNeverApplied() throws Exception {
+            grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+            String oldGeneration = store.identity(candidate).generation();
+            loseAllData();
+            clock.advance(Duration.ofMinutes(1));
+            StoreIdentity next = Identities.candidate(clock.instant());
+            assertInstanceOf(AcquireResult.Granted.class, store.acquire(MAIN, "bob", TTL, clock.instant(), null, next));
+            ResourceState now = state(MAIN);
+            // A verdict judged against the old generation (its proofs, its counters) reaches the store late.
+            ResourceWrite late = new ResourceWrite(
+                    MAIN,
+                    now.version(),
+                    now.latestGranted(),
+                    now.latestGranted(),
+                    false,
+                    before.latestGranted(),
+                    SHA_A,
+                    SHA_B,
+                    null,
+                    oldGeneration);
+            assertInstanceOf(CommitResult.Conflict.class, store.commit(List.of(late), List.of()));
+            assertEquals(now, state(MAIN), "nothing was written");
+        }
+
+        @Test
         void lostDataIsNoticedByIdentity() throws Exception {
             store.identity(candidate);
             loseAllData();
