@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
             InstallCommand.class,
             AuditCommand.class,
             ServeCommand.class,
+            StoreCommand.class,
             BenchCommand.class
         })
 public final class FenceCommand implements Runnable {

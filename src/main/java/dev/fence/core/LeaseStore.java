@@ -1,5 +1,6 @@
 package dev.fence.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -129,6 +130,18 @@ public interface LeaseStore extends AutoCloseable {
      * anything is written.
      */
     CommitResult commit(List<ResourceWrite> writes, List<LedgerEvent> events);
+
+    /**
+     * The store's ledger retention: a setting of the store, the same for every client, kept with its
+     * identity (and across generations). With {@code newRetention} set, changes it first (an admin's act).
+     * A store that has no setting yet takes the one its opener asked for, else the default. A client whose
+     * URL asks for another value is refused ({@link ConfigException}) by every call that appends to the
+     * ledger, so no client can shorten the shared ledger.
+     *
+     * @param newRetention the new retention, or null to only read it
+     * @param candidate the identity to create if the store has none
+     */
+    Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate);
 
     /** Appends events (rejections, landings) atomically. */
     void append(List<LedgerEvent> events);

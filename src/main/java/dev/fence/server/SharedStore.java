@@ -88,6 +88,12 @@ final class SharedStore implements LeaseStore {
     }
 
     @Override
+    public java.time.Duration retention(
+            java.time.Duration newRetention, java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.retention(newRetention, candidate);
+    }
+
+    @Override
     public List<LedgerEvent> query(LedgerQuery query) {
         return store.query(query);
     }

@@ -7,7 +7,11 @@ import java.time.Duration;
  *
  * @param timeout longest wait for one store operation (connect, lock, reply) before {@link
  *     dev.fence.core.StoreUnavailableException}
- * @param retention ledger events older than this may be dropped; counters and highs never are
+ * @param retention the ledger retention asked for: used only by a store that has no retention setting yet
+ *     (its first use); after that the store's own setting decides (events older than it may be dropped;
+ *     counters and highs never are), whatever a client asks
+ * @param retentionAsked true when the store URL named a retention ({@code ?retention=}): the store then
+ *     refuses to serve unless that is its own setting, so that no client can shorten the shared ledger
  * @param waitReplicas Redis only: after a write, {@code WAIT} for this many replicas (0 = don't)
  * @param waitTimeout Redis only: the {@code WAIT} timeout
  * @param singleConnection for a process that makes a few calls and exits (a hook): Redis opens one
@@ -23,27 +27,41 @@ public record StoreOptions(
         int waitReplicas,
         Duration waitTimeout,
         boolean singleConnection,
-        boolean callerClock) {
+        boolean callerClock,
+        boolean retentionAsked) {
 
     /** Options for a long-running process (pooled connections). */
     public StoreOptions(Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout) {
-        this(timeout, retention, waitReplicas, waitTimeout, false, false);
+        this(timeout, retention, waitReplicas, waitTimeout, false, false, false);
     }
 
     /** Options that open a single connection or a pool, as given. */
     public StoreOptions(
             Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout, boolean singleConnection) {
-        this(timeout, retention, waitReplicas, waitTimeout, singleConnection, false);
+        this(timeout, retention, waitReplicas, waitTimeout, singleConnection, false, false);
     }
 
     /** These options with {@link #singleConnection()} set as given. */
     public StoreOptions withSingleConnection(boolean single) {
-        return new StoreOptions(timeout, retention, waitReplicas, waitTimeout, single, callerClock);
+        return new StoreOptions(timeout, retention, waitReplicas, waitTimeout, single, callerClock, retentionAsked);
     }
 
     /** These options with {@link #callerClock()} set: for tests whose fake clock must decide. */
     public StoreOptions withCallerClock() {
-        return new StoreOptions(timeout, retention, waitReplicas, waitTimeout, singleConnection, true);
+        return new StoreOptions(timeout, retention, waitReplicas, waitTimeout, singleConnection, true, retentionAsked);
+    }
+
+    /** These options asking the store for {@code asked} as its retention, as a URL's {@code ?retention=} does. */
+    public StoreOptions withRetentionAsked(java.time.Duration asked) {
+        return new StoreOptions(timeout, asked, waitReplicas, waitTimeout, singleConnection, callerClock, true);
+    }
+
+    /**
+     * The retention as a store script or statement takes it: {@code url:<ms>} when asked for, else {@code
+     * default:<ms>} (see {@link #retentionAsked()}).
+     */
+    public String retentionArgument() {
+        return (retentionAsked ? "url:" : "default:") + Math.max(0, retention.toMillis());
     }
 
     /** Defaults: 2 s timeout, 90 days of ledger, no WAIT. */

@@ -114,18 +114,27 @@ public final class Stores {
                             Durations.parsePositive("timeout", value),
                             o.retention(),
                             o.waitReplicas(),
-                            o.waitTimeout());
-                    case "retention" -> new StoreOptions(
+                            o.waitTimeout(),
+                            o.singleConnection(),
+                            o.callerClock(),
+                            o.retentionAsked());
+                    case "retention" -> o.withRetentionAsked(Durations.parsePositive("retention", value));
+                    case "wait" -> new StoreOptions(
                             o.timeout(),
-                            Durations.parsePositive("retention", value),
-                            o.waitReplicas(),
-                            o.waitTimeout());
-                    case "wait" -> new StoreOptions(o.timeout(), o.retention(), parseCount(value), o.waitTimeout());
+                            o.retention(),
+                            parseCount(value),
+                            o.waitTimeout(),
+                            o.singleConnection(),
+                            o.callerClock(),
+                            o.retentionAsked());
                     case "waitTimeout" -> new StoreOptions(
                             o.timeout(),
                             o.retention(),
                             o.waitReplicas(),
-                            Durations.parsePositive("waitTimeout", value));
+                            Durations.parsePositive("waitTimeout", value),
+                            o.singleConnection(),
+                            o.callerClock(),
+                            o.retentionAsked());
                     default -> throw new ConfigException(
                             "store URL: unknown option '" + key + "' (known: timeout, retention, wait, waitTimeout)");
                 };

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
+import dev.fence.core.ConfigException;
 import dev.fence.core.EventType;
 import dev.fence.core.Identities;
 import dev.fence.core.InternalException;
@@ -929,6 +930,39 @@ public abstract class LeaseStoreContractTest {
             List<LedgerEvent> events = s.query(LedgerQuery.all());
             assertEquals(List.of(EventType.GRANT), types(events));
             assertTrue(events.get(0).seq() > oldSeq);
+        }
+    }
+
+    @Nested
+    class RetentionIsTheStores {
+        @Test
+        void aClientsUrlCannotShortenTheSharedLedger() {
+            Instant t = clock.instant();
+            store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
+            assertEquals(Duration.ofDays(90), store.retention(null, () -> candidate), "the first opener's default");
+            LeaseStore greedy = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO)
+                    .withRetentionAsked(Duration.ofMillis(1)));
+            ConfigException e = assertThrows(
+                    ConfigException.class,
+                    () -> greedy.append(
+                            List.of(event(t.plus(Duration.ofDays(1)), EventType.ALLOW, PLAIN, "c", 0, null))));
+            assertTrue(e.getMessage().contains("retention is a setting of the store"), e.getMessage());
+            assertEquals(List.of(EventType.REJECT), types(store.query(LedgerQuery.all())), "nothing was trimmed");
+            LeaseStore asking = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO)
+                    .withRetentionAsked(Duration.ofDays(90)));
+            asking.append(List.of(event(t.plusSeconds(1), EventType.ALLOW, PLAIN, "c", 0, null)));
+            assertEquals(2, store.query(LedgerQuery.all()).size(), "a URL asking for the store's own value is served");
+        }
+
+        @Test
+        void anAdminChangesItForEveryClient() {
+            Instant t = clock.instant();
+            store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
+            assertEquals(Duration.ofHours(1), store.retention(Duration.ofHours(1), () -> candidate));
+            LeaseStore other = open(StoreOptions.defaults());
+            assertEquals(Duration.ofHours(1), other.retention(null, () -> candidate));
+            other.append(List.of(event(t.plus(Duration.ofHours(2)), EventType.ALLOW, PLAIN, "c", 0, null)));
+            assertEquals(List.of(EventType.ALLOW), types(store.query(LedgerQuery.all())));
         }
     }
 

@@ -108,17 +108,19 @@ public final class RedisLeaseStore implements LeaseStore {
 
     // Each script's SHA-1 over lib.lua, a newline and the script; LuaScriptTest fails the build when one no
     // longer matches its resources (and prints the new value).
-    private static final LuaScript IDENTITY = LuaScript.of("identity", "f7ef30d06829a5ac98fcc82c18ca85f02df19111");
-    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "7ca66fbb71f91d4e70fbc30966c67d68053335d3");
-    private static final LuaScript RENEW = LuaScript.of("renew", "b6d741fcb5f10788960186767f1785a690af58a3");
-    private static final LuaScript RELEASE = LuaScript.of("release", "3818ed68c0bd01a5bdc5a9539d07ce11f8568b4f");
+    private static final LuaScript IDENTITY = LuaScript.of("identity", "928013b0b8d22ad5bcd6530be6b9b8eb3fa2cd47");
+    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "74020aad5d6a894874afd6d43b330b7eee6304c1");
+    private static final LuaScript RENEW = LuaScript.of("renew", "c055fd854815467b13948d50bc9bf7f76d871426");
+    private static final LuaScript RELEASE = LuaScript.of("release", "a793a35b3ae9614ae5857cf4759c8879c1f339b9");
     private static final LuaScript MOVE_GRANT_SHA =
-            LuaScript.of("move_grant_sha", "91869b34efa6da085c33aaf5f5d514558fb380d0");
-    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "ef17896f0a74abbfc9d647b6f3777f39a0e02f6b");
+            LuaScript.of("move_grant_sha", "76fa8e014be6e6f30a1d74ed547caa4d20e43fa1");
+    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "3406f6dbda5510f7bc6af0e95a35bec07f81ce52");
     private static final LuaScript IDENTITY_SNAPSHOT =
-            LuaScript.of("identity_snapshot", "19ce12dcc1e45428419c0fc0e4af5291da6024f0");
-    private static final LuaScript COMMIT = LuaScript.of("commit", "2274de5f73378c6493705ea9d18b09a7a8323e11");
-    private static final LuaScript APPEND = LuaScript.of("append", "f847f1e63543fc9a358c6dc7652fe6ced3f67c17");
+            LuaScript.of("identity_snapshot", "833d3b30ecaede85f4ec2bc59137e8f3497bada6");
+    private static final LuaScript COMMIT = LuaScript.of("commit", "194485b0544e676d93ce77c2923f52aede785634");
+    private static final LuaScript RETENTION_SCRIPT =
+            LuaScript.of("retention", "83737202fda8197b229eb24f4abf9b4a193e8713");
+    private static final LuaScript APPEND = LuaScript.of("append", "a534020b4f388a7d0589d962742d13ad047f8d03");
 
     /**
      * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
@@ -377,7 +379,7 @@ public final class RedisLeaseStore implements LeaseStore {
         Resources.GitRef git = Resources.parse(resource).orElse(null);
         List<String> args = new ArrayList<>(List.of(holder, Long.toString(ttlMillis), now, orEmpty(grantSha)));
         args.addAll(candidate == null ? List.of("", "", "") : candidateArgs(candidate, options));
-        args.add(Long.toString(Math.max(0, options.retention().toMillis())));
+        args.add(options.retentionArgument());
         args.add(resource);
         args.add(git == null ? "" : git.repoId());
         args.add(git == null ? "" : git.ref());
@@ -610,7 +612,7 @@ public final class RedisLeaseStore implements LeaseStore {
         call("append", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                Object r = c.eval(APPEND, List.of(RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+                Object r = c.eval(APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
                 awaitReplicas(c);
                 return r;
             }
@@ -935,6 +937,32 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
+    /** How the scripts refuse a URL that asks for a retention other than the store's (see lib.lua). */
+    private static final String RETENTION = "FENCE-RETENTION ";
+
+    private ConfigException retentionMismatch(Duration stored) {
+        return new ConfigException("the store URL asks for ledger retention " + Durations.format(options.retention())
+                + ", but the store's retention is " + Durations.format(stored) + ": retention is a setting of the"
+                + " store, the same for every client; drop ?retention= from the URL, or change it for everyone"
+                + " with `fence store retention --set DURATION`");
+    }
+
+    /** {@inheritDoc} One script: the setting kept with the identity record. */
+    @Override
+    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            List<String> args =
+                    List.of(newRetention == null ? "" : Long.toString(newRetention.toMillis()), retentionMillis());
+            List<?> reply = list(call("retention", c -> c.eval(RETENTION_SCRIPT, List.of(RedisKeys.META), args)));
+            if ("retention".equals(string(reply.get(0)))) {
+                return Duration.ofMillis(Long.parseLong(string(reply.get(1))));
+            }
+            identity(candidate.get());
+        }
+        throw new StoreUnavailableException("Redis at " + url.address() + " lost its identity record while its"
+                + " retention was read; is something deleting fence's keys?");
+    }
+
     /** How the scripts' guard refuses a server that may evict keys (see lib.lua). */
     private static final String EVICTING = "FENCE-EVICTING ";
 
@@ -970,6 +998,10 @@ public final class RedisLeaseStore implements LeaseStore {
                     e);
         }
         JedisDataException data = causedBy(e, JedisDataException.class);
+        if (data != null && data.getMessage() != null && data.getMessage().startsWith(RETENTION)) {
+            String stored = data.getMessage().substring(RETENTION.length()).split("[ ,]", 2)[0];
+            return retentionMismatch(Duration.ofMillis(Long.parseLong(stored)));
+        }
         if (data != null && data.getMessage() != null && data.getMessage().startsWith(EVICTING)) {
             String policy = data.getMessage().substring(EVICTING.length()).split("[ ,]", 2)[0];
             return evicting(policy);
@@ -1016,7 +1048,7 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     private String retentionMillis() {
-        return Long.toString(Math.max(0, options.retention().toMillis()));
+        return options.retentionArgument();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.fence.store.sqlite;
 
 import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
+import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.EventType;
 import dev.fence.core.InternalException;
@@ -77,7 +78,7 @@ import org.sqlite.SQLiteJDBCLoader;
  */
 public final class SqliteLeaseStore implements LeaseStore {
     /** Must match the {@code PRAGMA user_version} stamped at the end of {@code schema.sql}. */
-    private static final int SCHEMA_VERSION = 1;
+    private static final int SCHEMA_VERSION = 2;
 
     /** "fnce"; stamped by {@code schema.sql} so that fence never adopts another program's database. */
     private static final int APPLICATION_ID = 0x666e6365;
@@ -106,7 +107,11 @@ public final class SqliteLeaseStore implements LeaseStore {
     private final Path file;
     private final Duration timeout;
     private final long timeoutNanos;
-    private final long retentionMillis;
+    /** The retention the opener asked for (its URL's, or the default); the store's setting decides. */
+    private final long askedRetentionMillis;
+
+    private final boolean retentionAsked;
+    private final boolean callerClock;
     private final ReentrantLock lock = new ReentrantLock(true);
 
     private volatile boolean closed;
@@ -121,7 +126,9 @@ public final class SqliteLeaseStore implements LeaseStore {
         this.file = file;
         this.timeout = options.timeout();
         this.timeoutNanos = Math.max(1, saturatedNanos(options.timeout()));
-        this.retentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.askedRetentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.retentionAsked = options.retentionAsked();
+        this.callerClock = options.callerClock();
     }
 
     /**
@@ -664,6 +671,9 @@ public final class SqliteLeaseStore implements LeaseStore {
                 for (String statement : Sql.SQL.schema()) {
                     c.exec(statement);
                 }
+            } else if (version == 1) {
+                c.exec(Sql.SQL.get("schema.upgrade.2"));
+                c.exec("PRAGMA user_version = " + SCHEMA_VERSION);
             } else if (version > SCHEMA_VERSION) {
                 throw new StoreUnavailableException("SQLite store " + file + " was written by a newer fence (schema "
                         + version + ", this fence knows " + SCHEMA_VERSION + "); upgrade fence");
@@ -878,14 +888,69 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    private void prune(SqliteDb c, long nowMillis) throws SQLException {
-        long cutoff = nowMillis - retentionMillis;
+    /**
+     * Drops a batch of events older than the store's retention, measured on the store's clock (the
+     * database engine's), never on the clock of the client that appends: a client whose clock is far ahead
+     * cannot erase the ledger. Under a test clock ({@link StoreOptions#callerClock()}) the newest appended
+     * event's time stands in for it.
+     */
+    private void prune(SqliteDb c, long newestEventMillis) throws SQLException {
+        long nowMillis = callerClock ? newestEventMillis : c.queryLong(Sql.SQL.get("clock.now"));
+        long cutoff = nowMillis - retentionMillis(c);
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
         try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.prune"))) {
             st.integer(1, cutoff).integer(2, PRUNE_BATCH).update();
         }
+    }
+
+    /**
+     * The store's retention setting, taken from the opener when the store has none yet; a URL asking for
+     * another value is refused. Inside a write transaction.
+     */
+    private long retentionMillis(SqliteDb c) throws SQLException {
+        String stored = setting(c, RETENTION_SETTING);
+        if (stored == null) {
+            setSetting(c, RETENTION_SETTING, Long.toString(askedRetentionMillis));
+            return askedRetentionMillis;
+        }
+        long value = Long.parseLong(stored);
+        if (retentionAsked && value != askedRetentionMillis) {
+            throw new ConfigException("the store URL asks for ledger retention "
+                    + Durations.format(Duration.ofMillis(askedRetentionMillis)) + ", but the store's retention is "
+                    + Durations.format(Duration.ofMillis(value)) + ": retention is a setting of the store, the same"
+                    + " for every client; drop ?retention= from the URL, or change it for everyone with"
+                    + " `fence store retention --set DURATION`");
+        }
+        return value;
+    }
+
+    private static final String RETENTION_SETTING = "retention_ms";
+
+    private static String setting(SqliteDb c, String name) throws SQLException {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("setting.select"))) {
+            st.text(1, name);
+            return st.next() ? st.getText("value") : null;
+        }
+    }
+
+    private static void setSetting(SqliteDb c, String name, String value) throws SQLException {
+        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("setting.upsert"))) {
+            st.text(1, name).text(2, value).update();
+        }
+    }
+
+    /** {@inheritDoc} One write transaction. */
+    @Override
+    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
+        return run("retention", true, c -> {
+            ensureIdentity(c, candidate);
+            if (newRetention != null) {
+                setSetting(c, RETENTION_SETTING, Long.toString(Math.max(0, newRetention.toMillis())));
+            }
+            return Duration.ofMillis(retentionMillis(c));
+        });
     }
 
     // --- helpers ------------------------------------------------------------------------------------

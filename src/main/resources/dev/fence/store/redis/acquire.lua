@@ -2,7 +2,8 @@
 -- KEYS: meta, state, ledger, ledger seq
 -- ARGV: 1 holder, 2 ttl ms, 3 now ms ('' for the server's clock), 4 grant sha ('' for none),
 --       5-7 candidate generation, key and a test clock's now (all '' for none: then a store without a
---       current identity answers {'no-identity'} and writes nothing), 8 retention ms,
+--       current identity answers {'no-identity'} and writes nothing), 8 retention asked for (see
+--       store_retention),
 --       9 resource, 10 repo (''), 11 ref ('')
 -- Returns {'busy', holder, token, expiresAt}
 --      or {'granted', generation, token, previous state as a flat field/value list, grantedAt}.
@@ -29,7 +30,7 @@ local unreleased = s.holder ~= nil and s.released ~= '1' and s.gen == generation
 if unreleased and now < tonumber(s.expiresAt) and s.holder ~= holder then
   return {'busy', s.holder, s.token, s.expiresAt}
 end
-local min_id = retention_min_id(ARGV[8])
+local min_id = store_retention(meta_key, ARGV[8])
 
 if unreleased and tonumber(s.expiresAt) <= now then
   ledger_append(ledger_key, seq_key, min_id,

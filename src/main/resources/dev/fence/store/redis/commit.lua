@@ -1,7 +1,7 @@
 -- Applies compare-and-set writes to several resources and appends events, all or nothing
 -- (see LeaseStore#commit).
 -- KEYS: 1 meta, 2 ledger, 3 ledger seq, 4.. one state per write
--- ARGV: 1 retention ms, 2 the generation the writes were decided under, 3 now ms ('' for the server's
+-- ARGV: 1 retention asked for (see store_retention), 2 the generation the writes were decided under, 3 now ms ('' for the server's
 --       clock), 4 number of writes, then per write:
 --         expected version, counter, highest, nSet, nSet field/value pairs, nDel, nDel fields
 --       then the number of events and the events (see read_events).
@@ -65,7 +65,7 @@ for w = 1, write_count do
   redis.call('HINCRBY', wr.key, 'version', 1)
 end
 if event_count > 0 then
-  local min_id = retention_min_id(ARGV[1])
+  local min_id = store_retention(KEYS[1], ARGV[1])
   for e = 1, event_count do
     ledger_append(ledger_key, seq_key, min_id, events[e], now)
   end

@@ -110,13 +110,17 @@ local function ensure_meta(meta_key, generation, key, test_now)
   end
   local now = now_ms(test_now)
   local floor = now
-  local old = redis.call('HGET', meta_key, 'floor')
-  if old and tonumber(old) >= floor then
-    floor = tonumber(old) + 1
+  local old = redis.call('HMGET', meta_key, 'floor', 'retention')
+  if old[1] and tonumber(old[1]) >= floor then
+    floor = tonumber(old[1]) + 1
   end
   redis.call('DEL', meta_key)
   redis.call('HSET', meta_key, 'generation', generation, 'floor', int(floor), 'key', key,
     'createdAt', int(now), 'epoch', epoch or '')
+  -- A setting of the store outlives its generations.
+  if old[2] then
+    redis.call('HSET', meta_key, 'retention', old[2])
+  end
   return generation, int(floor), true
 end
 
@@ -128,9 +132,23 @@ local function is_current_grant(s, holder, token, gen)
     and gen ~= nil and s.gen == gen
 end
 
--- The retention window in ms, passed through to ledger_append.
-local function retention_min_id(retention_ms)
-  return retention_ms
+-- The store's ledger retention in ms: a setting of the store (the identity record's 'retention'), the
+-- same for every client, never whoever connects. The caller passes what it asks for: 'url:<ms>' when its
+-- store URL names a retention, which must then equal the store's (else an error reply names the store's
+-- value), or 'default:<ms>', taken only by a store that has no setting yet.
+local function store_retention(meta_key, asked)
+  local kind, ms = string.match(asked, '^(%a+):(%d+)$')
+  local stored = redis.call('HGET', meta_key, 'retention')
+  if stored then
+    if kind == 'url' and ms ~= stored then
+      error({err = 'FENCE-RETENTION ' .. stored})
+    end
+    return stored
+  end
+  if redis.call('EXISTS', meta_key) == 1 then
+    redis.call('HSET', meta_key, 'retention', ms)
+  end
+  return ms
 end
 
 

@@ -1,6 +1,6 @@
 -- Releases the current grant of (holder, token) (see LeaseStore#release).
 -- KEYS: meta, state, ledger, ledger seq
--- ARGV: 1 holder, 2 token, 3 now ms ('' for the server's clock), 4 retention ms, 5 resource,
+-- ARGV: 1 holder, 2 token, 3 now ms ('' for the server's clock), 4 retention asked for, 5 resource,
 --       6 repo (''), 7 ref ('')
 -- Returns {'ok' | 'refused', state as a flat field/value list}.
 local state_key, ledger_key, seq_key = KEYS[2], KEYS[3], KEYS[4]
@@ -11,6 +11,6 @@ if not is_current_grant(s, ARGV[1], ARGV[2], m and m[1]) then
 end
 local now = now_ms(ARGV[3])
 redis.call('HSET', state_key, 'released', '1', 'expiresAt', int(now))
-ledger_append(ledger_key, seq_key, retention_min_id(ARGV[4]),
+ledger_append(ledger_key, seq_key, store_retention(KEYS[1], ARGV[4]),
   lease_event(int(now), 'RELEASE', ARGV[5], nonempty(ARGV[6]), nonempty(ARGV[7]), ARGV[1], ARGV[2]), now)
 return {'ok', redis.call('HGETALL', state_key)}

@@ -1,4 +1,4 @@
--- fence's SQLite store, schema version 1 (PRAGMA user_version).
+-- fence's SQLite store, schema version 2 (PRAGMA user_version; version 1 lacked the settings table).
 -- Applied once, inside the BEGIN IMMEDIATE transaction that initialises a new file, so concurrent
 -- processes opening a fresh file never see half a schema. Statements are separated by lines that end
 -- with ';'. Instants are epoch milliseconds in the clock of the process that wrote them.
@@ -62,7 +62,13 @@ CREATE INDEX events_repo ON events (repo);
 CREATE INDEX events_ref ON events (ref);
 CREATE INDEX events_holder ON events (holder);
 
+-- Settings of the store, the same for every client (the ledger retention: 'retention_ms').
+CREATE TABLE settings (
+    name   TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+
 -- Stamps, read back on every open: the application id ("fnce") marks the file as fence's, the user
 -- version is the schema version (SqliteLeaseStore.SCHEMA_VERSION).
 PRAGMA application_id = 1718510437;
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

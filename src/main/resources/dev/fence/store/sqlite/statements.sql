@@ -61,3 +61,18 @@ ORDER BY seq DESC LIMIT ?
 
 -- name: schema.check
 SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'
+
+-- The store's own settings (see schema.sql).
+-- name: setting.select
+SELECT value FROM settings WHERE name = ?
+
+-- name: setting.upsert
+INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value
+
+-- Version 1 to 2: the settings table.
+-- name: schema.upgrade.2
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)
+
+-- The database engine's clock in epoch milliseconds: the store's time for retention.
+-- name: clock.now
+SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)

@@ -56,7 +56,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
 
     @Override
     protected LeaseStore openStore(StoreOptions options) {
-        return SqliteLeaseStore.open(file(), options);
+        return SqliteLeaseStore.open(file(), options.withCallerClock());
     }
 
     /** Deletes the file under the open stores, as an operator cleaning up (or a lost disk) would. */
@@ -92,6 +92,27 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
 
     @Nested
     class File {
+        @Test
+        void aFileOfSchemaOneIsUpgradedInPlaceAndKeepsItsData() throws Exception {
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire("r", "alice", 30_000, clock.instant(), null, candidate));
+            try (Connection c = raw();
+                    Statement st = c.createStatement()) {
+                st.execute("DROP TABLE settings");
+                st.execute("PRAGMA user_version = 1");
+            }
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(file(), StoreOptions.defaults())) {
+                assertEquals(Duration.ofDays(90), s.retention(null, () -> candidate));
+                assertEquals(g.token(), s.snapshot(List.of("r")).get("r").latestGranted());
+            }
+            try (Connection c = raw();
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("PRAGMA user_version")) {
+                assertTrue(rs.next());
+                assertEquals(2, rs.getInt(1));
+            }
+        }
+
         @Test
         void describeIsSchemeAndPath() {
             assertEquals("sqlite:" + file(), store.describe());

@@ -1,0 +1,58 @@
+package dev.fence.cli;
+
+import dev.fence.core.Durations;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseStore;
+import dev.fence.json.Json;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence store retention}. */
+@Command(
+        name = "retention",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Show, or with --set change, how long the store keeps ledger events.",
+            "Retention is a setting of the store, kept with it: every client trims the ledger by the store's"
+                    + " value and clock, and a store URL whose ?retention= differs is refused. Counters and"
+                    + " highest-accepted tokens are never trimmed."
+        })
+final class StoreRetentionCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    StoreOption store;
+
+    @Option(names = "--set", paramLabel = "DURATION", description = "The new retention, e.g. 90d, 12h.")
+    String set;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    StoreRetentionCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        Duration wanted = set == null ? null : Durations.parsePositive("--set", set);
+        try (LeaseStore s = store.open(ctx)) {
+            Duration now =
+                    s.retention(wanted, () -> Identities.candidate(ctx.clock().instant()));
+            if (json) {
+                Map<String, Object> m = Json.object();
+                m.put("retention", Durations.format(now));
+                m.put("retentionMillis", now.toMillis());
+                m.put("store", s.describe());
+                ctx.out().println(Json.write(m));
+            } else {
+                ctx.out().println("ledger retention of " + s.describe() + ": " + Durations.format(now));
+            }
+            return ExitCode.OK.code();
+        }
+    }
+}
