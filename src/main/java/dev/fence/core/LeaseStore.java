@@ -17,15 +17,19 @@ import java.util.function.Supplier;
  *   <li><b>Tokens</b> are strictly increasing per resource: {@link #acquire} takes {@code max(counter,
  *       floor) + 1} in the same atomic step that records the grant. A token is never reused, never
  *       goes backwards, never expires. Counters and highest-accepted tokens are never trimmed.
- *   <li><b>Generations</b>: when a store finds its data gone (no identity record), it creates a new
- *       identity with a fresh generation, key and {@code floor} = now in epoch ms, from the candidate
- *       values the caller supplies, and every operation reports or uses the current one.
+ *   <li><b>Generations</b>: when a store finds its data gone (no identity record) or possibly rolled
+ *       back (Redis: the server's epoch changed), it creates a new identity with a fresh generation and
+ *       key from the caller's candidate and a {@code floor} from the store's clock (never below the old
+ *       floor), and every operation reports or uses the current one. Writes carry the generation they
+ *       were decided under and are applied only while it is current.
  *   <li><b>Atomicity</b>: every method is one atomic step; a failed call ({@link
  *       StoreUnavailableException}) leaves no partial writes. Safe for many threads and, for SQLite,
  *       many processes at once.
- *   <li><b>Time</b> comes from the caller ({@code now}), in the caller's clock; leases are liveness,
- *       not safety, so clock skew between processes delays or hastens expiry but never admits a stale
- *       token.
+ *   <li><b>Time</b> that decides anything shared (lease expiry, ledger times, retention, a new
+ *       generation's floor) is the store's: a store with a clock of its own (Redis {@code TIME}) uses it
+ *       and takes the callers' {@code now} only when opened for a test clock; the embedded SQLite store,
+ *       on the host its callers run on, takes {@code now} for leases and its engine's clock for retention.
+ *       Leases are liveness, not safety: skew delays or hastens expiry but never admits a stale token.
  *   <li><b>Bounded waits</b>: every call returns or throws {@link StoreUnavailableException} within the
  *       timeout the store was opened with.
  * </ul>

@@ -79,14 +79,16 @@ import redis.clients.jedis.resps.StreamEntry;
  * stale pooled connection (the server restarted) reconnects once. {@link #query} reads the ledger in
  * pages: each page is bounded by the timeout, a very large query as a whole is not.
  *
- * <p><b>Durability.</b> Lost data is recognised only by a missing {@code fence:meta}: a Redis restarted
- * without persistence gets a new generation whose tokens are larger than all earlier ones. A Redis that
- * comes back with <em>older</em> data under the same identity (an RDB snapshot, a failover to a replica
- * that lagged) would hand out some tokens again. Run it with {@code appendonly yes} and {@code
- * appendfsync always}; {@link StoreOptions#waitReplicas()} narrows the failover window but, replication
- * being asynchronous, does not close it.
+ * <p><b>Durability.</b> Lost or possibly rolled-back data is recognised by the identity record: a missing
+ * {@code fence:meta}, or one written under another epoch of the server (its run id and replication id,
+ * which every script reads with {@code INFO}: a restart, whatever the persistence, a promotion, a restore).
+ * Either way the next call starts a new generation whose floor is the server's {@code TIME}: old proofs
+ * are void and new tokens exceed all earlier ones. A server whose ACL denies {@code INFO} cannot be checked
+ * this way.
  *
- * <p><b>Time.</b> Instants are kept as epoch milliseconds; finer precision is dropped.
+ * <p><b>Time.</b> The server's clock ({@code TIME}) decides lease expiry, ledger times and retention;
+ * callers' {@code now} arguments are used only under {@link StoreOptions#callerClock()} (tests). Instants
+ * are kept as epoch milliseconds; finer precision is dropped.
  *
  * <p><b>Connections.</b> A long-running process sends its scripts over one connection that all its
  * threads share, pipelined ({@link RespPipeline}); ledger queries, and every call when {@link
@@ -480,7 +482,7 @@ public final class RedisLeaseStore implements LeaseStore {
             List<String> args = List.of(known == null ? "" : known.generation());
             // Not lambdas, here and in commit: these run in every hook process, where linking a lambda costs
             // milliseconds of method-handle set-up (see dev.fence.cli.Main).
-            List<?> reply = list(call("snapshot", false, new Function<Link, Object>() {
+            List<?> reply = list(call("snapshot", new Function<Link, Object>() {
                 @Override
                 public Object apply(Link c) {
                     return c.eval(IDENTITY_SNAPSHOT, keys, args);
@@ -633,7 +635,6 @@ public final class RedisLeaseStore implements LeaseStore {
         int limit = Math.max(0, query.limit());
         return callPooled(
                 "query",
-                true,
                 c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
     }
 
@@ -735,11 +736,6 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
-    /** Runs {@code body} on a live pooled connection, translating Jedis failures into fence's. */
-    private <T> T call(String operation, Function<Link, T> body) {
-        return call(operation, true, body);
-    }
-
     /**
      * Runs {@code body} on a connection from the pool, translating Jedis failures into fence's.
      *
@@ -753,18 +749,17 @@ public final class RedisLeaseStore implements LeaseStore {
      * twice, which the scripts tolerate: tokens only go up (a second acquire issues one more), and a
      * repeated commit or release finds the version or lease moved and is refused.
      *
-     * @param checkEviction run {@link #checkEvictionPolicy} first (calls whose script checks it itself
-     *     pass false)
+     * <p>Every script checks the server's eviction policy and epoch itself (lib.lua), on every call.
      */
-    private <T> T call(String operation, boolean checkEviction, Function<Link, T> body) {
+    private <T> T call(String operation, Function<Link, T> body) {
         if (options.singleConnection()) {
-            return callDirect(operation, checkEviction, body);
+            return callDirect(operation, body);
         }
         if (options.waitReplicas() == 0) {
-            return callPipelined(operation, checkEviction, body);
+            return callPipelined(operation, body);
         }
         // WAIT blocks its connection until the replicas answer: not on one that every caller shares.
-        return callPooled(operation, checkEviction, body);
+        return callPooled(operation, body);
     }
 
     /**
@@ -773,12 +768,12 @@ public final class RedisLeaseStore implements LeaseStore {
      * pooled connections, a connection that has answered before and fails at the connection is taken as
      * stale and the call is tried once more on a new one; a timeout is not retried.
      */
-    private <T> T callPipelined(String operation, boolean checkEviction, Function<Link, T> body) {
+    private <T> T callPipelined(String operation, Function<Link, T> body) {
         try {
             for (int attempt = 0; ; attempt++) {
                 RespPipeline.Wire wire = pipeline().wire();
                 try {
-                    return run(new Link(null, wire, wire.answered()), checkEviction, body);
+                    return run(new Link(null, wire, wire.answered()), body);
                 } catch (LuaScript.StaleConnection e) {
                     if (!retryOnNewConnection(attempt, e)) {
                         throw e;
@@ -790,7 +785,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
-    private <T> T run(Link link, boolean checkEviction, Function<Link, T> body) {
+    private static <T> T run(Link link, Function<Link, T> body) {
         return body.apply(link);
     }
 
@@ -806,7 +801,7 @@ public final class RedisLeaseStore implements LeaseStore {
      * Runs {@code body} on the store's one plain connection ({@link StoreOptions#singleConnection()}),
      * opened on first use; a connection failure closes it, so the next call opens a new one.
      */
-    private <T> T callDirect(String operation, boolean checkEviction, Function<Link, T> body) {
+    private <T> T callDirect(String operation, Function<Link, T> body) {
         synchronized (directLock) {
             try {
                 for (int attempt = 0; ; attempt++) {
@@ -818,7 +813,7 @@ public final class RedisLeaseStore implements LeaseStore {
                     try {
                         // As with pooled connections: one that served a call before and fails at the connection
                         // is replaced once.
-                        T result = run(new Link(null, direct, reused), checkEviction, body);
+                        T result = run(new Link(null, direct, reused), body);
                         directUsed = true;
                         return result;
                     } catch (LuaScript.StaleConnection e) {
@@ -839,12 +834,12 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
-    private <T> T callPooled(String operation, boolean checkEviction, Function<Link, T> body) {
+    private <T> T callPooled(String operation, Function<Link, T> body) {
         try {
             for (int attempt = 0; ; attempt++) {
                 Connection c = pool().getResource();
                 try {
-                    return run(new Link(c, null, pooled.contains(c)), checkEviction, body);
+                    return run(new Link(c, null, pooled.contains(c)), body);
                 } catch (LuaScript.StaleConnection e) {
                     if (!retryOnNewConnection(attempt, e)) {
                         throw e;
