@@ -3,8 +3,9 @@
 #
 #   test-repos/make-hooked-repo.sh DIR [STORE_URL]
 #
-# DIR must not exist yet. STORE_URL is written into DIR/fence.conf; without it the hook uses
-# FENCE_STORE from the pusher's environment, else the default SQLite file of the user running git.
+# DIR must not exist yet. STORE_URL is written into DIR/fence.conf; without it the hook has no store
+# and refuses pushes to fenced refs until DIR/fence.conf names one (it never takes a store from the
+# pusher's environment).
 # The repo id (what resource names are built from) is DIR's name without ".git".
 set -euo pipefail
 

@@ -55,18 +55,18 @@ echo "agent-b holds token $token_b"
 echo "-- 0042 (agent-b's version)" > "$work/agent-b/0042_add_invoice_currency.sql"
 git -C "$work/agent-b" add 0042_add_invoice_currency.sql
 git -C "$work/agent-b" commit -q -m "0042: add invoice currency (agent-b)"
-FENCE_PUSHER=agent-b git -C "$work/agent-b" push -q -o "fence=$token_b" -o "fence-proof=$proof_b" origin main
+REMOTE_USER=agent-b git -C "$work/agent-b" push -q -o "fence=$token_b" -o "fence-proof=$proof_b" origin main
 tip_b=$(git -C "$work/agent-b" rev-parse HEAD)
 
 say "agent-a wakes up and force-pushes with its old token"
 status=0
-if FENCE_PUSHER=agent-a git -C "$work/agent-a" push --force -o "fence=$token_a" -o "fence-proof=$proof_a" origin main; then
+if REMOTE_USER=agent-a git -C "$work/agent-a" push --force -o "fence=$token_a" -o "fence-proof=$proof_a" origin main; then
   echo "FAIL: agent-a's stale push was accepted" >&2
   status=1
 fi
 
 say "agent-a drops the token and tries again"
-if FENCE_PUSHER=agent-a git -C "$work/agent-a" push --force origin main; then
+if REMOTE_USER=agent-a git -C "$work/agent-a" push --force origin main; then
   echo "FAIL: agent-a's tokenless force-push was accepted" >&2
   status=1
 fi

@@ -175,7 +175,7 @@ final class DemoCommand implements Callable<Integer> {
         Map<String, String> secrets = addCredentials(file, "");
         String storeUrl = store != null ? store : "sqlite:" + dir.resolve("fence.db");
         ServerSettings settings = ServerSettings.of(
-                new InetSocketAddress("127.0.0.1", 0), storeUrl, file, HookConfig.load(Map.of(), null, config, null));
+                new InetSocketAddress("127.0.0.1", 0), storeUrl, file, HookConfig.load(null, config, null));
         StoreOptions options = new StoreOptions(
                 settings.storeTimeout(),
                 StoreOptions.defaults().retention(),

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Git server hooks. Installed by 'fence install'; git runs them with the push on stdin.",
-            "Configuration: --config FILE, else FENCE_CONFIG, else <GIT_DIR>/fence.conf, else /etc/fence/fence.conf."
+            "Configuration: --config FILE, else <GIT_DIR>/fence.conf, else /etc/fence/fence.conf (never the environment)."
         },
         subcommands = {HookCommand.PreReceive.class, HookCommand.PostReceive.class})
 final class HookCommand implements Runnable {
@@ -46,8 +46,8 @@ final class HookCommand implements Runnable {
         @Option(
                 names = "--server",
                 paramLabel = "URL",
-                description = "Ask the fence server at URL for the verdict (default: the configuration's 'server'"
-                        + " or $FENCE_SERVER, unless --store is given). Credential: $FENCE_CREDENTIAL,"
+                description = "Ask the fence server at URL for the verdict (default: the configuration's 'server',"
+                        + " unless --store is given). Credential: $FENCE_CREDENTIAL,"
                         + " $FENCE_CREDENTIAL_FILE or ~/.config/fence/credential.")
         String server;
 

@@ -29,7 +29,7 @@ final class HookRunner {
         HookConfig loaded = null;
         if (server != null || store == null) {
             try {
-                loaded = HookConfig.load(ctx.env(), gitDir(ctx), config);
+                loaded = HookConfig.load(gitDir(ctx), config);
             } catch (ConfigException e) {
                 loaded = null;
             }
@@ -105,7 +105,7 @@ final class HookRunner {
 
     /**
      * Server mode when {@code --server} is given, or when no {@code --store} is given and the
-     * configuration (or {@code FENCE_SERVER}) names a server; else null (direct mode, which also reports
+     * configuration names a server (never {@code FENCE_SERVER}: a hook's environment may be the pusher's); else null (direct mode, which also reports
      * a broken configuration).
      */
     static Remote remote(Context ctx, Path configFile, String store, String server) {
@@ -114,7 +114,7 @@ final class HookRunner {
         }
         HookConfig config;
         try {
-            config = HookConfig.load(ctx.env(), gitDir(ctx), configFile);
+            config = HookConfig.load(gitDir(ctx), configFile);
         } catch (ConfigException e) {
             config = null;
         }
@@ -152,7 +152,13 @@ final class HookRunner {
         return new Function<>() {
             @Override
             public LeaseStore apply(String url) {
-                return Stores.open(Stores.resolveUrl(url, ctx.env()), options);
+                // The hook's store comes from its configuration or command line only, never FENCE_STORE
+                // or a default under HOME: on a local-path remote the environment is the pusher's.
+                if (url == null || url.isBlank()) {
+                    throw new ConfigException("no store configured: set 'store' in the hook's fence.conf"
+                            + " or pass --store to the installed hook");
+                }
+                return Stores.open(url.trim(), options);
             }
         };
     }

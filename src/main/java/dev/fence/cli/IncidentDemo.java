@@ -328,7 +328,7 @@ final class IncidentDemo {
 
     private Run fencePush(Path clone, String holder) {
         Map<String, String> env = new HashMap<>(baseEnv);
-        env.put("FENCE_PUSHER", holder);
+        env.put("REMOTE_USER", holder);
         return fenceAs(
                 env,
                 holder,
@@ -352,7 +352,7 @@ final class IncidentDemo {
         cmd.add("origin");
         cmd.add(refspec);
         Map<String, String> env = new HashMap<>(baseEnv);
-        env.put("FENCE_PUSHER", pusher);
+        env.put("REMOTE_USER", pusher);
         return exec(clone, env, cmd);
     }
 
@@ -489,7 +489,7 @@ final class IncidentDemo {
 
     private Map<String, String> gitEnv() {
         Map<String, String> env = Git.isolatedEnv(ctx.env(), dir, "demo", "demo@fence.invalid");
-        env.put("FENCE_PUSHER", "dana");
+        env.put("REMOTE_USER", "dana");
         env.put("LANG", "C");
         // In server mode every command gets its own role's credential file, and the shim its hook
         // credential: a credential inherited here would reach the shim through git push's environment.

@@ -92,9 +92,8 @@ final class ServeCommand implements Callable<Integer> {
         if (maxBody < 1024) {
             throw new InvalidInputException("--max-body must be at least 1024 bytes");
         }
-        // The server's own process environment may override the file (FENCE_STORE_TIMEOUT, ...), as for
-        // the hook; requests never can.
-        HookConfig hookConfig = HookConfig.load(ctx.env(), null, config, null);
+        // The policy comes from the file alone, as for the hook; requests never set it.
+        HookConfig hookConfig = HookConfig.load(null, config, null);
         String url =
                 Stores.resolveUrl(store != null ? store : hookConfig.store().orElse(null), ctx.env());
         ServerSettings settings = new ServerSettings(

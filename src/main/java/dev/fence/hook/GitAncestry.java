@@ -37,11 +37,13 @@ public final class GitAncestry implements Ancestry {
     /**
      * @param env the environment the hook was started with (passed to git unchanged)
      * @param dir the directory to run git in (the repository)
+     * @param git the git binary ({@link HookConfig#git()}: from the configuration, never the environment,
+     *     which on a local-path remote is the pusher's)
      */
-    public GitAncestry(Map<String, String> env, Path dir) {
+    public GitAncestry(Map<String, String> env, Path dir, String git) {
         this.env = env;
         this.dir = dir;
-        this.git = env.getOrDefault("FENCE_GIT", "git");
+        this.git = git;
         this.loose = LooseCommits.of(env, dir);
     }
 

@@ -24,8 +24,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The pre-receive hook's configuration: one file of {@code key = value} lines, overridden key by key by
- * environment variables.
+ * The pre-receive hook's configuration: one file of {@code key = value} lines. Nothing is taken from the
+ * environment: on a local-path remote the hook runs in the pusher's own environment, so a setting read
+ * from there would be the pusher's to choose (see the README's "Trust model").
  *
  * <h2>File format</h2>
  *
@@ -39,52 +40,51 @@ import java.util.Optional;
  *
  * <table>
  *   <caption>Configuration keys</caption>
- *   <tr><th>key</th><th>environment</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code store}</td><td>{@code FENCE_STORE}</td><td>none</td><td>store URL, e.g. {@code
- *       redis://host:6379} or {@code sqlite:/var/lib/fence/fence.db}; never echoed in messages</td></tr>
- *   <tr><td>{@code server}</td><td>{@code FENCE_SERVER}</td><td>none</td><td>{@code fence serve} URL
- *       ({@code http}/{@code https}), for hooks that ask a server instead of the store</td></tr>
- *   <tr><td>{@code fenced-refs}</td><td>{@code FENCE_FENCED_REFS}</td><td>{@code refs/heads/**}</td>
- *       <td>comma-separated globs of fenced full ref names, each starting {@code refs/}</td></tr>
- *   <tr><td>{@code pusher-policy.default}</td><td>{@code FENCE_PUSHER_POLICY}</td><td>{@code bump}</td>
- *       <td>policy for tokenless pushes: {@code bump}, {@code bump-force}, {@code reject}, {@code
- *       allow}</td></tr>
- *   <tr><td>{@code pusher-policy.<glob>}</td><td>none</td><td>none</td><td>policy for pushers matching
- *       the glob; rules are tried in file order, the first match wins</td></tr>
- *   <tr><td>{@code agent-pushers}</td><td>{@code FENCE_AGENT_PUSHERS}</td><td>none</td><td>comma-separated
- *       globs of pushers that always need a token</td></tr>
- *   <tr><td>{@code on-store-down}</td><td>{@code FENCE_ON_STORE_DOWN}</td><td>{@code accept}</td>
- *       <td>{@code accept} or {@code reject} tokenless pushes when the store is unreachable (pushes with a
- *       token always fail closed)</td></tr>
- *   <tr><td>{@code store-timeout}</td><td>{@code FENCE_STORE_TIMEOUT}</td><td>{@code 2s}</td><td>longest
- *       wait for the store, {@code ms} or {@code s}; at most {@code 4s}, since GHES allows all of a push's
- *       hooks 5 s together</td></tr>
- *   <tr><td>{@code repo-id}</td><td>{@code FENCE_REPO_ID}</td><td>none</td><td>plain git only: the repo id
- *       to use instead of {@code fence.repoId} from git config or the directory name</td></tr>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code store}</td><td>none</td><td>store URL, e.g. {@code redis://host:6379} or {@code
+ *       sqlite:/var/lib/fence/fence.db}; never echoed in messages</td></tr>
+ *   <tr><td>{@code server}</td><td>none</td><td>{@code fence serve} URL ({@code http}/{@code https}), for
+ *       hooks that ask a server instead of the store</td></tr>
+ *   <tr><td>{@code fenced-refs}</td><td>{@code refs/heads/**}</td><td>comma-separated globs of fenced full
+ *       ref names, each starting {@code refs/}</td></tr>
+ *   <tr><td>{@code pusher-policy.default}</td><td>{@code bump}</td><td>policy for tokenless pushes:
+ *       {@code bump}, {@code bump-force}, {@code reject}, {@code allow}</td></tr>
+ *   <tr><td>{@code pusher-policy.<glob>}</td><td>none</td><td>policy for pushers matching the glob; rules
+ *       are tried in file order, the first match wins</td></tr>
+ *   <tr><td>{@code agent-pushers}</td><td>none</td><td>comma-separated globs of pushers that always need a
+ *       token</td></tr>
+ *   <tr><td>{@code on-store-down}</td><td>{@code accept}</td><td>{@code accept} or {@code reject} tokenless
+ *       pushes when the store is unreachable (pushes with a token always fail closed)</td></tr>
+ *   <tr><td>{@code store-timeout}</td><td>{@code 2s}</td><td>longest wait for the store, {@code ms} or
+ *       {@code s}; at most {@code 4s}, since GHES allows all of a push's hooks 5 s together</td></tr>
+ *   <tr><td>{@code repo-id}</td><td>none</td><td>plain git only: the repo id to use instead of {@code
+ *       fence.repoId} from git config or the directory name</td></tr>
+ *   <tr><td>{@code git}</td><td>{@code git}</td><td>the git binary the hook asks about ancestry and
+ *       symbolic refs: an absolute path, or {@code git} for the one on the hook's {@code PATH}</td></tr>
  * </table>
- *
- * <p>An environment variable set to the empty string counts as unset.
  *
  * <h2>Which file</h2>
  *
- * The first that applies: the {@code --config} option (must exist); {@code FENCE_CONFIG} (must exist);
+ * The first that applies: the {@code --config} option (must exist; the installed hook's command line);
  * {@code <GIT_DIR>/fence.conf} if present; {@value #SYSTEM_FILE_NAME} if present; else no file (defaults
- * and environment only). Files are not layered: exactly one is read.
+ * only). Files are not layered: exactly one is read.
  *
- * @param policy the fence policy built from the file, environment and defaults
+ * @param policy the fence policy built from the file and defaults
  * @param store the store URL, when configured
  * @param server the {@code fence serve} URL, when configured
  * @param repoId the plain-git repo id override, when configured
  * @param file the file that was read, if any
+ * @param git the git binary to run
  */
 public record HookConfig(
         FencePolicy policy,
         Optional<String> store,
         Optional<String> server,
         Optional<String> repoId,
-        Optional<Path> file) {
+        Optional<Path> file,
+        String git) {
 
-    /** The system-wide configuration file, read when neither an option, the environment nor the repo names one. */
+    /** The system-wide configuration file, read when neither the option nor the repository has one. */
     public static final String SYSTEM_FILE_NAME = "/etc/fence/fence.conf";
 
     /** The configuration file's name inside a repository's git directory. */
@@ -108,55 +108,51 @@ public record HookConfig(
             "agent-pushers",
             "on-store-down",
             "store-timeout",
-            "repo-id");
+            "repo-id",
+            "git");
 
-    /** Environment overrides, key → variable. */
-    private static final Map<String, String> ENV = Map.of(
-            "store", "FENCE_STORE",
-            "server", "FENCE_SERVER",
-            "fenced-refs", "FENCE_FENCED_REFS",
-            "pusher-policy.default", "FENCE_PUSHER_POLICY",
-            "agent-pushers", "FENCE_AGENT_PUSHERS",
-            "on-store-down", "FENCE_ON_STORE_DOWN",
-            "store-timeout", "FENCE_STORE_TIMEOUT",
-            "repo-id", "FENCE_REPO_ID");
+    /** The {@code git} key's default: the git binary on the hook's {@code PATH}. */
+    public static final String DEFAULT_GIT = "git";
 
     public HookConfig {
-        if (policy == null || store == null || server == null || repoId == null || file == null) {
+        if (policy == null || store == null || server == null || repoId == null || file == null || git == null) {
             throw new NullPointerException("HookConfig components must not be null (use Optional.empty())");
         }
     }
 
-    /** The environment variable that overrides {@code key}, if any. */
-    public static Optional<String> environmentVariable(String key) {
-        return Optional.ofNullable(ENV.get(key));
+    /** A configuration that runs the git binary on the hook's {@code PATH}. */
+    public HookConfig(
+            FencePolicy policy,
+            Optional<String> store,
+            Optional<String> server,
+            Optional<String> repoId,
+            Optional<Path> file) {
+        this(policy, store, server, repoId, file, DEFAULT_GIT);
     }
 
     /**
-     * As {@link #load(Map, Path, Path, Path)} with the system file {@value #SYSTEM_FILE_NAME}.
+     * As {@link #load(Path, Path, Path)} with the system file {@value #SYSTEM_FILE_NAME}.
      *
-     * @throws ConfigException naming the file, line or variable, and key, of the first problem
+     * @throws ConfigException naming the file, line and key of the first problem
      */
-    public static HookConfig load(Map<String, String> env, Path gitDir, Path configOption) {
-        return load(env, gitDir, configOption, Path.of(SYSTEM_FILE_NAME));
+    public static HookConfig load(Path gitDir, Path configOption) {
+        return load(gitDir, configOption, Path.of(SYSTEM_FILE_NAME));
     }
 
     /**
-     * Finds, reads and checks the configuration.
+     * Finds, reads and checks the configuration. No environment variable is read (see the class comment).
      *
-     * @param env the environment ({@code FENCE_CONFIG} and the overrides)
      * @param gitDir the repository's git directory, or null when unknown
      * @param configOption the {@code --config} option, or null
-     * @param systemFile the system-wide file to fall back to
-     * @throws ConfigException naming the file, line or variable, and key, of the first problem
+     * @param systemFile the system-wide file to fall back to, or null for none
+     * @throws ConfigException naming the file, line and key of the first problem
      */
-    public static HookConfig load(Map<String, String> env, Path gitDir, Path configOption, Path systemFile) {
-        Path file = locate(env, gitDir, configOption, systemFile);
+    public static HookConfig load(Path gitDir, Path configOption, Path systemFile) {
+        Path file = locate(gitDir, configOption, systemFile);
         Builder b = new Builder();
         if (file != null) {
             b.readFile(file);
         }
-        b.readEnvironment(env);
         return b.build(file);
     }
 
@@ -167,16 +163,12 @@ public record HookConfig(
      */
     public String requireStore() {
         return store.orElseThrow(() -> new ConfigException("store: no store URL configured; set 'store' in "
-                + file.map(Path::toString).orElse(SYSTEM_FILE_NAME) + " or FENCE_STORE in the hook's environment"));
+                + file.map(Path::toString).orElse(SYSTEM_FILE_NAME) + ", or pass --store to the installed hook"));
     }
 
-    private static Path locate(Map<String, String> env, Path gitDir, Path configOption, Path systemFile) {
+    private static Path locate(Path gitDir, Path configOption, Path systemFile) {
         if (configOption != null) {
             return mustExist(configOption, "--config");
-        }
-        String fromEnv = env.get("FENCE_CONFIG");
-        if (fromEnv != null && !fromEnv.isEmpty()) {
-            return mustExist(Path.of(fromEnv), "FENCE_CONFIG");
         }
         if (gitDir != null) {
             Path repoFile = gitDir.resolve(REPO_FILE_NAME);
@@ -194,7 +186,7 @@ public record HookConfig(
         return file;
     }
 
-    /** Collects values from the file and environment, then checks them as a whole. */
+    /** Collects values from the file, then checks them as a whole. */
     private static final class Builder {
         private String store;
         private String server;
@@ -206,6 +198,7 @@ public record HookConfig(
         private boolean acceptWhenStoreDown = true;
         private Duration storeTimeout = Duration.ofSeconds(2);
         private String repoId;
+        private String git = DEFAULT_GIT;
 
         void readFile(Path file) {
             String text;
@@ -252,16 +245,6 @@ public record HookConfig(
             }
         }
 
-        void readEnvironment(Map<String, String> env) {
-            for (String key : KEYS) {
-                String variable = ENV.get(key);
-                String value = env.get(variable);
-                if (value != null && !value.isEmpty()) {
-                    set("environment variable " + variable, key, value.strip());
-                }
-            }
-        }
-
         private void set(String where, String key, String value) {
             try {
                 apply(key, value);
@@ -282,6 +265,7 @@ public record HookConfig(
                 case "on-store-down" -> acceptWhenStoreDown = onStoreDown(value);
                 case "store-timeout" -> storeTimeout = timeout(value);
                 case "repo-id" -> repoId = Names.require("repo id", value);
+                case "git" -> git = gitBinary(value);
                 default -> {
                     if (key.startsWith(PUSHER_POLICY_PREFIX) && key.length() > PUSHER_POLICY_PREFIX.length()) {
                         String glob = key.substring(PUSHER_POLICY_PREFIX.length());
@@ -308,7 +292,24 @@ public record HookConfig(
                     Optional.ofNullable(store),
                     Optional.ofNullable(server),
                     Optional.ofNullable(repoId),
-                    Optional.ofNullable(file));
+                    Optional.ofNullable(file),
+                    git);
+        }
+
+        private static String gitBinary(String value) {
+            if (value.equals(DEFAULT_GIT)) {
+                return value;
+            }
+            for (int i = 0; i < value.length(); i++) {
+                if (Character.isISOControl(value.charAt(i))) {
+                    throw new ConfigException("contains a control character at position " + i);
+                }
+            }
+            if (!value.startsWith("/")) {
+                throw new ConfigException("'" + Printable.escape(value, 80)
+                        + "' is neither an absolute path nor 'git' (the git binary on the hook's PATH)");
+            }
+            return value;
         }
 
         private static String url(String value, boolean httpOnly) {

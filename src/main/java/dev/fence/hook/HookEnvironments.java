@@ -27,9 +27,13 @@ import java.util.Optional;
  *       <td>{@code GITEA_PUSH_TRIGGER}</td></tr>
  *   <tr><td>plain git</td><td>none of the above</td><td>the override, else {@code fence.repoId} in
  *       {@code <gitDir>/config}, else the repo directory's name without {@code .git}</td>
- *       <td>{@code FENCE_PUSHER}, else {@code REMOTE_USER}, else {@code USER}, else {@code LOGNAME}</td>
+ *       <td>{@code REMOTE_USER}, else {@code USER}, else {@code LOGNAME}</td>
  *       <td>none</td></tr>
  * </table>
+ *
+ * <p>Only variables the git host or server process sets are read: there is no fence variable to name
+ * the pusher, since on a local-path remote the hook runs in the pusher's own environment and such a
+ * variable would let the pusher pick the name a pusher policy matches (the README's "Trust model").
  *
  * <p>An empty variable counts as unset. A host that is detected but lacks a repo or pusher variable it
  * always sets is a broken hook setup (GitLab has shipped such bugs), and fence refuses to guess: {@link
@@ -43,14 +47,14 @@ public final class HookEnvironments {
     /**
      * True for the variables that carry a push's host identity and push options ({@code GL_*}, {@code
      * GITHUB_*}, {@code GITEA_*}, {@code GIT_PUSH_OPTION_*}, the plain-git pusher variables and {@code
-     * FENCE_REPO_ID}): what a remote hook sends {@code fence serve}, and all the server takes from it.
+     * FENCE_REPO_ID}, the repo id the remote hook measured): what a remote hook sends {@code fence serve},
+     * and all the server takes from it.
      */
     public static boolean isPushVariable(String name) {
         return name.startsWith("GL_")
                 || name.startsWith("GITHUB_")
                 || name.startsWith("GITEA_")
                 || name.startsWith("GIT_PUSH_OPTION_")
-                || name.equals("FENCE_PUSHER")
                 || name.equals("FENCE_REPO_ID")
                 || name.equals("REMOTE_USER")
                 || name.equals("USER")
@@ -133,15 +137,16 @@ public final class HookEnvironments {
                     : checked("plain git", "repo directory name", directoryRepoId(dir));
         }
         String pusher = null;
-        for (String name : new String[] {"FENCE_PUSHER", "REMOTE_USER", "USER", "LOGNAME"}) {
+        for (String name : new String[] {"REMOTE_USER", "USER", "LOGNAME"}) {
             if (present(env, name)) {
                 pusher = value(env, "plain git", name);
                 break;
             }
         }
         if (pusher == null) {
-            throw new InvalidInputException("plain git hook environment names no pusher: none of FENCE_PUSHER,"
-                    + " REMOTE_USER, USER or LOGNAME is set; set FENCE_PUSHER for the git server process");
+            throw new InvalidInputException("plain git hook environment names no pusher: none of REMOTE_USER,"
+                    + " USER or LOGNAME is set; run the git server process with USER set, or behind a web server"
+                    + " that sets REMOTE_USER");
         }
         return new HookEnvironment(HostKind.PLAIN, repoId, repoId, new Actor(pusher, HostKind.PLAIN, null));
     }

@@ -37,7 +37,7 @@ public final class PostReceiveHook {
             Map<String, String> env, Path gitDir, InputStream stdin, Path configFile, String storeOverride) {
         HookConfig config;
         try {
-            config = HookConfig.load(env, gitDir, configFile);
+            config = HookConfig.load(gitDir, configFile);
         } catch (RuntimeException e) {
             return List.of("warning: fence could not record the landed push: " + e.getMessage());
         }

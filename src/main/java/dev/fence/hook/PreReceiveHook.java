@@ -100,7 +100,7 @@ public final class PreReceiveHook {
     public Result run(Map<String, String> env, Path gitDir, InputStream stdin, Path configFile, String storeOverride) {
         HookConfig config;
         try {
-            config = HookConfig.load(env, gitDir, configFile);
+            config = HookConfig.load(gitDir, configFile);
         } catch (ConfigException e) {
             return brokenConfig(env, gitDir, stdin, e);
         }
@@ -111,7 +111,18 @@ public final class PreReceiveHook {
     public Result run(
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config, String storeOverride) {
         String url = storeOverride != null ? storeOverride : config.store().orElse(null);
-        GitAncestry ancestry = new GitAncestry(env, gitDir);
+        if (url == null) {
+            // Never a store named by the environment (FENCE_STORE, or a default under HOME): on a
+            // local-path remote that is the pusher's, who could point the hook at a store of its own.
+            return brokenConfig(
+                    env,
+                    gitDir,
+                    stdin,
+                    new ConfigException("no store configured: set 'store' in "
+                            + config.file().map(Path::toString).orElse("<GIT_DIR>/" + HookConfig.REPO_FILE_NAME)
+                            + " or pass --store to the installed hook"));
+        }
+        GitAncestry ancestry = new GitAncestry(env, gitDir, config.git());
         if (workers != null) {
             return judge(config, env, gitDir, stdin, url, ancestry).result();
         }

@@ -145,7 +145,8 @@ final class HookApi {
             if (repoId == null || repoId.isEmpty()) {
                 return server;
             }
-            return new HookConfig(server.policy(), server.store(), server.server(), Optional.of(repoId), server.file());
+            return new HookConfig(
+                    server.policy(), server.store(), server.server(), Optional.of(repoId), server.file(), server.git());
         }
     }
 

@@ -95,7 +95,7 @@ class DemoTest {
                 new InetSocketAddress("127.0.0.1", 0),
                 "sqlite:" + serverDir.resolve("fence.db"),
                 credentials,
-                HookConfig.load(Map.of(), null, config, null));
+                HookConfig.load(null, config, null));
         try (HookServer server =
                 HookServer.start(settings, u -> Stores.open(u, StoreOptions.defaults()), Clock.systemUTC(), log::add)) {
             Result r = demo(

@@ -138,7 +138,7 @@ class InstallCommandTest {
         assertEquals(0, r.exit(), r.err());
         Path conf = bare.resolve("fence.conf");
         assertEquals("rw-------", perms(conf));
-        HookConfig config = HookConfig.load(Map.of(), bare, null, tmp.resolve("no-system-file"));
+        HookConfig config = HookConfig.load(bare, null, tmp.resolve("no-system-file"));
         assertEquals(Optional.of(conf), config.file());
         assertEquals(Optional.of("redis://:pw@redis.internal:6379"), config.store());
         assertFalse(r.out().contains(":pw@"), "the store URL is not printed: " + r.out());

@@ -14,9 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,22 +33,22 @@ class HookConfigTest {
         return tmp.resolve("no-such-system-file");
     }
 
-    private HookConfig loadFile(String text, Map<String, String> env) throws IOException {
+    private HookConfig loadFile(String text) throws IOException {
         Path f = tmp.resolve("fence.conf");
         Files.writeString(f, text);
-        return HookConfig.load(env, null, f, noSystemFile());
+        return HookConfig.load(null, f, noSystemFile());
     }
 
     private String failure(String text) throws IOException {
         Path f = tmp.resolve("fence.conf");
         Files.writeString(f, text);
-        return assertThrows(ConfigException.class, () -> HookConfig.load(Map.of(), null, f, noSystemFile()))
+        return assertThrows(ConfigException.class, () -> HookConfig.load(null, f, noSystemFile()))
                 .getMessage();
     }
 
     @Test
     void noFileGivesDefaults() {
-        HookConfig c = HookConfig.load(Map.of(), tmp, null, noSystemFile());
+        HookConfig c = HookConfig.load(tmp, null, noSystemFile());
         assertEquals(FencePolicy.defaults(), c.policy());
         assertEquals(Optional.empty(), c.store());
         assertEquals(Optional.empty(), c.server());
@@ -74,8 +72,7 @@ class HookConfigTest {
                 on-store-down = reject
                 store-timeout = 1500ms
                 repo-id = team/app
-                """,
-                Map.of());
+                """);
         FencePolicy p = c.policy();
         assertEquals(List.of("refs/heads/main", "refs/heads/release/**"), p.fencedRefs());
         assertEquals(
@@ -98,64 +95,13 @@ class HookConfigTest {
     }
 
     @Test
-    void environmentOverridesTheFile() throws IOException {
-        Map<String, String> env = new HashMap<>();
-        env.put("FENCE_STORE", "sqlite:/var/lib/fence/fence.db");
-        env.put("FENCE_SERVER", "http://localhost:8080");
-        env.put("FENCE_FENCED_REFS", "refs/heads/main");
-        env.put("FENCE_PUSHER_POLICY", "allow");
-        env.put("FENCE_AGENT_PUSHERS", "bot-*");
-        env.put("FENCE_ON_STORE_DOWN", "reject");
-        env.put("FENCE_STORE_TIMEOUT", "4s");
-        env.put("FENCE_REPO_ID", "from-env");
-        HookConfig c = loadFile(
-                """
-                store = redis://file:6379
-                fenced-refs = refs/**
-                pusher-policy.default = reject
-                pusher-policy.ci-* = allow
-                on-store-down = accept
-                store-timeout = 1s
-                repo-id = from-file
-                """,
-                env);
-        assertEquals(Optional.of("sqlite:/var/lib/fence/fence.db"), c.store());
-        assertEquals(Optional.of("http://localhost:8080"), c.server());
-        assertEquals(List.of("refs/heads/main"), c.policy().fencedRefs());
-        assertEquals(PusherPolicy.ALLOW, c.policy().defaultPolicy());
-        assertEquals(
-                List.of(new PusherRule("ci-*", PusherPolicy.ALLOW)), c.policy().pusherPolicies());
-        assertEquals(List.of("bot-*"), c.policy().agentPatterns());
-        assertFalse(c.policy().acceptUnfencedWhenStoreDown());
-        assertEquals(Duration.ofSeconds(4), c.policy().storeTimeout());
-        assertEquals(Optional.of("from-env"), c.repoId());
-    }
-
-    @Test
-    void emptyEnvironmentVariableCountsAsUnset() throws IOException {
-        HookConfig c = loadFile("store-timeout = 1s\n", Map.of("FENCE_STORE_TIMEOUT", "", "FENCE_STORE", ""));
-        assertEquals(Duration.ofSeconds(1), c.policy().storeTimeout());
-        assertEquals(Optional.empty(), c.store());
-    }
-
-    @Test
-    void badEnvironmentValueNamesTheVariableAndKey() {
-        var e = assertThrows(
-                ConfigException.class,
-                () -> HookConfig.load(Map.of("FENCE_ON_STORE_DOWN", "maybe"), null, null, noSystemFile()));
-        assertEquals(
-                "environment variable FENCE_ON_STORE_DOWN: on-store-down: 'maybe' is not accept or reject",
-                e.getMessage());
-    }
-
-    @Test
     void emptyAgentPushersMeansNone() throws IOException {
-        assertEquals(List.of(), loadFile("agent-pushers =\n", Map.of()).policy().agentPatterns());
+        assertEquals(List.of(), loadFile("agent-pushers =\n").policy().agentPatterns());
     }
 
     @Test
     void commentsBlankLinesAndCrlf() throws IOException {
-        HookConfig c = loadFile("\r\n  # indented comment\r\n\r\nstore-timeout = 3s\r\n", Map.of());
+        HookConfig c = loadFile("\r\n  # indented comment\r\n\r\nstore-timeout = 3s\r\n");
         assertEquals(Duration.ofSeconds(3), c.policy().storeTimeout());
     }
 
@@ -218,75 +164,61 @@ class HookConfigTest {
     void nonUtf8FileIsRejected() throws IOException {
         Path f = tmp.resolve("fence.conf");
         Files.write(f, new byte[] {'s', 't', 'o', 'r', 'e', '=', (byte) 0xff, '\n'});
-        var e = assertThrows(ConfigException.class, () -> HookConfig.load(Map.of(), null, f, noSystemFile()));
+        var e = assertThrows(ConfigException.class, () -> HookConfig.load(null, f, noSystemFile()));
         assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
     }
 
     @Test
     void configOptionMustExist() {
         var e = assertThrows(
-                ConfigException.class,
-                () -> HookConfig.load(Map.of(), tmp, tmp.resolve("missing.conf"), noSystemFile()));
+                ConfigException.class, () -> HookConfig.load(tmp, tmp.resolve("missing.conf"), noSystemFile()));
         assertTrue(e.getMessage().startsWith("--config: configuration file"), e.getMessage());
-    }
-
-    @Test
-    void fenceConfigVariableMustExist() {
-        var e = assertThrows(
-                ConfigException.class,
-                () -> HookConfig.load(
-                        Map.of("FENCE_CONFIG", tmp.resolve("missing.conf").toString()), tmp, null, noSystemFile()));
-        assertTrue(e.getMessage().startsWith("FENCE_CONFIG: configuration file"), e.getMessage());
     }
 
     @Test
     void unreadableFileIsAConfigError() throws IOException {
         Path dir = Files.createDirectory(tmp.resolve("a-directory.conf"));
-        var e = assertThrows(ConfigException.class, () -> HookConfig.load(Map.of(), tmp, dir, noSystemFile()));
+        var e = assertThrows(ConfigException.class, () -> HookConfig.load(tmp, dir, noSystemFile()));
         assertTrue(e.getMessage().contains("does not exist or is not a file"), e.getMessage());
     }
 
     @Test
     void fileLookupOrder() throws IOException {
         Path option = Files.writeString(tmp.resolve("option.conf"), "store-timeout = 1s\n");
-        Path fromEnv = Files.writeString(tmp.resolve("env.conf"), "store-timeout = 2s\n");
         Path gitDir = Files.createDirectory(tmp.resolve("repo.git"));
         Path repoFile = Files.writeString(gitDir.resolve("fence.conf"), "store-timeout = 3s\n");
         Path system = Files.writeString(tmp.resolve("system.conf"), "store-timeout = 4s\n");
-        Map<String, String> env = Map.of("FENCE_CONFIG", fromEnv.toString());
 
         assertEquals(
-                Optional.of(option),
-                HookConfig.load(env, gitDir, option, system).file());
+                Optional.of(option), HookConfig.load(gitDir, option, system).file());
         assertEquals(
-                Optional.of(fromEnv), HookConfig.load(env, gitDir, null, system).file());
-        assertEquals(
-                Optional.of(repoFile),
-                HookConfig.load(Map.of(), gitDir, null, system).file());
+                Optional.of(repoFile), HookConfig.load(gitDir, null, system).file());
         Files.delete(repoFile);
-        HookConfig fromSystem = HookConfig.load(Map.of(), gitDir, null, system);
+        HookConfig fromSystem = HookConfig.load(gitDir, null, system);
         assertEquals(Optional.of(system), fromSystem.file());
         assertEquals(Duration.ofSeconds(4), fromSystem.policy().storeTimeout());
         assertEquals(
-                Optional.empty(),
-                HookConfig.load(Map.of(), gitDir, null, noSystemFile()).file());
+                Optional.empty(), HookConfig.load(gitDir, null, noSystemFile()).file());
     }
 
     @Test
     void requireStoreExplainsWhereToSetIt() {
-        var e = assertThrows(ConfigException.class, () -> HookConfig.load(Map.of(), null, null, noSystemFile())
+        var e = assertThrows(ConfigException.class, () -> HookConfig.load(null, null, noSystemFile())
                 .requireStore());
         assertTrue(e.getMessage().startsWith("store: no store URL configured"), e.getMessage());
-        assertTrue(e.getMessage().contains("FENCE_STORE"), e.getMessage());
-        assertEquals(
-                "redis://h:1",
-                HookConfig.load(Map.of("FENCE_STORE", "redis://h:1"), null, null, noSystemFile())
-                        .requireStore());
+        assertTrue(e.getMessage().contains("--store"), e.getMessage());
+    }
+
+    @Test
+    void gitIsTheOneOnPathOrAnAbsolutePath() throws IOException {
+        assertEquals("git", loadFile("store-timeout = 1s\n").git());
+        assertEquals("/usr/bin/git", loadFile("git = /usr/bin/git\n").git());
+        assertTrue(failure("git = bin/git\n").contains("neither an absolute path nor 'git'"));
     }
 
     @Test
     void exampleFileParsesToTheDefaults() {
-        HookConfig c = HookConfig.load(Map.of(), null, EXAMPLE, noSystemFile());
+        HookConfig c = HookConfig.load(null, EXAMPLE, noSystemFile());
         assertEquals(FencePolicy.defaults(), c.policy());
     }
 
@@ -297,7 +229,7 @@ class HookConfigTest {
         for (String line : Files.readAllLines(EXAMPLE)) {
             Matcher m = setting.matcher(line);
             if (m.matches()) {
-                loadFile(m.group(1) + " = " + m.group(2) + "\n", Map.of());
+                loadFile(m.group(1) + " = " + m.group(2) + "\n");
                 tried.add(m.group(1));
             }
         }
@@ -305,13 +237,12 @@ class HookConfigTest {
     }
 
     @Test
-    void exampleDocumentsEveryKeyAndItsVariable() throws IOException {
+    void exampleDocumentsEveryKeyAndNoVariable() throws IOException {
         String text = Files.readString(EXAMPLE);
         for (String key : HookConfig.KEYS) {
             assertTrue(text.contains("\n# " + key + ":") || text.contains("\n" + key + " = "), key);
-            String variable = HookConfig.environmentVariable(key).orElseThrow();
-            assertTrue(text.contains("(env: " + variable + ")"), variable);
         }
+        assertFalse(text.contains("(env: "), "no key is read from the environment");
         assertTrue(text.contains("pusher-policy.<glob>"));
     }
 }

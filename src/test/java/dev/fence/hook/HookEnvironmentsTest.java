@@ -168,9 +168,15 @@ class HookEnvironmentsTest {
     void plainGitPusherOrder() {
         Path repo = tmp.resolve("r.git");
         assertEquals(
-                "fp",
+                "ru",
                 HookEnvironments.detect(
                                 env("FENCE_PUSHER", "fp", "REMOTE_USER", "ru", "USER", "u", "LOGNAME", "l"), repo)
+                        .actor()
+                        .pusher(),
+                "no fence variable names the pusher: on a local-path remote it would be the pusher's to choose");
+        assertEquals(
+                "u",
+                HookEnvironments.detect(env("FENCE_PUSHER", "fp", "USER", "u"), repo)
                         .actor()
                         .pusher());
         assertEquals(
@@ -190,7 +196,7 @@ class HookEnvironmentsTest {
     @Test
     void plainGitWithoutAnyPusherIsAnError() {
         String m = failure(env(), tmp.resolve("r.git"));
-        assertTrue(m.contains("FENCE_PUSHER") && m.contains("LOGNAME"), m);
+        assertTrue(m.contains("REMOTE_USER") && m.contains("LOGNAME") && !m.contains("FENCE_PUSHER"), m);
     }
 
     @Test

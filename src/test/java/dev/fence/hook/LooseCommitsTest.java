@@ -55,7 +55,7 @@ class LooseCommitsTest {
         assertFalse(loose.reaches(c, a), "a descendant is no ancestor");
         assertNull(loose.parents("0".repeat(40)), "no such object");
 
-        GitAncestry ancestry = new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo);
+        GitAncestry ancestry = new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo, "git");
         assertEquals(Boolean.TRUE, ancestry.knownAncestor(a, c));
         assertNull(ancestry.knownAncestor(other, c), "unknown, not false: git decides");
         assertFalse(ancestry.isAncestor(other, c));
@@ -77,7 +77,7 @@ class LooseCommitsTest {
         String a = git("--git-dir", repo.toString(), "commit-tree", tree, "-m", "a");
         String b = git("--git-dir", repo.toString(), "commit-tree", tree, "-p", a, "-m", "b");
         String zero = "0".repeat(40);
-        GitAncestry ancestry = new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo);
+        GitAncestry ancestry = new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo, "git");
         // A fast-forward is read; a create, a delete and ids that are not object ids are skipped, quietly.
         ancestry.readAhead(List.of(
                 new RefUpdate(a, b, "refs/heads/main"),
@@ -92,7 +92,7 @@ class LooseCommitsTest {
         assertEquals(Boolean.TRUE, ancestry.knownAncestor(a, b));
         assertTrue(ancestry.isAncestor(a, b));
         assertNull(
-                new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo).knownAncestor(a, b),
+                new GitAncestry(Map.of("PATH", System.getenv("PATH")), repo, "git").knownAncestor(a, b),
                 "read now, the loose commits no longer show it");
     }
 

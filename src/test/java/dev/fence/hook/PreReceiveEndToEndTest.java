@@ -375,6 +375,85 @@ abstract class PreReceiveEndToEndTest {
         }
     }
 
+    /**
+     * On a local-path remote the hook runs in the pusher's own environment. Each of these variables once
+     * let a tokenless force-push discard a commit written under a token (over {@code git://} none did);
+     * the rule now comes from the repository's {@code fence.conf} alone.
+     */
+    @Test
+    void nothingInThePushersEnvironmentLetsATokenlessRewriteDiscardLeaseWork() throws Exception {
+        repo.configure("pusher-policy.release-manager = bump-force");
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a");
+        String a1 = a.commit("A1, under the lease");
+        assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok());
+
+        Path yesGit = tmp.resolve("yes-git");
+        Files.writeString(yesGit, "#!/bin/sh\n# answers every ancestry question with yes\nexit 0\n");
+        yesGit.toFile().setExecutable(true);
+        Path ownConf = Files.writeString(
+                tmp.resolve("own.conf"),
+                "store = sqlite:" + tmp.resolve("own.db") + "\npusher-policy.default = bump-force\n");
+        Map<String, String> attempts = new java.util.LinkedHashMap<>();
+        attempts.put("FENCE_FENCED_REFS", "refs/heads/elsewhere/**");
+        attempts.put("FENCE_PUSHER_POLICY", "bump-force");
+        attempts.put("FENCE_PUSHER", "release-manager");
+        attempts.put("FENCE_GIT", yesGit.toString());
+        attempts.put("FENCE_STORE", "sqlite:" + tmp.resolve("own.db"));
+        attempts.put("FENCE_CONFIG", ownConf.toString());
+        attempts.put("FENCE_REPO_ID", "elsewhere");
+        attempts.put("FENCE_STORE_TIMEOUT", "1ms");
+
+        Clone human = repo.clone("human");
+        human.sync("main").reset(a1 + "~1").commit("rewrites A1 away, without a token");
+        for (Map.Entry<String, String> e : attempts.entrySet()) {
+            human.env(e.getKey(), e.getValue());
+            Run r = human.push(List.of(), "+HEAD:" + MAIN);
+            human.env(e.getKey(), null);
+            assertFalse(r.ok(), e.getKey() + " in the pusher's environment let the rewrite through:\n" + r.err());
+            assertFenced(r, "tokenless-overwrite");
+            assertEquals(a1, repo.tip(MAIN), e.getKey());
+        }
+    }
+
+    @Test
+    void agentPushersComeFromTheFileNotThePushersEnvironment() {
+        repo.configure("agent-pushers = bot-*");
+        seeded("human");
+        Clone bot = repo.clone("bot-1");
+        bot.sync("main").commit("bot work without a token");
+        bot.env("FENCE_AGENT_PUSHERS", "nobody-*");
+        assertFenced(bot.push(List.of(), "HEAD:" + MAIN), "token-required");
+    }
+
+    @Test
+    void onStoreDownComesFromTheFileNotThePushersEnvironment() throws Exception {
+        repo.configure("on-store-down = reject");
+        seeded("human");
+        Clone human = repo.clone("human");
+        human.sync("main").commit("a person's fix while the store is down");
+        human.env("FENCE_ON_STORE_DOWN", "accept");
+        breakStore();
+        try {
+            assertFenced(human.push(List.of(), "HEAD:" + MAIN), "store-down");
+        } finally {
+            repairStore();
+        }
+    }
+
+    @Test
+    void aHookWithoutAConfiguredStoreRefusesFencedRefsWhateverTheEnvironmentSays() throws Exception {
+        Clone human = seeded("human");
+        Files.writeString(repo.bare().resolve("fence.conf"), "fenced-refs = refs/heads/**\n");
+        human.commit("pushed while the hook has no store");
+        human.env("FENCE_STORE", "sqlite:" + tmp.resolve("own.db"));
+        Run r = human.push(List.of(), "HEAD:" + MAIN);
+        assertFalse(r.ok(), r.err());
+        assertTrue(r.err().contains("no store configured"), r.err());
+        assertFalse(Files.exists(tmp.resolve("own.db")), "the pusher's store is never opened");
+    }
+
     @Test
     void withTheStoreDownATokenlessRewriteCannotDiscardLeaseWrittenCommits() throws Exception {
         Clone human = seeded("human");
@@ -404,13 +483,13 @@ abstract class PreReceiveEndToEndTest {
     @Test
     void gitLabVariablesGiveGitLabLinesAndIdentity() {
         seeded("human");
+        repo.configure("agent-pushers = bot-*");
         Clone bot = repo.clone("ignored");
         bot.env("GL_ID", "user-7")
                 .env("GL_USERNAME", "bot-gitlab")
                 .env("GL_REPOSITORY", "project-" + repoId)
                 .env("GL_PROTOCOL", "ssh")
-                .env("GL_PROJECT_PATH", "group/app")
-                .env("FENCE_AGENT_PUSHERS", "bot-*");
+                .env("GL_PROJECT_PATH", "group/app");
         bot.sync("main").commit("agent without a token");
         Run r = bot.push(List.of(), "HEAD:" + MAIN);
         assertFalse(r.ok());
@@ -555,7 +634,7 @@ abstract class PreReceiveEndToEndTest {
     Hook hook(String stdin, Map<String, String> extra) {
         Map<String, String> env = new HashMap<>(HookedRepo.gitEnv(tmp));
         env.put("GIT_DIR", repo.bare().toString());
-        env.put("FENCE_PUSHER", "agent-a");
+        env.put("REMOTE_USER", "agent-a");
         env.putAll(extra);
         StringWriter err = new StringWriter();
         int code = Main.run(

@@ -82,14 +82,13 @@ class HookScriptsTest {
         Path withStore = Files.writeString(tmp.resolve("a.conf"), HookScripts.fenceConf("redis://h:6379/0"));
         assertEquals(
                 Optional.of("redis://h:6379/0"),
-                HookConfig.load(Map.of(), null, withStore, noSystem).store());
+                HookConfig.load(null, withStore, noSystem).store());
         Path placeholder = Files.writeString(tmp.resolve("b.conf"), HookScripts.fenceConf(null));
         assertEquals(
-                Optional.empty(),
-                HookConfig.load(Map.of(), null, placeholder, noSystem).store());
+                Optional.empty(), HookConfig.load(null, placeholder, noSystem).store());
         String uncommented = HookScripts.fenceConf(null).replace("# store = ", "store = ");
         Path filled = Files.writeString(tmp.resolve("c.conf"), uncommented);
-        assertTrue(HookConfig.load(Map.of(), null, filled, noSystem).store().isPresent());
+        assertTrue(HookConfig.load(null, filled, noSystem).store().isPresent());
     }
 
     /** A JDK home whose java prints its arguments, and a launcher that says it ran; in a path that needs quoting. */

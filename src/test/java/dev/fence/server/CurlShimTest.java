@@ -43,7 +43,7 @@ class CurlShimTest {
 
     static Run shim(Map<String, String> extra) throws Exception {
         Map<String, String> env = new HashMap<>(Map.of(
-                "PATH", "/usr/bin:/bin", "FENCE_PUSHER", "alice", "FENCE_REPO_ID", "app", "HOME", tmp.toString()));
+                "PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "FENCE_REPO_ID", "app", "HOME", tmp.toString()));
         env.putAll(extra);
         ProcessBuilder pb = new ProcessBuilder(
                         "bash",
@@ -161,7 +161,7 @@ class CurlShimTest {
                 "FENCE_SERVER=" + t.url() + "\nFENCE_CREDENTIAL=" + hook + "\nFENCE_REPO_ID=from-conf\n");
         ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(tmp.toFile());
         pb.environment().clear();
-        pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "FENCE_PUSHER", "alice", "HOME", tmp.toString()));
+        pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "HOME", tmp.toString()));
         Process p = pb.start();
         Stdin.feed(p, LINE);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -207,7 +207,7 @@ class CurlShimTest {
                             c.git() ? "/usr/bin:/bin" : noGit.toString(),
                             "GIT_DIR",
                             ".",
-                            "FENCE_PUSHER",
+                            "REMOTE_USER",
                             "alice",
                             "HOME",
                             tmp.toString(),

@@ -209,7 +209,7 @@ class HookServerApiTest {
                     .append('\n');
         }
         String body = Json.write(
-                Map.of("stdin", stdin.toString(), "env", Map.of("FENCE_PUSHER", "ci", "FENCE_REPO_ID", "big")));
+                Map.of("stdin", stdin.toString(), "env", Map.of("REMOTE_USER", "ci", "FENCE_REPO_ID", "big")));
         assertTrue(body.length() > 1_000_000, "about 1 MB");
         var r = t.post("/v1/hook/pre-receive", hook, JSON, body);
         assertEquals(200, r.status(), r.body());
@@ -226,7 +226,7 @@ class HookServerApiTest {
                 hook,
                 FORM,
                 "stdin=" + java.net.URLEncoder.encode(line, java.nio.charset.StandardCharsets.UTF_8)
-                        + "&env=FENCE_PUSHER%3Dbot-1&env=FENCE_REPO_ID%3Dled&env=FENCE_PUSHER_POLICY%3Dallow",
+                        + "&env=REMOTE_USER%3Dbot-1&env=FENCE_REPO_ID%3Dled&env=FENCE_PUSHER_POLICY%3Dallow",
                 "text/plain");
         assertEquals(200, text.status(), text.body());
         assertTrue(
@@ -238,7 +238,7 @@ class HookServerApiTest {
                 "/v1/hook/pre-receive",
                 hook,
                 JSON,
-                Json.write(Map.of("stdin", line, "env", Map.of("FENCE_PUSHER", "alice", "FENCE_REPO_ID", "led"))));
+                Json.write(Map.of("stdin", line, "env", Map.of("REMOTE_USER", "alice", "FENCE_REPO_ID", "led"))));
         assertEquals("accept", json(accepted).get("verdict").asText(), accepted.body());
         assertEquals(0, json(accepted).get("exitCode").asInt());
         assertEquals("bumped", json(accepted).get("reason").asText());

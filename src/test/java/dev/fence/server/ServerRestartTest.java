@@ -92,7 +92,7 @@ class ServerRestartTest {
                 "application/json",
                 Json.write(Map.of(
                         "stdin", stdin,
-                        "env", Map.of("FENCE_PUSHER", "agent-1", "FENCE_REPO_ID", "app"),
+                        "env", Map.of("REMOTE_USER", "agent-1", "FENCE_REPO_ID", "app"),
                         "pushOptions", List.of("fence=" + token, "fence-proof=" + proof))));
         assertEquals(200, r.status(), r.body());
         return Json.read(r.body());

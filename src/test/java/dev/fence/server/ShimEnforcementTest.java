@@ -297,7 +297,7 @@ class ShimEnforcementTest {
     }
 
     static Map<String, String> pusher(String name) {
-        return Map.of("FENCE_PUSHER", name);
+        return Map.of("REMOTE_USER", name);
     }
 
     @Test

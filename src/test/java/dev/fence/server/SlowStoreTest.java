@@ -102,14 +102,17 @@ class SlowStoreTest {
     @Test
     void hookVerdictsWhileTheStoreIsFrozenAreTheJavaHooksStoreDownVerdicts() throws Exception {
         Map<String, String> withToken = Map.of(
-                "FENCE_PUSHER", "agent-a",
+                "REMOTE_USER", "agent-a",
                 "FENCE_REPO_ID", "app",
                 "GIT_PUSH_OPTION_COUNT", "2",
                 "GIT_PUSH_OPTION_0", "fence=5",
                 "GIT_PUSH_OPTION_1", "fence-proof=fp1.gen." + "A".repeat(43));
-        Map<String, String> tokenless = Map.of("FENCE_PUSHER", "alice", "FENCE_REPO_ID", "app");
+        Map<String, String> tokenless = Map.of("REMOTE_USER", "alice", "FENCE_REPO_ID", "app");
         Path conf = tmp.resolve("direct.conf");
-        Files.writeString(conf, "store = " + redis.url() + "\nstore-timeout = " + STORE_TIMEOUT.toMillis() + "ms\n");
+        // The direct hook's repo id comes from its file; the server takes the one the remote hook measured.
+        Files.writeString(
+                conf,
+                "store = " + redis.url() + "\nstore-timeout = " + STORE_TIMEOUT.toMillis() + "ms\nrepo-id = app\n");
         PreReceiveHook direct = new PreReceiveHook(
                 u -> Stores.open(u, new StoreOptions(STORE_TIMEOUT, Duration.ofDays(1), 0, Duration.ofMillis(100))),
                 Clock.systemUTC());
@@ -167,7 +170,7 @@ class SlowStoreTest {
                     "/v1/hook/pre-receive",
                     hook,
                     "application/json",
-                    Json.write(Map.of("stdin", LINE, "env", Map.of("FENCE_PUSHER", "alice", "FENCE_REPO_ID", "app")))));
+                    Json.write(Map.of("stdin", LINE, "env", Map.of("REMOTE_USER", "alice", "FENCE_REPO_ID", "app")))));
             Thread.sleep(300);
             String url = t.url();
             long start = System.nanoTime();

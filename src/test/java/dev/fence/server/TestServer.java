@@ -17,7 +17,6 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -63,7 +62,7 @@ final class TestServer implements AutoCloseable {
     }
 
     private void launch() {
-        HookConfig hook = HookConfig.load(Map.of(), null, config, null);
+        HookConfig hook = HookConfig.load(null, config, null);
         ServerSettings s = new ServerSettings(
                 new InetSocketAddress("127.0.0.1", 0),
                 storeUrl,

@@ -34,7 +34,7 @@ public final class GitFixture {
             throw new UncheckedIOException(e);
         }
         Map<String, String> e = new HashMap<>(GitProcess.cleanEnv(home));
-        e.put("FENCE_PUSHER", PUSHER);
+        e.put("REMOTE_USER", PUSHER);
         e.put("GIT_TERMINAL_PROMPT", "0");
         this.env = Map.copyOf(e);
     }

@@ -95,6 +95,24 @@ public final class HookedRepo {
         return bare;
     }
 
+    /**
+     * Appends {@code key = value} lines to the repository's {@code fence.conf}, where the installed hook
+     * reads its settings (never from the pusher's environment).
+     */
+    public HookedRepo configure(String... lines) {
+        Path conf = bare.resolve("fence.conf");
+        try {
+            Files.writeString(
+                    conf,
+                    String.join("\n", lines) + "\n",
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
     public String url() {
         return bare.toUri().toString();
     }
@@ -110,7 +128,7 @@ public final class HookedRepo {
         Path dir = root.resolve("clone-" + who + "-" + System.nanoTime());
         git(baseEnv, root, "clone", "-q", url(), dir.toString()).check();
         Map<String, String> env = new HashMap<>(baseEnv);
-        env.put("FENCE_PUSHER", who);
+        env.put("REMOTE_USER", who);
         return new Clone(dir, env);
     }
 

@@ -51,7 +51,7 @@ public final class RemoteHooks {
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config) {
         byte[] input = readAll(stdin);
         Map<String, Object> body = body(env, gitDir, config, input);
-        Ancestry git = new GitAncestry(env, gitDir);
+        Ancestry git = new GitAncestry(env, gitDir, config.git());
         List<Map<String, Object>> facts = new ArrayList<>();
         body.put("ancestry", facts);
         for (int round = 0; round < MAX_ROUNDS; round++) {
@@ -134,20 +134,20 @@ public final class RemoteHooks {
     private static Map<String, Object> body(Map<String, String> env, Path gitDir, HookConfig config, byte[] input) {
         Map<String, String> sent = new TreeMap<>();
         env.forEach((k, v) -> {
-            if (HookEnvironments.isPushVariable(k)) {
+            // FENCE_REPO_ID is what this hook measured, never the environment's: on a local-path remote
+            // that is the pusher's, and a repo id of its choosing would rename every resource.
+            if (HookEnvironments.isPushVariable(k) && !k.equals("FENCE_REPO_ID")) {
                 sent.put(k, v);
             }
         });
-        if (!sent.containsKey("FENCE_REPO_ID")) {
-            try {
-                HookEnvironment where =
-                        HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
-                if (where.host() == HostKind.PLAIN) {
-                    sent.put("FENCE_REPO_ID", where.repoId());
-                }
-            } catch (InvalidInputException e) {
-                // The server finds the same problem and words the refusal.
+        try {
+            HookEnvironment where =
+                    HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            if (where.host() == HostKind.PLAIN) {
+                sent.put("FENCE_REPO_ID", where.repoId());
             }
+        } catch (InvalidInputException e) {
+            // The server finds the same problem and words the refusal.
         }
         Map<String, Object> body = Json.object();
         body.put("stdin", new String(input, StandardCharsets.UTF_8));
