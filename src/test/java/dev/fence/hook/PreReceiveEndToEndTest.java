@@ -454,6 +454,60 @@ abstract class PreReceiveEndToEndTest {
         assertFalse(Files.exists(tmp.resolve("own.db")), "the pusher's store is never opened");
     }
 
+    /** Writes {@code content} as a commit object in {@code c}'s repository, as written, and returns its id. */
+    String crafted(Clone c, String content) throws Exception {
+        Path file =
+                Files.writeString(tmp.resolve("crafted-" + System.nanoTime()), content, StandardCharsets.ISO_8859_1);
+        return c.git("hash-object", "-t", "commit", "--literally", "-w", file.toString())
+                .check()
+                .out()
+                .trim();
+    }
+
+    static final String SIGNED =
+            "author m <m@example.invalid> 1700000000 +0000\n" + "committer m <m@example.invalid> 1700000000 +0000\n\n";
+
+    /**
+     * A commit with two {@code tree} headers and the old tip as {@code parent} is a root commit to git
+     * (it reads parents only right after the first tree line): pushed as if it were a fast-forward, it
+     * discards the old tip, and the hook judges it as git reads it, not as a lenient parser would.
+     */
+    @Test
+    void aCraftedCommitGitReadsAsARootCommitIsJudgedAsTheRewriteItIs() throws Exception {
+        seeded("human");
+        Clone b = repo.clone("agent-b");
+        Grant gb = acquire("agent-b");
+        String b1 = b.commit("B1, under the lease");
+        assertTrue(b.push(opts(gb), "HEAD:" + MAIN).ok());
+        String tree = b.git("rev-parse", b1 + "^{tree}").check().out().trim();
+        String twoTrees = "tree " + tree + "\ntree " + tree + "\nparent " + b1 + "\n" + SIGNED;
+
+        Clone human = repo.clone("human").sync("main");
+        String tokenless = crafted(human, twoTrees + "a tokenless rewrite\n");
+        assertFenced(human.push(List.of(), "+" + tokenless + ":" + MAIN), "tokenless-overwrite");
+        assertEquals(b1, repo.tip(MAIN));
+
+        Clone a = repo.clone("agent-a").sync("main");
+        Grant ga = successor("agent-a");
+        String overwrite = crafted(a, twoTrees + "the successor overwrites B1\n");
+        assertFenced(a.push(opts(ga), "+" + overwrite + ":" + MAIN), "foreign-overwrite");
+        assertEquals(b1, repo.tip(MAIN));
+        assertTrue(
+                ledger().stream()
+                        .noneMatch(e -> (e.type() == EventType.BUMP || e.type() == EventType.ACCEPT)
+                                && (tokenless.equals(e.newSha()) || overwrite.equals(e.newSha()))),
+                "neither is recorded as admitted: " + ledger());
+
+        // Where git does read the old tip as the parent (git reads uppercase hex), it is a fast-forward.
+        String upper = crafted(
+                a,
+                "tree " + tree + "\nparent " + b1.toUpperCase(java.util.Locale.ROOT) + "\n" + SIGNED
+                        + "A continues from B1\n");
+        Run ff = a.push(opts(ga), upper + ":" + MAIN);
+        assertTrue(ff.ok(), "git's own fast-forward is one:\n" + ff.err());
+        assertEquals(upper, repo.tip(MAIN));
+    }
+
     @Test
     void withTheStoreDownATokenlessRewriteCannotDiscardLeaseWrittenCommits() throws Exception {
         Clone human = seeded("human");
