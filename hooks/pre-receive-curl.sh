@@ -178,6 +178,64 @@ now_ms() {
 now_ms
 start_ms=$now
 
+# A push to a symbolic ref updates its target, and fence serve cannot see this repository's refs: such a
+# push is refused here when it leads anywhere (the Java hook refuses it when it leads into fenced refs,
+# with the same lines), unless the same push updates the target with the same ids (git then skips it).
+# Loose files "ref: <target>", read with builtins; a reftable repository is asked through git.
+# GIT_NAMESPACE is not applied here.
+sym_safe() {
+  case "$1" in
+    refs/*) [[ "$1" != *..* && "$1" != *//* && "$1" != */ && "$1" != *.lock && "$1" != */.* && "$1" != *[[:cntrl:]\\\ ~^:?*[]* ]] ;;
+    *) [[ -n "$1" && "$1" != *[!A-Z_]* ]] ;;
+  esac
+}
+sym_target() {
+  local f first
+  sym_safe "$1" || return 1
+  if [ -d "${GIT_DIR:-.}/reftable" ]; then
+    target=$(git symbolic-ref -q "$1" 2>/dev/null) || return 1
+    return 0
+  fi
+  f=${GIT_DIR:-.}/$1
+  [ -f "$f" ] || return 1
+  IFS= read -r first < "$f" || [ -n "$first" ] || return 1
+  case "$first" in ref:*) ;; *) return 1 ;; esac
+  first=${first#ref:}
+  first=${first#"${first%%[![:space:]]*}"}
+  target=${first%"${first##*[![:space:]]}"}
+}
+if [ "$hook" = pre-receive ]; then
+  sym_all=$input
+  [ -n "$tmp" ] && sym_all=$(cat "$tmp")
+  sym_rejected=() sym_told=()
+  while IFS=' ' read -r sym_old sym_new sym_ref; do
+    [ -n "$sym_ref" ] || continue
+    sym_name=$sym_ref sym_chain="" sym_problem="" sym_depth=0 target=""
+    while [ "$sym_depth" -lt 5 ] && sym_target "$sym_name"; do
+      sym_chain+="${sym_chain:+ -> }$target"
+      sym_safe "$target" || { sym_problem="its target is not a valid ref name"; break; }
+      sym_name=$target
+      sym_depth=$((sym_depth + 1))
+    done
+    [ -n "$sym_chain" ] || continue
+    if [ -z "$sym_problem" ] && [ "$sym_depth" -ge 5 ]; then
+      sym_problem="more than 5 levels of symbolic refs, or a loop"
+    fi
+    if [ -z "$sym_problem" ]; then
+      case $'\n'"$sym_all"$'\n' in *$'\n'"$sym_old $sym_new $sym_name"$'\n'*) continue ;; esac
+      sym_told+=("fence: $sym_ref is a symbolic ref to $sym_chain: git would update $sym_name, which fence guards under its own name. Push to $sym_name itself instead (for example: git push origin <commit>:$sym_name, with the lease options for $sym_name).")
+    else
+      sym_told+=("fence: $sym_ref is a symbolic ref that cannot be resolved ($sym_problem); git would refuse to update it, and fence refuses the push.")
+    fi
+    sym_rejected+=("REJECTED ref=$sym_ref reason=symbolic-ref")
+  done <<< "$sym_all"
+  if [ "${#sym_rejected[@]}" -gt 0 ]; then
+    for line in "${sym_rejected[@]}" "${sym_told[@]}"; do say "$line"; done
+    say "fence: the push was refused as a whole; nothing was recorded. Pushing under another name that points at the same ref is refused the same way."
+    exit 1
+  fi
+fi
+
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 fields=()
 for name in ${!GL_@} ${!GITHUB_@} ${!GITEA_@} ${!GIT_PUSH_OPTION_@} FENCE_PUSHER REMOTE_USER USER LOGNAME; do

@@ -45,6 +45,11 @@ public enum Reason {
     REMOTE_CHANGED("remote-changed"),
     /** The resource kept changing under concurrent pushes; nothing was recorded. */
     CONTENDED("contended"),
+    /**
+     * The pushed ref is a symbolic ref leading into fenced refs: git would update its target, so the push
+     * must name the target itself.
+     */
+    SYMBOLIC_REF("symbolic-ref"),
     /** Admitted with a current token. */
     ACCEPTED("accepted"),
     /** Admitted tokenless; the counter was bumped. */

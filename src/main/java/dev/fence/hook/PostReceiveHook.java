@@ -63,6 +63,12 @@ public final class PostReceiveHook {
             HookEnvironment where =
                     HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
             List<RefUpdate> updates = new HookInputParser().parse(stdin);
+            if (gitDir != null) {
+                // A symbolic ref pushed with its target: git skipped its update (see SymbolicRefs).
+                updates = SymbolicRefs.of(env, gitDir, config.git())
+                        .screen(updates, config.policy())
+                        .updates();
+            }
             PushOptions options;
             try {
                 options = PushOptionsReader.read(env);

@@ -400,6 +400,15 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
+        if (gitDir != null) {
+            // Git updates a symbolic ref's target, not the name the hook sees (see SymbolicRefs).
+            SymbolicRefs.Screened screened =
+                    SymbolicRefs.of(env, gitDir, config.git()).screen(updates, policy);
+            if (!screened.refusals().isEmpty()) {
+                return new Judgement(new Result(1, screened.lines(prefix)), Reason.SYMBOLIC_REF.code());
+            }
+            updates = screened.updates();
+        }
         PushOptions options;
         try {
             options = PushOptionsReader.read(env);

@@ -508,6 +508,94 @@ abstract class PreReceiveEndToEndTest {
         assertEquals(upper, repo.tip(MAIN));
     }
 
+    /** Makes {@code name} a symbolic ref to {@code target} in the bare repository. */
+    void symref(String name, String target) {
+        HookedRepo.git(HookedRepo.gitEnv(tmp), repo.bare(), "symbolic-ref", name, target)
+                .check();
+    }
+
+    static String seedOf(Clone c) {
+        return c.git("rev-list", "--max-parents=0", "HEAD").check().out().trim();
+    }
+
+    static void assertSymbolicRefRefused(Run r, String ref, String target) {
+        assertFenced(r, "symbolic-ref");
+        assertTrue(r.remoteLines().contains("REJECTED ref=" + ref + " reason=symbolic-ref"), r.err());
+        assertTrue(r.err().contains("Push to " + target + " itself instead"), r.err());
+    }
+
+    /**
+     * Git updates a symbolic ref's target: a push to {@code alias} (a symbolic ref to main) once rewrote
+     * main without a token, and let a lease on {@code alias} write main while another agent held main.
+     */
+    @Test
+    void aPushToASymbolicRefIntoFencedRefsIsRefused() throws Exception {
+        seeded("human");
+        symref("refs/heads/alias", MAIN);
+        Clone b = repo.clone("agent-b");
+        Grant gb = acquire("agent-b");
+        String b1 = b.commit("B1, under the lease on main");
+        assertTrue(b.push(opts(gb), "HEAD:" + MAIN).ok());
+
+        Clone human = repo.clone("human").sync("main");
+        human.reset(b1 + "~1").commit("rewrites B1 away through the alias");
+        assertSymbolicRefRefused(human.push(List.of(), "+HEAD:refs/heads/alias"), "refs/heads/alias", MAIN);
+        assertEquals(b1, repo.tip(MAIN));
+
+        Clone a = repo.clone("agent-a").sync("main");
+        Grant onAlias = acquire("agent-a", "refs/heads/alias");
+        a.commit("A1, under a lease on the alias");
+        assertSymbolicRefRefused(a.push(opts(onAlias), "HEAD:refs/heads/alias"), "refs/heads/alias", MAIN);
+        assertEquals(b1, repo.tip(MAIN), "main is agent-b's while agent-b holds it");
+        assertTrue(
+                ledger().stream().noneMatch(e -> "refs/heads/alias".equals(e.ref()) && e.type() != EventType.GRANT),
+                "nothing is recorded for the alias: " + ledger());
+
+        // Pushed under its own name, the same commit is judged as a push to main (agent-b holds it).
+        assertFenced(a.push(opts(onAlias), "HEAD:" + MAIN), "bad-proof");
+    }
+
+    @Test
+    void unfencedNamesDanglingTargetsAndChainsThatLeadIntoFencedRefsAreRefused() throws Exception {
+        repo.configure("fenced-refs = refs/heads/main, refs/heads/release/**");
+        Clone human = seeded("human");
+        String seed = human.head();
+        symref("refs/heads/team/alias", MAIN);
+        symref("refs/tags/x", MAIN);
+        symref("refs/tags/next", "refs/heads/release/next"); // does not exist yet: git would create it
+        symref("refs/tags/c1", "refs/tags/c2");
+        symref("refs/tags/c2", MAIN);
+        symref("refs/tags/plain", "refs/tags/v1"); // leads nowhere fenced
+        human.reset(seed).commit("a rewrite under another name");
+        for (String name : List.of("refs/heads/team/alias", "refs/tags/x", "refs/tags/c1")) {
+            assertSymbolicRefRefused(human.push(List.of(), "+HEAD:" + name), name, MAIN);
+        }
+        assertSymbolicRefRefused(
+                human.push(List.of(), "HEAD:refs/tags/next"), "refs/tags/next", "refs/heads/release/next");
+        assertNull(repo.tip("refs/heads/release/next"), "not created through the symbolic ref");
+        assertTrue(human.push(List.of(), "HEAD:refs/tags/plain").ok(), "a symbolic ref outside the patterns passes");
+        assertEquals(human.head(), repo.tip("refs/tags/v1"), "git updated its target");
+        assertEquals(seed, repo.tip(MAIN));
+    }
+
+    @Test
+    void aSymbolicRefPushedTogetherWithItsTargetIsJudgedAsTheTargetAsGitSkipsIt() throws Exception {
+        Clone human = seeded("human");
+        symref("refs/heads/alias", MAIN);
+        human.commit("a fast-forward, pushed under both names");
+        Run both = human.push(List.of(), "HEAD:" + MAIN, "HEAD:refs/heads/alias");
+        assertTrue(both.ok(), "git applies main's update and skips the alias's:\n" + both.err());
+        assertEquals(human.head(), repo.tip(MAIN));
+        assertTrue(ledger().stream().noneMatch(e -> "refs/heads/alias".equals(e.ref())), ledger().toString());
+
+        String landed = human.head();
+        human.commit("two different updates");
+        String next = human.head();
+        Run inconsistent = human.push(List.of(), next + ":" + MAIN, "+" + seedOf(human) + ":refs/heads/alias");
+        assertSymbolicRefRefused(inconsistent, "refs/heads/alias", MAIN); // git would refuse both lines too
+        assertEquals(landed, repo.tip(MAIN));
+    }
+
     @Test
     void withTheStoreDownATokenlessRewriteCannotDiscardLeaseWrittenCommits() throws Exception {
         Clone human = seeded("human");

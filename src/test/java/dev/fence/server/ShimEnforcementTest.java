@@ -300,6 +300,36 @@ class ShimEnforcementTest {
         return Map.of("REMOTE_USER", name);
     }
 
+    /**
+     * Git updates a symbolic ref's target. The server cannot see the repository, so the shim and the Java
+     * client refuse such a push themselves, with the lines the Java hook prints; pushed together with its
+     * target and the same ids, git skips the symbolic ref's update, and so does every side.
+     */
+    @Test
+    void aPushToASymbolicRefIsRefusedAlikeOnEverySide() throws Exception {
+        var pushes = onEverySide("symref", (s, p) -> {
+            commit(s, "s.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-main"));
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/heads/sym-alias", "refs/heads/sym-main");
+            commit(s, "s.txt", "through the alias\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-alias"));
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-main", "HEAD:refs/heads/sym-alias"));
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "REJECTED ref=refs/heads/sym-alias reason=symbolic-ref",
+                        "fence: refs/heads/sym-alias is a symbolic ref to refs/heads/sym-main: git would update"
+                                + " refs/heads/sym-main, which fence guards under its own name. Push to"
+                                + " refs/heads/sym-main itself instead (for example: git push origin"
+                                + " <commit>:refs/heads/sym-main, with the lease options for refs/heads/sym-main).",
+                        "fence: the push was refused as a whole; nothing was recorded. Pushing under another name"
+                                + " that points at the same ref is refused the same way."),
+                pushes.get(1));
+        assertEquals("exit=0", pushes.get(2).get(0), pushes.get(2).toString());
+    }
+
     @Test
     void currentTokenIsAcceptedAndAForeignForcePushIsFencedButYourOwnIsNot() throws Exception {
         var pushes = onEverySide("a", (s, p) -> {

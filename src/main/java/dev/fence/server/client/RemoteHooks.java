@@ -10,6 +10,7 @@ import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironment;
 import dev.fence.hook.HookEnvironments;
 import dev.fence.hook.PreReceiveHook;
+import dev.fence.hook.SymbolicRefs;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -50,6 +51,11 @@ public final class RemoteHooks {
     public PreReceiveHook.Result preReceive(
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config) {
         byte[] input = readAll(stdin);
+        // The server cannot see this repository's symbolic refs: they are refused here.
+        PreReceiveHook.Result symbolic = SymbolicRefs.refusedForServer(env, gitDir, config.git(), input);
+        if (symbolic != null) {
+            return symbolic;
+        }
         Map<String, Object> body = body(env, gitDir, config, input);
         Ancestry git = new GitAncestry(env, gitDir, config.git());
         List<Map<String, Object>> facts = new ArrayList<>();

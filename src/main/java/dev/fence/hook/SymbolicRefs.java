@@ -1,0 +1,371 @@
+package dev.fence.hook;
+
+import dev.fence.core.FencePolicy;
+import dev.fence.core.Reason;
+import dev.fence.core.RefUpdate;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Finds the pushed ref names that are symbolic refs, as git's receive-pack resolves them, and refuses
+ * those that lead into fenced refs.
+ *
+ * <p>Git updates a symbolic ref's target, not the symbolic ref: with {@code refs/heads/alias} pointing
+ * at {@code refs/heads/main}, a push to {@code alias} rewrites {@code main}. The hook sees only the name
+ * {@code alias}, so judging it as {@code alias} would let a tokenless or foreign push through to {@code
+ * main}. The rule here: a push to a symbolic ref is refused ({@link Reason#SYMBOLIC_REF}) when the pushed
+ * name, or any ref it resolves through, or the ref it finally resolves to (which git creates when it does
+ * not exist yet) is fenced, or when it cannot be resolved (a loop, more than {@value #MAX_DEPTH} levels,
+ * a target that is no valid ref name). The pusher is told to push to the target's name instead.
+ *
+ * <p>One exception, as in git: when the same push also updates the final target with the same old and
+ * new ids, receive-pack skips the symbolic ref's update ({@code check_aliased_updates}, after
+ * pre-receive) and applies the target's, which is judged on its own line; the symbolic ref's line is then
+ * dropped here. With different ids git refuses both, and so does this class.
+ *
+ * <p>Symbolic refs of the files backend are loose files {@code ref: <target>} (never in {@code
+ * packed-refs}), read here directly, one stat per pushed ref (refs are not quarantined during
+ * pre-receive). A repository with the reftable backend is asked through {@code git symbolic-ref} instead.
+ * {@code GIT_NAMESPACE} applies as in receive-pack. Not thread-safe; one instance per push.
+ */
+public final class SymbolicRefs {
+    /** Most symbolic refs git follows in one resolution ({@code SYMREF_MAXDEPTH}). */
+    static final int MAX_DEPTH = 5;
+
+    private static final int MAX_REF_FILE_BYTES = 1 << 16;
+
+    private final Path gitDir;
+    private final Path commonDir;
+    private final String namespace;
+    private final Map<String, String> env;
+    private final String git;
+    private final boolean reftable;
+
+    private SymbolicRefs(Path gitDir, Path commonDir, String namespace, Map<String, String> env, String git) {
+        this.gitDir = gitDir;
+        this.commonDir = commonDir;
+        this.namespace = namespace;
+        this.env = env;
+        this.git = git;
+        this.reftable = SmallFiles.exists(commonDir.resolve("reftable"));
+    }
+
+    /**
+     * The symbolic refs of the repository a hook runs in.
+     *
+     * @param env the hook's environment ({@code GIT_NAMESPACE}; passed to git where git is asked)
+     * @param gitDir the repository's git directory
+     * @param git the git binary ({@link HookConfig#git()}), for reftable repositories
+     */
+    public static SymbolicRefs of(Map<String, String> env, Path gitDir, String git) {
+        Path common = gitDir;
+        try {
+            byte[] b = SmallFiles.readIfExists(gitDir.resolve("commondir"), MAX_REF_FILE_BYTES);
+            if (b != null) {
+                String s = new String(b, StandardCharsets.UTF_8).strip();
+                if (!s.isEmpty()) {
+                    common = gitDir.resolve(s).normalize();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not a linked worktree's git directory, as far as can be read: the refs are under gitDir.
+        }
+        return new SymbolicRefs(gitDir, common, namespacePrefix(env.get("GIT_NAMESPACE")), env, git);
+    }
+
+    /**
+     * For a hook that has {@code fence serve} judge the push, which cannot see the repository: the
+     * result that refuses a push to a symbolic ref, or null when there is none. Without the server's
+     * patterns, every symbolic ref counts as leading into fenced refs (git's skipped aliases excepted).
+     * Unreadable input is left to the server, which words the problem.
+     */
+    public static PreReceiveHook.Result refusedForServer(
+            Map<String, String> env, Path gitDir, String git, byte[] stdin) {
+        if (gitDir == null) {
+            return null;
+        }
+        List<RefUpdate> updates;
+        try {
+            updates = new HookInputParser().parse(new java.io.ByteArrayInputStream(stdin));
+        } catch (RuntimeException e) {
+            return null;
+        }
+        Screened s = of(env, gitDir, git).screen(updates, null);
+        if (s.refusals().isEmpty()) {
+            return null;
+        }
+        String prefix;
+        try {
+            prefix = HookEnvironments.detect(env, gitDir).linePrefix();
+        } catch (RuntimeException e) {
+            prefix = "";
+        }
+        return new PreReceiveHook.Result(1, s.lines(prefix));
+    }
+
+    /** A pushed symbolic ref this class refuses. */
+    public record Refusal(String ref, List<String> chain, String problem) {}
+
+    /**
+     * What to judge of a push, and what is refused outright.
+     *
+     * @param updates the updates to judge: the push's, less the symbolic refs git skips (see the class
+     *     comment)
+     * @param refusals the pushes to symbolic refs that lead into fenced refs (or cannot be resolved)
+     */
+    public record Screened(List<RefUpdate> updates, List<Refusal> refusals) {
+        /** The lines to show the pusher when {@link #refusals()} is not empty. */
+        public List<String> lines(String prefix) {
+            List<String> out = new ArrayList<>();
+            for (Refusal r : refusals) {
+                out.add(prefix + "REJECTED ref=" + r.ref() + " reason=" + Reason.SYMBOLIC_REF.code());
+            }
+            for (Refusal r : refusals) {
+                String target = r.chain().get(r.chain().size() - 1);
+                if (r.problem() != null) {
+                    out.add(prefix + "fence: " + r.ref() + " is a symbolic ref that cannot be resolved (" + r.problem()
+                            + "); git would refuse to update it, and fence refuses the push.");
+                } else {
+                    out.add(prefix + "fence: " + r.ref() + " is a symbolic ref to "
+                            + String.join(" -> ", r.chain().subList(1, r.chain().size())) + ": git would update "
+                            + target
+                            + ", which fence guards under its own name. Push to " + target
+                            + " itself instead (for example: git push origin <commit>:" + target
+                            + ", with the lease options for " + target + ").");
+                }
+            }
+            out.add(prefix + "fence: the push was refused as a whole; nothing was recorded. Pushing under another"
+                    + " name that points at the same ref is refused the same way.");
+            return out;
+        }
+    }
+
+    /**
+     * Screens a push.
+     *
+     * @param policy the fenced refs; null to treat every ref as fenced (a hook that does not know the
+     *     server's patterns)
+     */
+    public Screened screen(List<RefUpdate> updates, FencePolicy policy) {
+        List<RefUpdate> kept = null;
+        List<Refusal> refusals = new ArrayList<>(0);
+        Map<String, RefUpdate> byName = null;
+        for (int i = 0; i < updates.size(); i++) {
+            RefUpdate u = updates.get(i);
+            Chain c = resolve(u.ref());
+            if (c == null) {
+                if (kept != null) {
+                    kept.add(u);
+                }
+                continue;
+            }
+            if (c.problem == null && !fencedAlong(c.names, policy)) {
+                if (kept != null) {
+                    kept.add(u);
+                }
+                continue;
+            }
+            if (c.problem == null) {
+                if (byName == null) {
+                    byName = new HashMap<>();
+                    for (RefUpdate v : updates) {
+                        byName.putIfAbsent(v.ref(), v);
+                    }
+                }
+                RefUpdate target = byName.get(c.names.get(c.names.size() - 1));
+                if (target != null
+                        && target.oldId().equals(u.oldId())
+                        && target.newId().equals(u.newId())) {
+                    // git skips this line and applies the target's, which is judged as itself.
+                    if (kept == null) {
+                        kept = new ArrayList<>(updates.subList(0, i));
+                    }
+                    continue;
+                }
+            }
+            refusals.add(new Refusal(u.ref(), c.names, c.problem));
+            if (kept != null) {
+                kept.add(u);
+            }
+        }
+        return new Screened(kept == null ? updates : kept, refusals);
+    }
+
+    private static boolean fencedAlong(List<String> names, FencePolicy policy) {
+        if (policy == null) {
+            return true;
+        }
+        for (int i = 0; i < names.size(); i++) {
+            if (policy.isFenced(names.get(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A symbolic ref's resolution: the pushed name first, then each target; or why it fails. */
+    private record Chain(List<String> names, String problem) {}
+
+    /** The chain of a pushed name that is a symbolic ref; null when it is not one. */
+    private Chain resolve(String ref) {
+        if (reftable) {
+            return resolveWithGit(ref);
+        }
+        List<String> names = null;
+        String name = namespace + ref;
+        for (int depth = 0; depth < MAX_DEPTH; depth++) {
+            String target;
+            try {
+                target = readSymref(name);
+            } catch (IOException e) {
+                if (names == null) {
+                    // The pushed name itself cannot be read: git's own update reports it.
+                    return null;
+                }
+                return new Chain(names, "cannot read " + name + ": " + e.getMessage());
+            }
+            if (target == null) {
+                return names == null ? null : new Chain(names, null);
+            }
+            if (names == null) {
+                names = new ArrayList<>(3);
+                names.add(ref);
+            }
+            if (!isSafeRefName(target)) {
+                names.add(Printable.escape(target, 200));
+                return new Chain(names, "its target is not a valid ref name");
+            }
+            names.add(stripNamespace(target));
+            name = target;
+        }
+        return new Chain(names, "more than " + MAX_DEPTH + " levels of symbolic refs, or a loop");
+    }
+
+    /** The target of loose symbolic ref {@code name}, or null when {@code name} is no symbolic ref. */
+    private String readSymref(String name) throws IOException {
+        if (!isSafeRefName(name)) {
+            return null;
+        }
+        Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
+        if (!SmallFiles.isFile(file)) {
+            return null; // a packed ref, a ref that does not exist, or a directory of refs
+        }
+        byte[] b = SmallFiles.readIfExists(file, MAX_REF_FILE_BYTES);
+        if (b == null) {
+            throw new IOException("longer than any ref file git writes");
+        }
+        if (b.length < 4 || b[0] != 'r' || b[1] != 'e' || b[2] != 'f' || b[3] != ':') {
+            return null;
+        }
+        // As git's files backend: "ref:", then whitespace, the target, trailing whitespace trimmed.
+        int start = 4;
+        while (start < b.length && isSpace(b[start])) {
+            start++;
+        }
+        int end = b.length;
+        while (end > start && isSpace(b[end - 1])) {
+            end--;
+        }
+        return new String(b, start, end - start, StandardCharsets.UTF_8);
+    }
+
+    private Chain resolveWithGit(String ref) {
+        ProcessBuilder pb = new ProcessBuilder(git, "symbolic-ref", "-q", ref)
+                .directory(gitDir.toFile())
+                .redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        try {
+            Process p = pb.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(4, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Chain(List.of(ref, ref), "git symbolic-ref did not answer");
+            }
+            String said = new String(out, StandardCharsets.UTF_8).strip();
+            return switch (p.exitValue()) {
+                case 0 -> new Chain(
+                        List.of(ref, said), isSafeRefName(said) ? null : "its target is not a valid ref name");
+                case 1 -> null;
+                default -> new Chain(List.of(ref, ref), "git symbolic-ref failed: " + Printable.escape(said, 200));
+            };
+        } catch (IOException e) {
+            return new Chain(List.of(ref, ref), "cannot run git symbolic-ref: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Chain(List.of(ref, ref), "interrupted");
+        }
+    }
+
+    private String stripNamespace(String target) {
+        return !namespace.isEmpty() && target.startsWith(namespace) ? target.substring(namespace.length()) : target;
+    }
+
+    /** Refs git keeps per worktree; everything else lives in the common directory. */
+    private static boolean isPerWorktree(String name) {
+        return !name.startsWith("refs/")
+                || name.startsWith("refs/bisect/")
+                || name.startsWith("refs/worktree/")
+                || name.startsWith("refs/rewritten/");
+    }
+
+    /**
+     * A name this class may turn into a path: {@code refs/...} or an all-caps root ref such as {@code
+     * HEAD}, without {@code ..}, empty components, backslashes or control characters. Anything else is
+     * no ref git would follow.
+     */
+    static boolean isSafeRefName(String name) {
+        if (name.isEmpty() || name.length() > 1024) {
+            return false;
+        }
+        if (!name.startsWith("refs/")) {
+            for (int i = 0; i < name.length(); i++) {
+                char c = name.charAt(i);
+                if (!((c >= 'A' && c <= 'Z') || c == '_')) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (name.endsWith("/") || name.contains("//") || name.contains("..") || name.endsWith(".lock")) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c == 0x7f || c == '\\' || c == ' ' || c == '~' || c == '^' || c == ':' || c == '?'
+                    || c == '*' || c == '[') {
+                return false;
+            }
+        }
+        for (String part : name.split("/", -1)) {
+            if (part.startsWith(".")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0b || b == 0x0c;
+    }
+
+    private static String namespacePrefix(String ns) {
+        if (ns == null || ns.isEmpty()) {
+            return "";
+        }
+        // As git's expand_namespace: each component becomes refs/namespaces/<component>/.
+        StringBuilder out = new StringBuilder();
+        for (String part : ns.split("/")) {
+            if (!part.isEmpty()) {
+                out.append("refs/namespaces/").append(part).append('/');
+            }
+        }
+        return out.toString();
+    }
+}
