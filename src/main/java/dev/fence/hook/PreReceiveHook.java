@@ -363,7 +363,7 @@ public final class PreReceiveHook {
             InputStream stdin,
             String problem,
             boolean failClosed) {
-        Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir) : Admission.NO_ANCESTRY;
+        Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir, config.git()) : Admission.NO_ANCESTRY;
         return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
                     down[0] = true;
                     return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
