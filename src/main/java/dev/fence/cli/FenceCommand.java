@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
             AuditCommand.class,
             ServeCommand.class,
             StoreCommand.class,
-            BenchCommand.class
+            BenchCommand.class,
+            FaultsCommand.class
         })
 public final class FenceCommand implements Runnable {
     @Spec

@@ -1,0 +1,117 @@
+package dev.fence.faults;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The processes the harness starts: each is registered until it ends, and a JVM shutdown hook kills every
+ * one still running, so that an interrupted run (Ctrl-C, a failed test) leaves no Redis behind.
+ */
+final class Children {
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly), "fence-faults-cleanup"));
+    }
+
+    private Children() {}
+
+    /** The outcome of a short command. */
+    record Outcome(int exit, String out) {}
+
+    /** Starts a long-running process (a server), registered until {@link #kill}; output goes to {@code log}. */
+    static Process start(List<String> command, Path log) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        Process p = pb.start();
+        RUNNING.add(p);
+        p.onExit().thenRun(() -> RUNNING.remove(p));
+        return p;
+    }
+
+    /** Starts a process whose standard input the caller writes; output discarded. */
+    static Process startFed(List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        RUNNING.add(p);
+        p.onExit().thenRun(() -> RUNNING.remove(p));
+        return p;
+    }
+
+    /** SIGKILL, and waits (bounded) for the process to be gone. */
+    static void kill(Process p) {
+        if (p == null) {
+            return;
+        }
+        p.destroyForcibly();
+        try {
+            p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        RUNNING.remove(p);
+    }
+
+    /**
+     * Runs a short command with {@code env} (null: inherit), stdin closed, output and errors together.
+     *
+     * @throws IOException when it cannot start or runs past {@code timeoutSeconds} (it is then killed)
+     */
+    static Outcome run(List<String> command, Map<String, String> env, long timeoutSeconds) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        if (env != null) {
+            pb.environment().clear();
+            pb.environment().putAll(env);
+        }
+        Path out = Files.createTempFile("fence-faults-", ".out");
+        try {
+            pb.redirectOutput(out.toFile());
+            Process p = pb.start();
+            RUNNING.add(p);
+            try {
+                p.getOutputStream().close();
+                if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    kill(p);
+                    throw new IOException(String.join(" ", command) + " ran past " + timeoutSeconds + " s");
+                }
+            } catch (InterruptedException e) {
+                kill(p);
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while running " + command.get(0), e);
+            } finally {
+                RUNNING.remove(p);
+            }
+            return new Outcome(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    /** The executable {@code name} on {@code path} (a PATH value), or null. */
+    static Path find(String path, String name) {
+        if (path == null) {
+            return null;
+        }
+        for (String dir : path.split(":")) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(dir, name);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+}

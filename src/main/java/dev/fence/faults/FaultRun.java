@@ -1,0 +1,146 @@
+package dev.fence.faults;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One fault's run as its {@link Scenarios scenario} sees it: where to put servers, the workload it
+ * injects into, and the notes it reports. Owns every server and feeder it starts, and ends them on
+ * {@link #close}. Used by the orchestrating thread only.
+ */
+final class FaultRun implements AutoCloseable {
+    private final Fault fault;
+    private final Path dir;
+    private final Tools tools;
+    private final PrintWriter progress;
+    private final List<String> notes = new ArrayList<>();
+    private final List<RedisNode> nodes = new ArrayList<>();
+    private final List<Process> feeders = new ArrayList<>();
+    private final List<Thread> feederThreads = new ArrayList<>();
+    private volatile boolean closing;
+    Workload workload;
+    GitRepo repo;
+    History history;
+
+    /** The binaries the faults need; null where one is missing. */
+    record Tools(Path git, Path redisServer, Path redisCli) {
+        static Tools find(Map<String, String> env) {
+            String path = env.get("PATH");
+            return new Tools(
+                    Children.find(path, "git"), Children.find(path, "redis-server"), Children.find(path, "redis-cli"));
+        }
+    }
+
+    FaultRun(Fault fault, Path dir, Tools tools, PrintWriter progress) {
+        this.fault = fault;
+        this.dir = dir;
+        this.tools = tools;
+        this.progress = progress;
+    }
+
+    /** Starts a {@code redis-server} named {@code name} with {@code args}, its data in a directory of its own. */
+    RedisNode redis(String name, String... args) throws IOException {
+        RedisNode n = RedisNode.create(tools.redisServer(), tools.redisCli(), dir.resolve(name), List.of(args));
+        nodes.add(n);
+        n.start();
+        return n;
+    }
+
+    /** Records what the run did (shown in the report), and says it on the progress stream. */
+    void note(String line) {
+        notes.add(line);
+        say(line);
+    }
+
+    void say(String line) {
+        progress.println("[" + fault.id() + "] " + line);
+        progress.flush();
+    }
+
+    List<String> notes() {
+        return notes;
+    }
+
+    /**
+     * Waits until every branch has taken at least one accepted push acknowledged after {@code sinceNanos}: the
+     * writes a fault is meant to lose have happened.
+     *
+     * @return false when that did not happen within {@code timeout}
+     */
+    boolean awaitPushes(long sinceNanos, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            boolean all = true;
+            for (String b : repo.branches()) {
+                if (history.acceptedSince("refs/heads/" + b, sinceNanos) == 0) {
+                    all = false;
+                    break;
+                }
+            }
+            if (all) {
+                return true;
+            }
+            RedisNode.sleep(10);
+        }
+        return false;
+    }
+
+    /** Points the clients and the hook at {@code url}, as an operator (or Sentinel) does after a failover. */
+    void switchStore(String url) throws IOException {
+        workload.switchStore(url);
+        repo.install(url);
+    }
+
+    /**
+     * Starts a {@code redis-cli} on {@code node} fed, until the run closes, one {@code line} per {@code
+     * everyMillis} (each with {@code %d} replaced by a counter).
+     */
+    void feed(RedisNode node, String line, long everyMillis) throws IOException {
+        Process p = Children.startFed(node.feedCommand());
+        feeders.add(p);
+        Thread t = new Thread(
+                () -> {
+                    try (OutputStream out = p.getOutputStream()) {
+                        for (long i = 0; !closing && p.isAlive(); i++) {
+                            out.write((String.format(line, i) + "\n").getBytes(StandardCharsets.UTF_8));
+                            out.flush();
+                            Thread.sleep(everyMillis);
+                        }
+                    } catch (IOException e) {
+                        // the feeder ended: nothing more to write
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "fence-faults-feeder");
+        t.setDaemon(true);
+        feederThreads.add(t);
+        t.start();
+    }
+
+    /** Ends the feeders (the servers stay up). */
+    void stopFeeders() {
+        closing = true;
+        for (Thread t : feederThreads) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        feeders.forEach(Children::kill);
+    }
+
+    @Override
+    public void close() {
+        stopFeeders();
+        nodes.forEach(RedisNode::close);
+    }
+}

@@ -1,0 +1,281 @@
+package dev.fence.faults;
+
+import dev.fence.core.ConfigException;
+import dev.fence.core.LeaseStore;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** How each {@link Fault} sets its store up and injects itself into the running workload. */
+final class Scenarios {
+    /** How long the writes a fault is meant to lose may take to happen. */
+    static final Duration LOSS_WINDOW = Duration.ofSeconds(8);
+
+    private Scenarios() {}
+
+    /** One fault's set-up and injection. */
+    interface Scenario {
+        /** Starts the store; returns the URL the clients and the hook start on. */
+        String start(FaultRun run) throws IOException;
+
+        /** Injects the fault while the workload runs; returns once the store serves again. */
+        void inject(FaultRun run) throws IOException;
+
+        /** The clients' clocks. */
+        default List<Clock> clocks(int clients) {
+            List<Clock> out = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                out.add(Clock.systemUTC());
+            }
+            return out;
+        }
+    }
+
+    /** Why {@code fault} cannot run here, or null when it can. */
+    static String skipReason(Fault fault, FaultRun.Tools tools) {
+        if (tools.git() == null) {
+            return "git is not on PATH";
+        }
+        if (fault == Fault.POSTGRES_PROMOTE) {
+            return hasPostgresStore()
+                    ? "this harness has no postgres-promote scenario yet"
+                    : "no postgresql store in this build";
+        }
+        if (tools.redisServer() == null) {
+            return "redis-server is not on PATH";
+        }
+        if (tools.redisCli() == null) {
+            return "redis-cli is not on PATH";
+        }
+        return null;
+    }
+
+    static Scenario of(Fault fault) {
+        return switch (fault) {
+            case REDIS_KILL_NOPERSIST -> new Kill("--save", "", "--appendonly", "no");
+            case REDIS_KILL_RDB -> new KillAfterSnapshot();
+            case REDIS_KILL_AOF_EVERYSEC -> new Kill("--save", "", "--appendonly", "yes", "--appendfsync", "everysec");
+            case REDIS_KILL_AOF_ALWAYS -> new Kill("--save", "", "--appendonly", "yes", "--appendfsync", "always");
+            case REDIS_PROMOTE_LAGGING_REPLICA -> new PromoteLaggingReplica(false);
+            case REDIS_PROMOTE_LAGGING_REPLICA_WAIT1 -> new PromoteLaggingReplica(true);
+            case REDIS_EVICTION -> new Eviction();
+            case CLIENT_CLOCK_SLOW -> new SlowClockFirstTouch();
+            case POSTGRES_PROMOTE -> throw new IllegalArgumentException("postgres-promote has no scenario");
+        };
+    }
+
+    /** True when this build's store factory knows a PostgreSQL URL. */
+    private static boolean hasPostgresStore() {
+        for (String url : List.of("postgresql://127.0.0.1:1/fence", "postgres://127.0.0.1:1/fence")) {
+            try (LeaseStore s = Stores.open(url, StoreOptions.defaults())) {
+                return s != null;
+            } catch (ConfigException e) {
+                if (!String.valueOf(e.getMessage()).contains("unknown store scheme")) {
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** kill -9 mid-load, once every branch took a push since the injection began; restart from its directory. */
+    static final class Kill implements Scenario {
+        private final String[] args;
+        private RedisNode redis;
+
+        Kill(String... args) {
+            this.args = args;
+        }
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            redis = run.redis("redis", args);
+            run.note("redis-server " + String.join(" ", quoted(args)) + " on port " + redis.port());
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            long mark = System.nanoTime();
+            if (!run.awaitPushes(mark, LOSS_WINDOW)) {
+                run.note("not every branch took a push in " + LOSS_WINDOW.toSeconds() + " s before the kill");
+            }
+            redis.kill();
+            run.note("kill -9 after " + run.history.grantsSince(mark) + " grants since the injection began");
+            redis.start();
+            Map<String, String> ks = redis.info("keyspace");
+            run.note("restarted on the same port: " + (ks.isEmpty() ? "empty" : "keys " + ks));
+        }
+    }
+
+    /** Snapshot-only: BGSAVE, grants and pushes after it, kill -9, restart from the snapshot. */
+    static final class KillAfterSnapshot implements Scenario {
+        private RedisNode redis;
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            // A save rule that never fires during a run: the harness takes the snapshot itself, when it chooses.
+            redis = run.redis("redis", "--save", "3600 1", "--appendonly", "no", "--dbfilename", "dump.rdb");
+            run.note("redis-server --save \"3600 1\" --appendonly no on port " + redis.port());
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            redis.cli("BGSAVE");
+            redis.awaitInfo("persistence", "rdb_bgsave_in_progress", "0", Duration.ofSeconds(20));
+            String status = redis.info("persistence").get("rdb_last_bgsave_status");
+            long mark = System.nanoTime();
+            if (!"ok".equals(status)) {
+                throw new IOException("BGSAVE failed: rdb_last_bgsave_status " + status);
+            }
+            if (!run.awaitPushes(mark, LOSS_WINDOW)) {
+                run.note("not every branch took a push in " + LOSS_WINDOW.toSeconds() + " s after the snapshot");
+            }
+            redis.kill();
+            run.note("BGSAVE, then " + run.history.grantsSince(mark) + " grants, then kill -9");
+            redis.start();
+            run.note("restarted from the snapshot: keys " + redis.info("keyspace"));
+        }
+    }
+
+    /**
+     * A master and one or two replicas. The lagging replica's link is cut by pointing it at a port where
+     * nothing listens (a replica stopped with SIGSTOP would still have the stream in its socket buffer, and
+     * apply it when resumed before it could be promoted); the master goes on, is killed -9, and the lagging
+     * replica is promoted.
+     */
+    static final class PromoteLaggingReplica implements Scenario {
+        private final boolean wait1;
+        private RedisNode master;
+        private RedisNode lagging;
+        private RedisNode other;
+
+        PromoteLaggingReplica(boolean wait1) {
+            this.wait1 = wait1;
+        }
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            master = run.redis("master", "--save", "", "--appendonly", "no");
+            String port = Integer.toString(master.port());
+            lagging = run.redis("replica-1", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", port);
+            lagging.awaitInfo("replication", "master_link_status", "up", Duration.ofSeconds(20));
+            if (wait1) {
+                other = run.redis("replica-2", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", port);
+                other.awaitInfo("replication", "master_link_status", "up", Duration.ofSeconds(20));
+            }
+            run.note("master on port " + master.port() + ", replica on " + lagging.port()
+                    + (wait1
+                            ? " (promoted later) and another on " + other.port() + "; clients and hook use ?wait=1"
+                            : ""));
+            return master.url() + (wait1 ? "?wait=1" : "");
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            int nowhere;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                nowhere = s.getLocalPort();
+            }
+            lagging.cli("REPLICAOF", "127.0.0.1", Integer.toString(nowhere));
+            long mark = System.nanoTime();
+            if (!run.awaitPushes(mark, LOSS_WINDOW)) {
+                run.note("not every branch took a push in " + LOSS_WINDOW.toSeconds() + " s while the replica lagged");
+            }
+            master.kill();
+            run.note("replica cut off from the master; " + run.history.grantsSince(mark)
+                    + " grants later the master was killed -9");
+            lagging.cli("REPLICAOF", "NO", "ONE");
+            if (other != null) {
+                // What Sentinel does: the remaining replica follows the promoted one, so WAIT 1 can succeed again.
+                other.cli("REPLICAOF", "127.0.0.1", Integer.toString(lagging.port()));
+                other.awaitInfo("replication", "master_link_status", "up", Duration.ofSeconds(20));
+            }
+            run.switchStore(lagging.url() + (wait1 ? "?wait=1" : ""));
+            run.note("replica promoted (REPLICAOF NO ONE); clients and the hook's store switched to port "
+                    + lagging.port());
+        }
+    }
+
+    /** allkeys-random and a small maxmemory under load, after the long-running clients checked the policy. */
+    static final class Eviction implements Scenario {
+        private RedisNode redis;
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            redis = run.redis("redis", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction");
+            run.note("redis-server --maxmemory-policy noeviction on port " + redis.port());
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            long used = Long.parseLong(redis.info("memory").get("used_memory"));
+            long max = used + 512 * 1024;
+            redis.cli("CONFIG", "SET", "maxmemory", Long.toString(max));
+            redis.cli("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+            run.feed(redis, "SET faults-filler:%d " + "x".repeat(4096), 20);
+            run.note("CONFIG SET maxmemory " + max + " (used " + used + ") and maxmemory-policy allkeys-random;"
+                    + " a filler writes 4 KiB every 20 ms");
+        }
+
+        /** Called after the workload stopped: how much was evicted. */
+        String evicted() throws IOException {
+            return redis.info("stats").get("evicted_keys");
+        }
+    }
+
+    /** A client an hour slow is the first to touch a Redis that came back empty. */
+    static final class SlowClockFirstTouch implements Scenario {
+        static final Duration SLOW = Duration.ofHours(1);
+        private RedisNode redis;
+
+        @Override
+        public List<Clock> clocks(int clients) {
+            List<Clock> out = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                out.add(i == 0 ? Clock.offset(Clock.systemUTC(), SLOW.negated()) : Clock.systemUTC());
+            }
+            return out;
+        }
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            redis = run.redis("redis", "--save", "", "--appendonly", "no");
+            run.note("redis-server without persistence on port " + redis.port() + "; agent-1's clock is "
+                    + SLOW.toMinutes() + " min slow");
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            if (!run.workload.pause(Duration.ofSeconds(60))) {
+                run.note("not every client paused within 60 s");
+            }
+            redis.kill();
+            redis.start();
+            // agent-1 is the first to touch the empty store.
+            run.workload.service(0).identity();
+            run.workload.resume();
+            run.note("clients paused, kill -9, restarted empty, agent-1 touched it first, clients resumed");
+        }
+    }
+
+    private static List<String> quoted(String[] args) {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            out.add(a.isEmpty() || a.contains(" ") ? "\"" + a + "\"" : a);
+        }
+        return out;
+    }
+}
