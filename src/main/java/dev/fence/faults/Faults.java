@@ -4,6 +4,7 @@ import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.install.HookJvm;
 import dev.fence.install.Launch;
+import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
@@ -98,6 +99,7 @@ public final class Faults {
             Launch launch,
             PrintWriter progress) {
         long start = System.nanoTime();
+        long began = start;
         Scenarios.Scenario scenario = Scenarios.of(fault);
         Workload workload = null;
         int stuck = 0;
@@ -121,14 +123,14 @@ public final class Faults {
                         o.seed());
                 run.workload = workload;
                 long workNanos = o.perFault().toNanos();
-                long began = System.nanoTime();
+                long workStart = System.nanoTime();
                 workload.start();
                 run.say(o.clients() + " clients working");
                 sleepNanos((long) (workNanos * 0.4));
                 run.say("injecting " + fault.id());
                 scenario.inject(run);
                 injected = System.nanoTime();
-                sleepNanos(Math.max((long) (workNanos * 0.4), workNanos - (injected - began)));
+                sleepNanos(Math.max((long) (workNanos * 0.4), workNanos - (injected - workStart)));
                 stuck = workload.stop(Duration.ofSeconds(60));
                 workload = null;
                 run.stopFeeders();
@@ -137,6 +139,9 @@ public final class Faults {
                 }
                 if (scenario instanceof Scenarios.Eviction e) {
                     run.note("evicted keys: " + e.evicted());
+                }
+                if (o.keep()) {
+                    writeHistory(run.history, dir.resolve("history.jsonl"), began);
                 }
                 run.say("checking the history");
                 HistoryChecker.Findings findings = HistoryChecker.check(run.history, run.repo.tips(), run.repo);
@@ -266,6 +271,42 @@ public final class Faults {
         Files.writeString(file, script, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
         return file;
+    }
+
+    /** The history as JSON lines, grants and pushes in acknowledgement order, times in ms since the start. */
+    private static void writeHistory(History h, Path file, long began) throws IOException {
+        List<Map<String, Object>> lines = new ArrayList<>();
+        for (History.Grant g : h.grants()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("op", "grant");
+            m.put("invokedMs", (g.invokedNanos() - began) / 1e6);
+            m.put("ackedMs", (g.ackedNanos() - began) / 1e6);
+            m.put("resource", g.resource());
+            m.put("holder", g.holder());
+            m.put("token", g.token());
+            m.put("generation", g.generation());
+            m.put("proofSha256", g.proofHash());
+            lines.add(m);
+        }
+        for (History.Push p : h.pushes()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("op", p.stale() ? "stale-push" : "push");
+            m.put("invokedMs", (p.invokedNanos() - began) / 1e6);
+            m.put("ackedMs", (p.ackedNanos() - began) / 1e6);
+            m.put("ref", p.ref());
+            m.put("holder", p.holder());
+            m.put("token", p.token());
+            m.put("accepted", p.accepted());
+            m.put("forced", p.forced());
+            m.put("old", p.oldId());
+            m.put("new", p.newId());
+            m.put("reason", p.reason());
+            lines.add(m);
+        }
+        lines.sort(Comparator.comparingDouble(m -> (Double) m.get("ackedMs")));
+        StringBuilder sb = new StringBuilder();
+        lines.forEach(m -> sb.append(Json.write(m)).append('\n'));
+        Files.writeString(file, sb, StandardCharsets.UTF_8);
     }
 
     private static void sleepNanos(long nanos) {

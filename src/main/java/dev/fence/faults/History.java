@@ -86,6 +86,27 @@ public final class History {
         return n;
     }
 
+    /**
+     * True when {@code ref} took an accepted push under a grant invoked after {@code sinceNanos}: a write
+     * whose grant and push both happened since then.
+     */
+    public synchronized boolean wroteSince(String ref, String resource, long sinceNanos) {
+        for (Push p : pushes) {
+            if (!p.accepted() || p.stale() || !p.ref().equals(ref) || p.ackedNanos() <= sinceNanos) {
+                continue;
+            }
+            for (Grant g : grants) {
+                if (g.invokedNanos() > sinceNanos
+                        && g.token() == p.token()
+                        && g.holder().equals(p.holder())
+                        && g.resource().equals(resource)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Grants acknowledged after {@code sinceNanos}. */
     public synchronized int grantsSince(long sinceNanos) {
         int n = 0;

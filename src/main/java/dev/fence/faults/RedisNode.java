@@ -173,6 +173,28 @@ final class RedisNode implements AutoCloseable {
         }
     }
 
+    /**
+     * What the server's log says it loaded at its last start ("DB loaded from ..."), or "nothing (empty)":
+     * asking the server instead would race the clients, which write to it as soon as it answers.
+     */
+    String loaded() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("redis.log"));
+            String found = null;
+            for (String line : lines) {
+                if (line.contains("Server initialized")) {
+                    found = null;
+                } else if (line.contains("DB loaded from") || line.contains("keys loaded")) {
+                    int at = line.indexOf(" * ");
+                    found = (found == null ? "" : found + "; ") + (at >= 0 ? line.substring(at + 3) : line).trim();
+                }
+            }
+            return found == null ? "nothing (empty)" : found;
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
     private String lastLog() {
         try {
             List<String> lines = Files.readAllLines(dir.resolve("redis.log"));
