@@ -40,8 +40,8 @@ class ReadmeCommandsTest {
     private static final Set<String> SHELL_BLOCKS = Set.of("", "sh", "bash", "shell", "console");
 
     /** Every top-level command the README must show at least once. */
-    private static final List<String> DOCUMENTED =
-            List.of("demo", "lease", "exec", "push", "status", "guard", "hook", "install", "serve", "audit", "bench");
+    private static final List<String> DOCUMENTED = List.of(
+            "demo", "lease", "exec", "push", "status", "guard", "hook", "install", "serve", "audit", "bench", "faults");
 
     @TempDir
     Path home;
