@@ -16,10 +16,56 @@ import java.util.concurrent.TimeUnit;
  */
 final class Children {
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> DIRECTORIES = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly), "fence-faults-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(Children::cleanUp, "fence-faults-cleanup"));
+    }
+
+    /** Kills what still runs, then deletes the directories registered for deletion. */
+    private static void cleanUp() {
+        RUNNING.forEach(Process::destroyForcibly);
+        for (Process p : RUNNING) {
+            try {
+                p.waitFor(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        DIRECTORIES.forEach(Children::deleteTree);
+        // A git push that was under way when the JVM was told to end may still write a file or two.
+        try {
+            Thread.sleep(500);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        DIRECTORIES.forEach(Children::deleteTree);
+    }
+
+    /** Deletes {@code dir} if the JVM ends before {@link #deleteNow} is called. */
+    static void deleteOnExit(Path dir) {
+        DIRECTORIES.add(dir);
+    }
+
+    /** Deletes {@code dir} now (best effort). */
+    static void deleteNow(Path dir) {
+        DIRECTORIES.remove(dir);
+        deleteTree(dir);
+    }
+
+    /** Keeps {@code dir} after all. */
+    static void keep(Path dir) {
+        DIRECTORIES.remove(dir);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // best effort
+        }
     }
 
     private Children() {}

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * {@code fence faults}: runs each requested {@link Fault} in turn against fresh servers, a fresh bare
@@ -67,6 +66,9 @@ public final class Faults {
     public static FaultsReport run(Options o, Map<String, String> env, PrintWriter progress) throws IOException {
         FaultRun.Tools tools = FaultRun.Tools.find(env);
         Path work = Files.createTempDirectory("fence-faults-");
+        if (!o.keep()) {
+            Children.deleteOnExit(work);
+        }
         List<FaultResult> results = new ArrayList<>();
         try {
             Launch launch = new Launch.Launcher((o.launcher() != null ? o.launcher() : hookLauncher(work)).toString());
@@ -83,7 +85,7 @@ public final class Faults {
             if (o.keep()) {
                 progress.println("kept: " + work);
             } else {
-                deleteTree(work);
+                Children.deleteNow(work);
             }
             progress.flush();
         }
@@ -311,13 +313,5 @@ public final class Faults {
 
     private static void sleepNanos(long nanos) {
         RedisNode.sleep(Math.max(0, nanos / 1_000_000));
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort
-        }
     }
 }
