@@ -169,7 +169,7 @@ final class GitRepo implements HistoryChecker.Commits {
          */
         PushResult push(String commit, String branch, long token, String proof, boolean force, String pusher) {
             Map<String, String> e = new HashMap<>(env);
-            e.put("FENCE_PUSHER", pusher);
+            e.put("REMOTE_USER", pusher); // the pusher name plain git gives the hook
             String ref = "refs/heads/" + branch;
             Git.Result r = new Git(e)
                     .run(
