@@ -4,6 +4,7 @@ import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
+import dev.fence.store.postgres.PostgresLeaseStore;
 import dev.fence.store.redis.RedisLeaseStore;
 import dev.fence.store.sqlite.SqliteLeaseStore;
 import java.net.URLDecoder;
@@ -18,6 +19,7 @@ import java.util.Map;
  *   <li>{@code sqlite:<path>} — a SQLite file (created with its directory on first use). The default,
  *       at {@code $XDG_DATA_HOME/fence/fence.db} or {@code ~/.local/share/fence/fence.db}.
  *   <li>{@code redis://[user:pass@]host:port[/db]} and {@code rediss://…} (TLS).
+ *   <li>{@code postgresql://user[:pass]@host:port[,host:port…]/database} (or {@code postgres://…}).
  * </ul>
  *
  * Either may end in a query string: {@code timeout} (default 2s), {@code retention} (ledger, default
@@ -95,9 +97,13 @@ public final class Stores {
         if (base.startsWith("redis://") || base.startsWith("rediss://")) {
             return RedisLeaseStore.open(base, options);
         }
+        if (base.startsWith("postgresql://") || base.startsWith("postgres://")) {
+            return PostgresLeaseStore.open(base, options);
+        }
         String scheme = base.contains(":") ? base.substring(0, base.indexOf(':')) : base;
         throw new ConfigException("unknown store scheme '" + scheme
-                + "': use sqlite:<path>, redis://host:port[/db] or rediss://host:port[/db]");
+                + "': use sqlite:<path>, redis://host:port[/db], rediss://host:port[/db] or"
+                + " postgresql://user@host:port/database");
     }
 
     private static StoreOptions parseQuery(String query, StoreOptions o) {

@@ -94,10 +94,17 @@ class ArchitectureTest {
                 .check(classes);
         noClasses()
                 .that()
-                .resideOutsideOfPackages("dev.fence.store.sqlite..")
+                .resideOutsideOfPackages("dev.fence.store.sqlite..", "dev.fence.store.postgres..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("java.sql..")
+                .check(classes);
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("dev.fence.store.postgres..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.postgresql..")
                 .check(classes);
     }
 

@@ -1,0 +1,1313 @@
+package dev.fence.store.postgres;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
+import dev.fence.core.Durations;
+import dev.fence.core.EventType;
+import dev.fence.core.Identities;
+import dev.fence.core.InternalException;
+import dev.fence.core.Lease;
+import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.core.Tip;
+import dev.fence.store.StoreOptions;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.postgresql.Driver;
+
+/**
+ * The shared {@link LeaseStore} on PostgreSQL, the choice for high availability: with a synchronous
+ * standby, a grant is acknowledged only once the standby has it, so a failover to that standby loses no
+ * acknowledged grant.
+ *
+ * <p><b>Transactions:</b> every operation is one transaction at READ COMMITTED. Writers lock the rows they
+ * change ({@code SELECT … FOR UPDATE}, in name order when there are several) before they read them, so
+ * concurrent processes never decide on the same counter value; a resource seen for the first time gets its
+ * row first ({@code INSERT … ON CONFLICT DO NOTHING}, which waits for a concurrent insert of the same name).
+ * Reads that must agree with each other are one statement. Deadlocks and serialization failures are retried
+ * while the timeout lasts.
+ *
+ * <p><b>Identity and rollbacks:</b> the identity row records, besides the generation, a marker that a
+ * rollback of the data cannot preserve: the cluster's {@code system_identifier}, the current WAL timeline
+ * (which changes on every promotion of a standby and every point-in-time recovery), and the transaction id
+ * that wrote the row (which a logical restore of a dump does not keep). Every call that grants, reads
+ * state or commits first compares the stored marker with the live server. On a mismatch the store starts
+ * a new generation before it does anything else: generation and proof key from the caller's candidate, the
+ * floor from the database's clock ({@code clock_timestamp()}), raised above the old floor and every token
+ * the rows hold, so tokens never go back even if the data did. Leases of an older generation read as no
+ * lease, and every resource's version moves out of reach of snapshots taken before, so a decision made
+ * under the old generation can only conflict. A promotion therefore always starts a new generation, even
+ * of a synchronous standby that lost nothing: outstanding leases are void and their holders acquire again.
+ * The first identity takes its floor from the database's clock in the same way; {@code candidate.floor()}
+ * and {@code candidate.createdAt()} are never used.
+ *
+ * <p><b>Durability:</b> the store sets no replication setting of its own: grants are as durable as the
+ * server's {@code synchronous_commit} and {@code synchronous_standby_names} make them. {@link #warnings()}
+ * says when they are less durable than a synchronous standby makes them. fence never cancels a commit: its
+ * sessions run with {@code statement_timeout = 0}, because PostgreSQL answers a commit whose wait for the
+ * standby is cancelled with success and a warning; a commit that comes back with any warning is reported
+ * as {@link StoreUnavailableException}, not as done.
+ *
+ * <p><b>Bounded waits:</b> every call returns or throws {@link StoreUnavailableException} within {@link
+ * StoreOptions#timeout()}: each read from the server waits at most the time left (the socket's timeout),
+ * a lock wait ends at {@code lock_timeout}, and connecting waits at most the timeout rounded up to whole
+ * seconds (the driver's unit). A call that fails before its commit was sent has written nothing; one whose
+ * commit was sent but not answered may have taken effect (an acquire then skips a token, which is safe).
+ *
+ * <p><b>Connections:</b> a pool of at most {@value #POOL_SIZE} connections (one for a hook, {@link
+ * StoreOptions#singleConnection()}). A pooled connection found broken is replaced and the call retried once
+ * if its commit had not been sent; several hosts in the URL are tried in order for the one that is primary.
+ *
+ * <p><b>Time:</b> lease times come from the caller ({@code now}) as the SPI says, kept in one place ({@link
+ * #nowMillis}); floors and creation times come from the database.
+ *
+ * <p><b>Ledger retention:</b> as for SQLite: every write that appends events also deletes up to {@value
+ * #PRUNE_BATCH} events older than {@link StoreOptions#retention()} before the newest event it appends.
+ *
+ * <p><b>Schema:</b> tables live in the schema {@code fence}, created with them on first use if the role may
+ * ({@code CREATE} on the database), or pre-created empty by an administrator ({@code CREATE SCHEMA fence
+ * AUTHORIZATION <role>}). A schema {@code fence} holding other tables is refused.
+ *
+ * <p>Thread-safe.
+ */
+public final class PostgresLeaseStore implements LeaseStore {
+    /** Must match the row {@code schema.sql} writes into {@code fence.schema_info}. */
+    static final int SCHEMA_VERSION = 1;
+
+    private static final int PRUNE_BATCH = 256;
+    private static final int POOL_SIZE = 8;
+
+    /** Attempts of one call when a connection breaks before its commit is sent. */
+    private static final int CONNECTION_ATTEMPTS = 2;
+
+    private static final Executor DIRECT = Runnable::run;
+
+    /** Loaded with the first store. */
+    private static final class Jdbc {
+        static final Driver DRIVER = new Driver();
+
+        private Jdbc() {}
+    }
+
+    private final PostgresUrl url;
+    private final String description;
+    private final Duration timeout;
+    private final long timeoutNanos;
+    private final long retentionMillis;
+    private final ConnectionPool pool;
+
+    private volatile boolean schemaReady;
+    private volatile boolean closed;
+
+    /** The identity the last committed call ran under, for {@link #identityOf}. */
+    private volatile StoreIdentity lastIdentity;
+
+    private PostgresLeaseStore(PostgresUrl url, StoreOptions options) {
+        this.url = url;
+        this.description = url.describe();
+        this.timeout = options.timeout();
+        this.timeoutNanos = Math.max(1, saturatedNanos(options.timeout()));
+        this.retentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.pool = new ConnectionPool(options.singleConnection() ? 1 : POOL_SIZE, this::connect);
+    }
+
+    /**
+     * Opens the store at {@code url}, {@code postgresql://user[:password]@host[:port][,host[:port]…]/database}
+     * (or {@code postgres://…}; a query string is ignored here). Connects on first use; a process that makes
+     * only a few calls ({@link StoreOptions#singleConnection()}) connects now, and a failure to is reported by
+     * its first call.
+     *
+     * @throws dev.fence.core.ConfigException for a malformed URL
+     */
+    public static PostgresLeaseStore open(String url, StoreOptions options) {
+        Objects.requireNonNull(options, "options");
+        PostgresLeaseStore store = new PostgresLeaseStore(PostgresUrl.parse(url), options);
+        if (options.singleConnection()) {
+            store.connectNow();
+        }
+        return store;
+    }
+
+    private void connectNow() {
+        try {
+            run("connect", tx -> null);
+        } catch (StoreUnavailableException e) {
+            // The first call connects again and reports it.
+        }
+    }
+
+    // --- the SPI ------------------------------------------------------------------------------------
+
+    @Override
+    public StoreIdentity identity(StoreIdentity candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return run("read identity", tx -> current(tx, () -> candidate).identity());
+    }
+
+    /** {@inheritDoc} Answered from the last call when it ran under {@code generation}. */
+    @Override
+    public StoreIdentity identityOf(String generation, Supplier<StoreIdentity> candidate) {
+        StoreIdentity last = lastIdentity;
+        if (last != null && last.generation().equals(generation)) {
+            return last;
+        }
+        return run("read identity", tx -> current(tx, candidate).identity());
+    }
+
+    @Override
+    public AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(candidate, "candidate");
+        requirePositiveTtl(ttlMillis);
+        return run("acquire", tx -> {
+            Current cur = current(tx, candidate);
+            ResourceState state = lockOrCreate(tx, resource, cur);
+            Lease previous = state.lease();
+            Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
+            if (previous != null && previous.isLive(at) && !previous.holder().equals(holder)) {
+                return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());
+            }
+            List<LedgerEvent> events = new ArrayList<>(2);
+            if (previous != null && !previous.released() && !at.isBefore(previous.expiresAt())) {
+                events.add(LedgerEvent.lease(
+                        previous.expiresAt(), EventType.EXPIRE, resource, previous.holder(), previous.token()));
+            }
+            long token =
+                    Math.addExact(Math.max(state.latestGranted(), cur.identity().floor()), 1);
+            Instant expiresAt = at.plusMillis(ttlMillis);
+            Lease lease = new Lease(holder, token, at, expiresAt, false, grantSha);
+            writeState(
+                    tx,
+                    cur,
+                    new ResourceState(
+                            resource,
+                            state.version() + 1,
+                            token,
+                            state.highestAccepted(),
+                            lease,
+                            state.baseToken(),
+                            state.baseSha(),
+                            state.lastTokenWriteSha(),
+                            state.tip()));
+            events.add(LedgerEvent.lease(at, EventType.GRANT, resource, holder, token));
+            insertEvents(tx, events);
+            prune(tx, at.toEpochMilli());
+            return new AcquireResult.Granted(
+                    resource, holder, token, cur.identity().generation(), at, expiresAt, previous, state.tip());
+        });
+    }
+
+    @Override
+    public LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now) {
+        Objects.requireNonNull(now, "now");
+        requirePositiveTtl(ttlMillis);
+        return run("renew", tx -> {
+            Current cur = current(tx, null);
+            ResourceState state = lock(tx, resource, cur);
+            if (state == null) {
+                return new LeaseCheck.Refused(0, null);
+            }
+            if (!isCurrentGrant(state, holder, token)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Lease renewed = new Lease(
+                    old.holder(),
+                    old.token(),
+                    old.grantedAt(),
+                    Instant.ofEpochMilli(nowMillis(now, tx)).plusMillis(ttlMillis),
+                    false,
+                    old.grantSha());
+            writeState(tx, cur, withLease(state, renewed));
+            return new LeaseCheck.Ok(renewed);
+        });
+    }
+
+    @Override
+    public LeaseCheck release(String resource, String holder, long token, Instant now) {
+        Objects.requireNonNull(now, "now");
+        return run("release", tx -> {
+            Current cur = current(tx, null);
+            ResourceState state = lock(tx, resource, cur);
+            if (state == null) {
+                return new LeaseCheck.Refused(0, null);
+            }
+            if (!isCurrentGrant(state, holder, token)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
+            Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
+            writeState(tx, cur, withLease(state, released));
+            insertEvents(tx, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
+            prune(tx, at.toEpochMilli());
+            return new LeaseCheck.Ok(released);
+        });
+    }
+
+    @Override
+    public LeaseCheck moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+        return run("move grant sha", tx -> {
+            Current cur = current(tx, null);
+            ResourceState state = lock(tx, resource, cur);
+            if (state == null) {
+                return new LeaseCheck.Refused(0, null);
+            }
+            if (!isCurrentGrant(state, holder, token)
+                    || !Objects.equals(state.lease().grantSha(), expectedSha)) {
+                return new LeaseCheck.Refused(state.latestGranted(), state.lease());
+            }
+            Lease old = state.lease();
+            Lease moved = new Lease(old.holder(), old.token(), old.grantedAt(), old.expiresAt(), false, newSha);
+            writeState(tx, cur, withLease(state, moved));
+            return new LeaseCheck.Ok(moved);
+        });
+    }
+
+    @Override
+    public Map<String, ResourceState> snapshot(Collection<String> resources) {
+        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
+        return run("snapshot", tx -> readSnapshot(tx, names, null).states());
+    }
+
+    /** {@inheritDoc} One statement: the identity check and the rows in one consistent view. */
+    @Override
+    public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
+        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
+        return run("snapshot", tx -> readSnapshot(tx, names, candidate));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Versions are checked before counters: a write computed from an older snapshot legitimately
+     * carries a lower counter than the stored one, and that is a {@link CommitResult.Conflict}, not a
+     * bug. Naming one resource in two writes is a bug ({@link InternalException}). A commit that finds the
+     * marker changed starts the new generation first, so writes decided under the old one conflict.
+     */
+    @Override
+    public CommitResult commit(List<ResourceWrite> writes, List<LedgerEvent> events) {
+        Set<String> seen = new HashSet<>();
+        for (ResourceWrite w : writes) {
+            if (!seen.add(w.resource())) {
+                throw new InternalException("commit names resource '" + w.resource() + "' in more than one write");
+            }
+        }
+        if (writes.isEmpty() && events.isEmpty()) {
+            return new CommitResult.Committed();
+        }
+        return run("commit", tx -> {
+            Current cur = current(tx, null);
+            Map<String, ResourceState> current = new LinkedHashMap<>();
+            if (!writes.isEmpty()) {
+                Map<String, ResourceState> locked = lockOrCreateAll(
+                        tx, writes.stream().map(ResourceWrite::resource).toList(), cur);
+                for (ResourceWrite w : writes) {
+                    current.put(w.resource(), locked.get(w.resource()));
+                }
+            }
+            for (ResourceWrite w : writes) {
+                if (current.get(w.resource()).version() != w.expectedVersion()) {
+                    return new CommitResult.Conflict(w.resource());
+                }
+            }
+            for (ResourceWrite w : writes) {
+                ResourceState s = current.get(w.resource());
+                if (w.latestGranted() < s.latestGranted() || w.highestAccepted() < s.highestAccepted()) {
+                    throw new InternalException("a commit would lower the tokens of " + w.resource()
+                            + " (counter " + s.latestGranted() + " -> " + w.latestGranted()
+                            + ", highest accepted " + s.highestAccepted() + " -> " + w.highestAccepted()
+                            + "); nothing was written");
+                }
+            }
+            for (ResourceWrite w : writes) {
+                ResourceState s = current.get(w.resource());
+                writeState(
+                        tx,
+                        cur,
+                        new ResourceState(
+                                w.resource(),
+                                s.version() + 1,
+                                w.latestGranted(),
+                                w.highestAccepted(),
+                                w.clearLease() ? null : s.lease(),
+                                w.baseToken(),
+                                w.baseSha(),
+                                w.lastTokenWriteSha(),
+                                w.tip()));
+            }
+            insertEvents(tx, events);
+            pruneBefore(tx, events);
+            return new CommitResult.Committed();
+        });
+    }
+
+    @Override
+    public void append(List<LedgerEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        run("append", tx -> {
+            insertEvents(tx, events);
+            pruneBefore(tx, events);
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>"Oldest" is append order ({@link LedgerEvent#seq()}), not {@link LedgerEvent#at()}, as for SQLite.
+     */
+    @Override
+    public List<LedgerEvent> query(LedgerQuery query) {
+        List<String> where = new ArrayList<>();
+        List<Object> args = new ArrayList<>();
+        filter(where, args, "resource", query.resource());
+        filter(where, args, "repo", query.repo());
+        filter(where, args, "ref", query.ref());
+        filter(where, args, "holder", query.holder());
+        if (query.since() != null) {
+            where.add("at >= ?");
+            args.add(ceilMillis(query.since()));
+        }
+        String[] types = null;
+        if (query.types() != null && !query.types().isEmpty()) {
+            where.add("type = ANY (?)");
+            types = query.types().stream().map(EventType::label).sorted().toArray(String[]::new);
+        }
+        String sql = PostgresSql.SQL.get("event.select")
+                + (where.isEmpty() ? "" : "\n WHERE " + String.join(" AND ", where))
+                + "\n"
+                + PostgresSql.SQL.get("event.select.order");
+        String[] typeArray = types;
+        return run("query ledger", tx -> {
+            List<LedgerEvent> out = new ArrayList<>();
+            try (PreparedStatement st = tx.c.prepareStatement(sql)) {
+                int i = 0;
+                for (Object arg : args) {
+                    st.setObject(++i, arg);
+                }
+                if (typeArray != null) {
+                    st.setArray(++i, tx.c.createArrayOf("text", typeArray));
+                }
+                if (query.limit() > 0) {
+                    st.setLong(++i, query.limit());
+                } else {
+                    st.setNull(++i, Types.BIGINT);
+                }
+                try (ResultSet rs = tx.query(st)) {
+                    while (rs.next()) {
+                        out.add(readEvent(rs));
+                    }
+                }
+            }
+            Collections.reverse(out);
+            return out;
+        });
+    }
+
+    /** {@code postgresql://user@host:port/database}, with a password shown as {@code ***}. */
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** Closes the idle connections now and the others as their calls end; never throws. */
+    @Override
+    public void close() {
+        closed = true;
+        pool.close();
+    }
+
+    /**
+     * What makes this store's grants less durable than a synchronous standby makes them, as the server
+     * reports its settings for fence's sessions: empty when {@code synchronous_commit} is {@code on}, {@code
+     * remote_apply} or {@code remote_write} and {@code synchronous_standby_names} is set. Each entry is a
+     * sentence for an operator, for a long-running process (or a health check) to print when it opens the
+     * store; the store works the same either way.
+     *
+     * @throws StoreUnavailableException when the server cannot be asked
+     */
+    public List<String> warnings() {
+        return run("read replication settings", tx -> {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("settings.durability"));
+                    ResultSet rs = tx.query(st)) {
+                rs.next();
+                return durabilityWarnings(
+                        rs.getString("synchronous_commit"), rs.getString("synchronous_standby_names"));
+            }
+        });
+    }
+
+    /** The warnings {@link #warnings()} gives for these two settings. */
+    static List<String> durabilityWarnings(String synchronousCommit, String standbyNames) {
+        List<String> out = new ArrayList<>();
+        String commit =
+                synchronousCommit == null ? "" : synchronousCommit.strip().toLowerCase(Locale.ROOT);
+        boolean waits = commit.equals("on") || commit.equals("remote_apply") || commit.equals("remote_write");
+        if (!waits) {
+            out.add("synchronous_commit is '" + commit + "': PostgreSQL acknowledges a grant before any standby"
+                    + (commit.equals("off") ? ", or even its own disk," : "") + " has it; set it to on (or"
+                    + " remote_apply) for fence's role or database");
+        }
+        if (standbyNames == null || standbyNames.isBlank()) {
+            out.add("synchronous_standby_names is empty: no standby confirms a grant before it is acknowledged,"
+                    + " so a failover can lose acknowledged grants (fence then notices the new timeline and"
+                    + " starts a new generation: outstanding leases become void); name a synchronous standby and"
+                    + " let the failover manager promote only one (Patroni: synchronous_mode)");
+        }
+        return out;
+    }
+
+    // --- identity -----------------------------------------------------------------------------------
+
+    /** The identity a call runs under, with the offset its stored versions are read with. */
+    private record Current(StoreIdentity identity, long versionBase) {}
+
+    /**
+     * What {@code identity.check} read: the stored identity (null when there is none) and whether its
+     * marker matches the live server.
+     */
+    private record Check(
+            StoreIdentity stored,
+            long versionBase,
+            boolean matches,
+            long liveSystemIdentifier,
+            long liveTimeline,
+            long dbNow) {}
+
+    private static Check readCheck(ResultSet rs) throws SQLException {
+        long liveSystem = rs.getLong("live_system_identifier");
+        long liveTimeline = Long.parseLong(rs.getString("live_timeline"), 16);
+        long dbNow = rs.getLong("db_now");
+        String generation = rs.getString("generation");
+        if (generation == null) {
+            return new Check(null, 0, false, liveSystem, liveTimeline, dbNow);
+        }
+        StoreIdentity stored = new StoreIdentity(
+                generation,
+                rs.getLong("floor"),
+                rs.getBytes("proof_key"),
+                Instant.ofEpochMilli(rs.getLong("created_at")));
+        // The row's xmin is the 32-bit transaction id of whoever wrote it last; written_xid is the full id
+        // of the transaction fence wrote it in. They differ once anything else has written the row.
+        boolean matches = rs.getLong("system_identifier") == liveSystem
+                && rs.getLong("timeline") == liveTimeline
+                && (rs.getLong("written_xid") & 0xffff_ffffL) == Long.parseLong(rs.getString("row_xid"));
+        return new Check(stored, rs.getLong("version_base"), matches, liveSystem, liveTimeline, dbNow);
+    }
+
+    private static Check check(Tx tx) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("identity.check"));
+                ResultSet rs = tx.query(st)) {
+            if (!rs.next()) {
+                throw new InternalException("identity.check returned no row");
+            }
+            return readCheck(rs);
+        }
+    }
+
+    /** The identity to run under, after starting a new generation if the marker says the data changed. */
+    private Current current(Tx tx, Supplier<StoreIdentity> candidate) throws SQLException {
+        return settle(tx, check(tx), candidate);
+    }
+
+    /**
+     * {@code check} if its marker matches; else a new generation, written in this transaction. Concurrent
+     * callers that find the same mismatch queue on the identity row's lock, and all but the first then find
+     * the marker matching again.
+     *
+     * @param candidate the caller's candidate, or null for one made here
+     */
+    private Current settle(Tx tx, Check check, Supplier<StoreIdentity> candidate) throws SQLException {
+        if (!check.matches()) {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("identity.lock"));
+                    ResultSet rs = tx.query(st)) {
+                // Locked, if there is a row; an absent one is claimed by the insert's conflict check.
+            }
+            check = check(tx);
+        }
+        if (!check.matches()) {
+            StoreIdentity made = candidate == null
+                    ? Identities.candidate(Instant.ofEpochMilli(check.dbNow()))
+                    : Objects.requireNonNull(candidate.get(), "candidate");
+            if (check.stored() == null) {
+                try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("identity.insert"))) {
+                    int i = 0;
+                    st.setString(++i, made.generation());
+                    st.setLong(++i, check.dbNow());
+                    st.setBytes(++i, made.proofKey());
+                    st.setLong(++i, check.dbNow());
+                    st.setLong(++i, check.liveSystemIdentifier());
+                    st.setLong(++i, check.liveTimeline());
+                    st.setLong(++i, check.dbNow());
+                    tx.update(st);
+                }
+            } else {
+                try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("identity.replace"))) {
+                    int i = 0;
+                    st.setString(++i, made.generation());
+                    st.setLong(++i, check.dbNow());
+                    st.setBytes(++i, made.proofKey());
+                    st.setLong(++i, check.dbNow());
+                    st.setLong(++i, check.liveSystemIdentifier());
+                    st.setLong(++i, check.liveTimeline());
+                    tx.update(st);
+                }
+            }
+            check = check(tx);
+            if (!check.matches()) {
+                throw new StoreUnavailableException("PostgreSQL store " + description
+                        + " could not record a new identity (its identity row keeps changing under it); retry");
+            }
+        }
+        Current cur = new Current(check.stored(), check.versionBase());
+        tx.current = cur;
+        return cur;
+    }
+
+    // --- rows ---------------------------------------------------------------------------------------
+
+    private IdentifiedSnapshot readSnapshot(Tx tx, List<String> names, Supplier<StoreIdentity> candidate)
+            throws SQLException {
+        for (int attempt = 0; ; attempt++) {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("snapshot.identified"))) {
+                st.setArray(1, textArray(tx, names));
+                try (ResultSet rs = tx.query(st)) {
+                    if (!rs.next()) {
+                        throw new InternalException("snapshot.identified returned no row");
+                    }
+                    Check check = readCheck(rs);
+                    if (check.matches()) {
+                        Current cur = new Current(check.stored(), check.versionBase());
+                        tx.current = cur;
+                        Map<String, ResourceState> found = new HashMap<>();
+                        do {
+                            String resource = rs.getString("resource");
+                            if (resource != null) {
+                                found.put(resource, readState(rs, resource, cur));
+                            }
+                        } while (rs.next());
+                        Map<String, ResourceState> out = new LinkedHashMap<>();
+                        for (String name : names) {
+                            ResourceState s = found.get(name);
+                            out.put(name, s != null ? s : missing(name, cur));
+                        }
+                        return new IdentifiedSnapshot(cur.identity(), Collections.unmodifiableMap(out));
+                    }
+                    if (attempt > 0) {
+                        throw new StoreUnavailableException("PostgreSQL store " + description
+                                + " could not settle its identity (its identity row keeps changing); retry");
+                    }
+                    rs.close();
+                    settle(tx, check, candidate);
+                }
+            }
+        }
+    }
+
+    /** The locked row of {@code resource}, or null when it has none. */
+    private static ResourceState lock(Tx tx, String resource, Current cur) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("resource.lock"))) {
+            st.setString(1, resource);
+            try (ResultSet rs = tx.query(st)) {
+                return rs.next() ? readState(rs, resource, cur) : null;
+            }
+        }
+    }
+
+    private static ResourceState lockOrCreate(Tx tx, String resource, Current cur) throws SQLException {
+        ResourceState s = lock(tx, resource, cur);
+        if (s != null) {
+            return s;
+        }
+        return lockOrCreateAll(tx, List.of(resource), cur).get(resource);
+    }
+
+    /** The locked rows of {@code resources}, creating the missing ones first (as empty rows). */
+    private static Map<String, ResourceState> lockOrCreateAll(Tx tx, List<String> resources, Current cur)
+            throws SQLException {
+        Map<String, ResourceState> out = lockAll(tx, resources, cur);
+        if (out.size() < resources.size()) {
+            List<String> missing = new ArrayList<>();
+            for (String r : resources) {
+                if (!out.containsKey(r)) {
+                    missing.add(r);
+                }
+            }
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("resources.ensure"))) {
+                st.setArray(1, textArray(tx, missing));
+                tx.update(st);
+            }
+            out.putAll(lockAll(tx, missing, cur));
+            if (out.size() < resources.size()) {
+                throw new InternalException("resources.ensure left rows missing for " + missing);
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, ResourceState> lockAll(Tx tx, List<String> resources, Current cur) throws SQLException {
+        Map<String, ResourceState> out = new HashMap<>();
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("resources.lock"))) {
+            st.setArray(1, textArray(tx, resources));
+            try (ResultSet rs = tx.query(st)) {
+                while (rs.next()) {
+                    String resource = rs.getString("resource");
+                    out.put(resource, readState(rs, resource, cur));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The state of a resource that has no row: as {@link ResourceState#empty}, at this generation's version base. */
+    private static ResourceState missing(String resource, Current cur) {
+        return new ResourceState(resource, cur.versionBase(), 0, 0, null, 0, null, null, null);
+    }
+
+    private static ResourceState readState(ResultSet rs, String resource, Current cur) throws SQLException {
+        Lease lease = null;
+        Long leaseToken = longOrNull(rs, "lease_token");
+        // A lease granted under an older generation is void: its proof no longer verifies, and it must not
+        // keep anyone from acquiring.
+        if (leaseToken != null && cur.identity().generation().equals(rs.getString("lease_generation"))) {
+            lease = new Lease(
+                    rs.getString("lease_holder"),
+                    leaseToken,
+                    instant(rs, "lease_granted_at"),
+                    instant(rs, "lease_expires_at"),
+                    rs.getBoolean("lease_released"),
+                    rs.getString("lease_grant_sha"));
+        }
+        Tip tip = null;
+        Long tipToken = longOrNull(rs, "tip_token");
+        if (tipToken != null) {
+            tip = new Tip(
+                    rs.getString("tip_sha"),
+                    tipToken,
+                    rs.getString("tip_holder"),
+                    rs.getString("tip_pusher"),
+                    instant(rs, "tip_at"));
+        }
+        return new ResourceState(
+                resource,
+                Math.addExact(rs.getLong("version"), cur.versionBase()),
+                rs.getLong("latest_granted"),
+                rs.getLong("highest_accepted"),
+                lease,
+                rs.getLong("base_token"),
+                rs.getString("base_sha"),
+                rs.getString("last_token_write_sha"),
+                tip);
+    }
+
+    /** Writes {@code s} over its (locked, existing) row. */
+    private static void writeState(Tx tx, Current cur, ResourceState s) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("resource.update"))) {
+            Lease lease = s.lease();
+            Tip tip = s.tip();
+            int i = 0;
+            st.setLong(++i, s.version() - cur.versionBase());
+            st.setLong(++i, s.latestGranted());
+            st.setLong(++i, s.highestAccepted());
+            st.setString(++i, lease == null ? null : cur.identity().generation());
+            st.setString(++i, lease == null ? null : lease.holder());
+            setLong(st, ++i, lease == null ? null : lease.token());
+            setLong(st, ++i, lease == null ? null : epochMillis(lease.grantedAt()));
+            setLong(st, ++i, lease == null ? null : epochMillis(lease.expiresAt()));
+            if (lease == null) {
+                st.setNull(++i, Types.BOOLEAN);
+            } else {
+                st.setBoolean(++i, lease.released());
+            }
+            st.setString(++i, lease == null ? null : lease.grantSha());
+            st.setLong(++i, s.baseToken());
+            st.setString(++i, s.baseSha());
+            st.setString(++i, s.lastTokenWriteSha());
+            st.setString(++i, tip == null ? null : tip.sha());
+            setLong(st, ++i, tip == null ? null : tip.token());
+            st.setString(++i, tip == null ? null : tip.holder());
+            st.setString(++i, tip == null ? null : tip.pusher());
+            setLong(st, ++i, tip == null ? null : epochMillis(tip.at()));
+            st.setString(++i, s.resource());
+            if (tx.update(st) != 1) {
+                throw new InternalException("resource.update found no row for " + s.resource());
+            }
+        }
+    }
+
+    private static void insertEvents(Tx tx, List<LedgerEvent> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("event.insert"))) {
+            for (LedgerEvent e : events) {
+                int i = 0;
+                st.setLong(++i, e.at().toEpochMilli());
+                st.setString(++i, e.type().label());
+                st.setString(++i, e.resource());
+                st.setString(++i, e.repo());
+                st.setString(++i, e.ref());
+                st.setString(++i, e.holder());
+                st.setString(++i, e.pusher());
+                st.setLong(++i, e.token());
+                st.setString(++i, e.oldSha());
+                st.setString(++i, e.newSha());
+                st.setString(++i, e.reason());
+                st.setBytes(++i, e.detail() == null ? null : e.detail().getBytes(StandardCharsets.UTF_8));
+                st.addBatch();
+            }
+            tx.batch(st);
+        }
+    }
+
+    private LedgerEvent readEvent(ResultSet rs) throws SQLException {
+        String type = rs.getString("type");
+        EventType eventType;
+        try {
+            eventType = EventType.valueOf(type.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new StoreUnavailableException("PostgreSQL store " + description
+                    + " holds a ledger event of unknown type '" + type + "' (seq " + rs.getLong("seq")
+                    + "); was it written by a newer fence?");
+        }
+        byte[] detail = rs.getBytes("detail");
+        return new LedgerEvent(
+                rs.getLong("seq"),
+                instant(rs, "at"),
+                eventType,
+                rs.getString("resource"),
+                rs.getString("repo"),
+                rs.getString("ref"),
+                rs.getString("holder"),
+                rs.getString("pusher"),
+                rs.getLong("token"),
+                rs.getString("old_sha"),
+                rs.getString("new_sha"),
+                rs.getString("reason"),
+                detail == null ? null : new String(detail, StandardCharsets.UTF_8));
+    }
+
+    private void pruneBefore(Tx tx, List<LedgerEvent> appended) throws SQLException {
+        if (!appended.isEmpty()) {
+            long newest = Long.MIN_VALUE;
+            for (LedgerEvent e : appended) {
+                newest = Math.max(newest, e.at().toEpochMilli());
+            }
+            prune(tx, newest);
+        }
+    }
+
+    private void prune(Tx tx, long nowMillis) throws SQLException {
+        long cutoff = nowMillis - retentionMillis;
+        if (cutoff > nowMillis) {
+            return; // underflow: nothing can be that old
+        }
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("event.prune"))) {
+            st.setLong(1, cutoff);
+            st.setInt(2, PRUNE_BATCH);
+            tx.update(st);
+        }
+    }
+
+    /**
+     * The time a call's lease times are taken from: today the caller's {@code now} (truncated to the
+     * millisecond), as the SPI says. The one place to change when the store takes its own clock.
+     */
+    private static long nowMillis(Instant callerNow, Tx tx) {
+        return callerNow.toEpochMilli();
+    }
+
+    // --- transactions and connections ---------------------------------------------------------------
+
+    /** What {@link #run} does inside its transaction. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Tx tx) throws SQLException;
+    }
+
+    /** One attempt of one call: its connection, in a transaction, and the call's deadline. */
+    private final class Tx {
+        final Connection c;
+        final long deadline;
+
+        /** The identity the attempt ran under, once known. */
+        Current current;
+
+        Tx(Connection c, long deadline) {
+            this.c = c;
+            this.deadline = deadline;
+        }
+
+        ResultSet query(PreparedStatement st) throws SQLException {
+            bound();
+            return st.executeQuery();
+        }
+
+        int update(PreparedStatement st) throws SQLException {
+            bound();
+            return st.executeUpdate();
+        }
+
+        void batch(PreparedStatement st) throws SQLException {
+            bound();
+            st.executeBatch();
+        }
+
+        /**
+         * Commits. A commit that comes back with a warning is not acknowledged: PostgreSQL reports a commit
+         * whose wait for a synchronous standby was cancelled (by an administrator, a shutdown, a timeout) as
+         * done, with a warning that the standby may not have it.
+         */
+        void commit(String what) throws SQLException {
+            bound();
+            c.clearWarnings();
+            c.commit();
+            SQLWarning w = c.getWarnings();
+            c.clearWarnings();
+            if (w != null) {
+                StringBuilder text = new StringBuilder();
+                for (SQLWarning x = w; x != null; x = x.getNextWarning()) {
+                    text.append(text.length() == 0 ? "" : "; ").append(x.getMessage());
+                }
+                throw new StoreUnavailableException("PostgreSQL store " + description + " committed " + what
+                        + " with a warning (" + text + "): a synchronous standby may not have it, so it is not"
+                        + " acknowledged; retry");
+            }
+        }
+
+        /** Makes the next reply wait at most the time left. */
+        private void bound() throws SQLException {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new StoreUnavailableException("PostgreSQL store " + description
+                        + " did not finish within the timeout of " + Durations.format(timeout)
+                        + "; retry, or raise ?timeout= in the store URL");
+            }
+            c.setNetworkTimeout(DIRECT, ceilMillis(left));
+        }
+    }
+
+    /**
+     * Runs {@code work} in one transaction and commits it; rolls back on any failure, so no call leaves
+     * part of its writes behind. Retries, while the deadline allows, a deadlock or serialization failure,
+     * a pooled connection that broke before the commit was sent (once), and a schema that went missing
+     * (once, after creating it again).
+     */
+    private <T> T run(String what, Work<T> work) {
+        if (closed) {
+            throw new InternalException("PostgreSQL store " + description + " used after close (" + what + ")");
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        int connectionAttempts = 0;
+        boolean schemaRetried = false;
+        while (true) {
+            ConnectionPool.Borrowed borrowed;
+            try {
+                borrowed = pool.borrow(deadline);
+            } catch (SQLException e) {
+                throw unavailable(e, what);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreUnavailableException("interrupted while waiting for PostgreSQL store " + description, e);
+            }
+            if (borrowed == null) {
+                throw new StoreUnavailableException("PostgreSQL store " + description + " is busy: all "
+                        + (POOL_SIZE) + " connections of this process were in use for longer than the timeout of "
+                        + Durations.format(timeout) + " (" + what + "); retry, or raise ?timeout= in the store URL");
+            }
+            Connection c = borrowed.connection();
+            Tx tx = new Tx(c, deadline);
+            boolean commitSent = false;
+            try {
+                if (!schemaReady) {
+                    ensureSchema(tx);
+                    schemaReady = true;
+                }
+                T result = work.run(tx);
+                commitSent = true;
+                tx.commit(what);
+                if (tx.current != null) {
+                    lastIdentity = tx.current.identity();
+                }
+                pool.giveBack(c);
+                return result;
+            } catch (SQLException e) {
+                boolean broken = isBroken(e, c);
+                if (broken) {
+                    pool.discard(c);
+                } else {
+                    rollbackAndGiveBack(c, deadline);
+                }
+                boolean timeLeft = deadline - System.nanoTime() > 0;
+                if (commitSent) {
+                    throw unavailable(e, what + "; the commit was sent, so it may have taken effect");
+                }
+                if (broken && timeLeft && ++connectionAttempts < CONNECTION_ATTEMPTS && !isTimeout(e)) {
+                    // A server restart or failover breaks every idle connection at once.
+                    pool.discardIdle();
+                    continue;
+                }
+                if (isRetryable(e) && timeLeft) {
+                    continue;
+                }
+                if (isMissingSchema(e) && !schemaRetried && timeLeft) {
+                    // Dropped under a running store (data loss): created again, then a new identity.
+                    schemaRetried = true;
+                    schemaReady = false;
+                    pool.discardIdle();
+                    continue;
+                }
+                throw unavailable(e, what);
+            } catch (RuntimeException | Error e) {
+                if (commitSent) {
+                    pool.discard(c);
+                } else {
+                    rollbackAndGiveBack(c, deadline);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void rollbackAndGiveBack(Connection c, long deadline) {
+        try {
+            // A healthy server rolls back at once; a rollback that does not come back marks a broken link.
+            long left = deadline - System.nanoTime();
+            c.setNetworkTimeout(DIRECT, (int) Math.max(100, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left))));
+            c.rollback();
+            pool.giveBack(c);
+        } catch (SQLException | RuntimeException e) {
+            pool.discard(c);
+        }
+    }
+
+    /**
+     * Checks, in the call's transaction, that the schema is there and of a version this fence knows,
+     * creating it (in a transaction of its own) when it is missing.
+     */
+    private void ensureSchema(Tx tx) throws SQLException {
+        Integer version;
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("schema.version"));
+                ResultSet rs = tx.query(st)) {
+            version = rs.next() ? rs.getInt(1) : null;
+        } catch (SQLException e) {
+            if (!isMissingSchema(e)) {
+                throw e;
+            }
+            tx.c.rollback();
+            createSchema(tx);
+            return;
+        }
+        checkVersion(version);
+    }
+
+    private void createSchema(Tx tx) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("schema.lock"));
+                ResultSet rs = tx.query(st)) {
+            // Held until the commit: a concurrent creator waits here, then finds the schema.
+        }
+        if (!queryBoolean(tx, "schema.exists")) {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("schema.create"))) {
+                tx.update(st);
+            }
+        } else if (hasSchemaInfo(tx)) {
+            Integer version;
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("schema.version"));
+                    ResultSet rs = tx.query(st)) {
+                version = rs.next() ? rs.getInt(1) : null;
+            }
+            checkVersion(version);
+            tx.commit("schema check");
+            return;
+        } else if (queryLong(tx, "schema.tables") > 0) {
+            throw new StoreUnavailableException("PostgreSQL store " + description
+                    + ": the schema 'fence' holds tables of another program, not a fence store; use another"
+                    + " database");
+        }
+        for (String statement : PostgresSql.SQL.schema()) {
+            try (PreparedStatement st = tx.c.prepareStatement(statement)) {
+                tx.update(st);
+            }
+        }
+        tx.commit("schema creation");
+    }
+
+    private static boolean hasSchemaInfo(Tx tx) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement("SELECT to_regclass('fence.schema_info') IS NOT NULL");
+                ResultSet rs = tx.query(st)) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    private void checkVersion(Integer version) {
+        if (version == null) {
+            throw new StoreUnavailableException("PostgreSQL store " + description
+                    + " has an empty fence.schema_info table: the schema is damaged; restore it from a backup, or"
+                    + " drop the schema 'fence' to start a new store generation");
+        }
+        if (version > SCHEMA_VERSION) {
+            throw new StoreUnavailableException("PostgreSQL store " + description + " was written by a newer fence"
+                    + " (schema " + version + ", this fence knows " + SCHEMA_VERSION + "); upgrade fence");
+        }
+    }
+
+    private Connection connect(long deadline) throws SQLException {
+        long left = Math.max(1, deadline - System.nanoTime());
+        String seconds = Long.toString(Math.max(1, (TimeUnit.NANOSECONDS.toMillis(left) + 999) / 1000));
+        long timeoutMillis = Math.max(1, saturatedMillis(timeout));
+        Properties p = new Properties();
+        p.setProperty("user", url.user());
+        if (url.password() != null) {
+            p.setProperty("password", url.password());
+        }
+        p.setProperty("connectTimeout", seconds);
+        // Covers the log-in exchange; each call then bounds its own replies (Tx.bound).
+        p.setProperty("socketTimeout", seconds);
+        // Only a primary takes writes; with several hosts, the one that is primary now.
+        p.setProperty("targetServerType", "primary");
+        // Judge each host afresh: after a promotion, the driver's memory of "a standby" is wrong.
+        p.setProperty("hostRecheckSeconds", "0");
+        p.setProperty("ApplicationName", "fence");
+        p.setProperty("tcpKeepAlive", "true");
+        // lock_timeout ends a wait for a row lock on the server, as the socket's timeout does on the client.
+        // statement_timeout is 0 whatever the role's or server's default: a cancelled commit would be kept
+        // locally and reported as done (see Tx.commit). A session left in a transaction by a client that
+        // stopped ends after the timeout. READ COMMITTED is what the locking above is written for.
+        long serverMillis = Math.min(timeoutMillis, Integer.MAX_VALUE - 1000L);
+        p.setProperty(
+                "options",
+                "-c lock_timeout=" + serverMillis
+                        + " -c statement_timeout=0"
+                        + " -c idle_in_transaction_session_timeout=" + (serverMillis + 1000)
+                        + " -c default_transaction_isolation=read\\ committed");
+        Connection c = Jdbc.DRIVER.connect(url.jdbcUrl(), p);
+        if (c == null) {
+            throw new InternalException("the PostgreSQL driver did not accept " + url.jdbcUrl());
+        }
+        try {
+            c.setAutoCommit(false);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    // --- errors -------------------------------------------------------------------------------------
+
+    private static boolean isBroken(SQLException e, Connection c) {
+        String state = e.getSQLState();
+        if (state != null
+                && (state.startsWith("08")
+                        || state.equals("57P01")
+                        || state.equals("57P02")
+                        || state.equals("57P03"))) {
+            return true;
+        }
+        try {
+            return c.isClosed();
+        } catch (SQLException x) {
+            return true;
+        }
+    }
+
+    private static boolean isRetryable(SQLException e) {
+        return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
+    }
+
+    private static boolean isMissingSchema(SQLException e) {
+        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState());
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private StoreUnavailableException unavailable(SQLException e, String what) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        String server = e.getMessage();
+        String store = "PostgreSQL store " + description;
+        String retry = "; retry, or raise ?timeout= in the store URL";
+        String message;
+        if (isTimeout(e)) {
+            message = store + " did not answer within the timeout of " + Durations.format(timeout) + " (" + what + ")"
+                    + retry;
+        } else if (state.equals("55P03")) {
+            message = store + " stayed locked by another writer for longer than the timeout of "
+                    + Durations.format(timeout) + " (" + what + ")" + retry;
+        } else if (state.startsWith("28")) {
+            message = "cannot log in to " + store + " (" + server
+                    + "); check the user and password (in the URL or ~/.pgpass) and pg_hba.conf";
+        } else if (state.equals("3D000")) {
+            message = store + " names a database that does not exist (" + server
+                    + "); create it (CREATE DATABASE) or fix the URL";
+        } else if (state.equals("42501")) {
+            message = store + ": fence's role lacks a privilege (" + server + ", during " + what
+                    + "); grant it CREATE on the database, or create the schema for it: CREATE SCHEMA fence"
+                    + " AUTHORIZATION <role>";
+        } else if (state.equals("25006") || state.equals("55000")) {
+            message = store + " reached a server that takes no writes (" + server
+                    + "): a standby, or one being promoted; point the URL at the primary, or list every member of"
+                    + " the cluster";
+        } else if (state.equals("53300")) {
+            message = store + " refused the connection: too many connections (" + server + ")";
+        } else if (state.startsWith("08")) {
+            message = "cannot reach " + store + " (" + server + ")";
+        } else {
+            message = store + " failed during " + what + " (" + server + ")";
+        }
+        return new StoreUnavailableException(message, e);
+    }
+
+    // --- helpers ------------------------------------------------------------------------------------
+
+    /** The SPI's "current grant": the counter is this token and the latest lease is it, unreleased. */
+    private static boolean isCurrentGrant(ResourceState state, String holder, long token) {
+        Lease lease = state.lease();
+        return lease != null
+                && state.latestGranted() == token
+                && lease.token() == token
+                && lease.holder().equals(holder)
+                && !lease.released();
+    }
+
+    private static ResourceState withLease(ResourceState s, Lease lease) {
+        return new ResourceState(
+                s.resource(),
+                s.version(),
+                s.latestGranted(),
+                s.highestAccepted(),
+                lease,
+                s.baseToken(),
+                s.baseSha(),
+                s.lastTokenWriteSha(),
+                s.tip());
+    }
+
+    private static void filter(List<String> where, List<Object> args, String column, String value) {
+        if (value != null) {
+            where.add(column + " = ?");
+            args.add(value);
+        }
+    }
+
+    private static Array textArray(Tx tx, List<String> values) throws SQLException {
+        return tx.c.createArrayOf("text", values.toArray(new String[0]));
+    }
+
+    private static boolean queryBoolean(Tx tx, String name) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get(name));
+                ResultSet rs = tx.query(st)) {
+            return rs.next() && rs.getBoolean(1);
+        }
+    }
+
+    private static long queryLong(Tx tx, String name) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get(name));
+                ResultSet rs = tx.query(st)) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private static void requirePositiveTtl(long ttlMillis) {
+        if (ttlMillis <= 0) {
+            throw new InternalException("lease length must be positive, got " + ttlMillis + " ms");
+        }
+    }
+
+    /** Stored instants are whole milliseconds, so "at or after" a fractional one starts at the next. */
+    private static long ceilMillis(Instant t) {
+        long ms = t.toEpochMilli();
+        return t.getNano() % 1_000_000 == 0 ? ms : ms + 1;
+    }
+
+    private static int ceilMillis(long nanos) {
+        long ms = (nanos + 999_999) / 1_000_000;
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, ms));
+    }
+
+    private static Long longOrNull(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        Long ms = longOrNull(rs, column);
+        return ms == null ? null : Instant.ofEpochMilli(ms);
+    }
+
+    private static void setLong(PreparedStatement st, int i, Long value) throws SQLException {
+        if (value == null) {
+            st.setNull(i, Types.BIGINT);
+        } else {
+            st.setLong(i, value);
+        }
+    }
+
+    private static Long epochMillis(Instant t) {
+        return t == null ? null : t.toEpochMilli();
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

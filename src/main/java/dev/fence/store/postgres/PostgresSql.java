@@ -1,0 +1,136 @@
+package dev.fence.store.postgres;
+
+import dev.fence.core.InternalException;
+import dev.fence.store.JarResources;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The SQL of the PostgreSQL store, read from {@code schema.sql} and {@code statements.sql} (resources next
+ * to this class). In {@code statements.sql} a statement may include another as {@code {name}}. Immutable;
+ * thread-safe.
+ */
+final class PostgresSql {
+    private static final String NAME_MARK = "-- name:";
+    private static final Pattern INCLUDE = Pattern.compile("\\{([a-z_.]+)}");
+    private static final String DIR = "dev/fence/store/postgres/";
+
+    /** Loaded on first use. */
+    static final PostgresSql SQL = load();
+
+    private final Map<String, String> statements;
+    private final List<String> schema;
+
+    private PostgresSql(Map<String, String> statements, List<String> schema) {
+        this.statements = statements;
+        this.schema = schema;
+    }
+
+    private static PostgresSql load() {
+        return new PostgresSql(includeAll(parseNamed(read("statements.sql"))), splitScript(read("schema.sql")));
+    }
+
+    /** The statement called {@code name} in {@code statements.sql}. */
+    String get(String name) {
+        String sql = statements.get(name);
+        if (sql == null) {
+            throw new InternalException("statements.sql has no statement named '" + name + "'");
+        }
+        return sql;
+    }
+
+    /** The statements of {@code schema.sql}, in order. */
+    List<String> schema() {
+        return schema;
+    }
+
+    private static String read(String name) {
+        try {
+            byte[] bytes = JarResources.read(PostgresSql.class, DIR + name);
+            if (bytes == null) {
+                throw new InternalException("the fence jar lacks " + DIR + name);
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new InternalException("cannot read " + DIR + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    static Map<String, String> parseNamed(String text) {
+        Map<String, String> out = new HashMap<>();
+        String name = null;
+        StringBuilder body = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith(NAME_MARK)) {
+                put(out, name, body);
+                name = trimmed.substring(NAME_MARK.length()).strip();
+                body.setLength(0);
+            } else if (!trimmed.startsWith("--") && !trimmed.isEmpty()) {
+                body.append(line).append('\n');
+            }
+        }
+        put(out, name, body);
+        return out;
+    }
+
+    private static void put(Map<String, String> out, String name, StringBuilder body) {
+        if (name != null && out.put(name, body.toString().strip()) != null) {
+            throw new InternalException("statements.sql names '" + name + "' twice");
+        }
+    }
+
+    /** Replaces every {@code {name}} by that statement, which may include others in turn (never itself). */
+    static Map<String, String> includeAll(Map<String, String> named) {
+        Map<String, String> out = new HashMap<>();
+        for (String name : named.keySet()) {
+            out.put(name, expand(named, name, new ArrayList<>()));
+        }
+        return Map.copyOf(out);
+    }
+
+    private static String expand(Map<String, String> named, String name, List<String> path) {
+        if (path.contains(name)) {
+            throw new InternalException("statements.sql includes '" + name + "' in itself: " + path);
+        }
+        String sql = named.get(name);
+        if (sql == null) {
+            throw new InternalException("statements.sql includes '" + name + "', which it does not define");
+        }
+        path.add(name);
+        Matcher m = INCLUDE.matcher(sql);
+        StringBuilder sb = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(sb, Matcher.quoteReplacement(expand(named, m.group(1), path)));
+        }
+        m.appendTail(sb);
+        path.remove(path.size() - 1);
+        return sb.toString();
+    }
+
+    static List<String> splitScript(String text) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("--") || trimmed.isEmpty()) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (trimmed.endsWith(";")) {
+                out.add(current.toString().strip());
+                current.setLength(0);
+            }
+        }
+        if (!current.toString().isBlank()) {
+            throw new InternalException("schema.sql ends without ';'");
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,406 @@
+package dev.fence.store.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.store.LeaseStoreContractTest;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import dev.fence.testing.PostgresServer;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * The store contract against a real PostgreSQL: the machine's server when it answers on 127.0.0.1:5432,
+ * else a private one ({@link PostgresServer#shared()}), in a database of this class's own that is dropped
+ * after it. Each test starts without the schema, as on a new database.
+ */
+class PostgresLeaseStoreTest extends LeaseStoreContractTest {
+    private static PostgresServer server;
+    private static String database;
+
+    @BeforeAll
+    static void createDatabase() {
+        server = PostgresServer.shared();
+        database = server.createDatabase();
+    }
+
+    @AfterAll
+    static void dropDatabase() {
+        if (database != null) {
+            server.dropDatabase(database);
+        }
+    }
+
+    /** Runs before the base class closes its stores (whose connections are idle by then). */
+    @AfterEach
+    void dropTheSchema() {
+        sql("DROP SCHEMA IF EXISTS fence CASCADE");
+        sql("DROP SCHEMA IF EXISTS backup CASCADE");
+    }
+
+    private static String url() {
+        return server.url(database);
+    }
+
+    @Override
+    protected LeaseStore openStore(StoreOptions options) {
+        return PostgresLeaseStore.open(url(), options);
+    }
+
+    /** Drops the schema under the open stores, as a restore into an empty database would leave them. */
+    @Override
+    protected void loseAllData() {
+        sql("DROP SCHEMA fence CASCADE");
+    }
+
+    /** Ends every session of the open stores, as a server restart does: their pooled connections break. */
+    @Override
+    protected void restartBackend() {
+        sql("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    }
+
+    @Override
+    protected boolean floorsFromOwnClock() {
+        return true;
+    }
+
+    private static void sql(String statement) {
+        server.execute(database, statement);
+    }
+
+    private static String query(String statement) {
+        return server.queryString(database, statement);
+    }
+
+    private static StoreUnavailableException assertUnavailable(String named, Executable call) {
+        StoreUnavailableException e = assertThrows(StoreUnavailableException.class, call);
+        assertTrue(e.getMessage().contains(named), () -> "message names " + named + ": " + e.getMessage());
+        return e;
+    }
+
+    @Nested
+    class Server {
+        @Test
+        void describeIsTheUrlWithoutThePassword() {
+            String withPassword = url().replace("postgres@", "postgres:s3cr%40t@");
+            try (LeaseStore s = PostgresLeaseStore.open(withPassword, StoreOptions.defaults())) {
+                s.identity(candidate);
+
+                assertEquals(url().replace("postgres@", "postgres:***@"), s.describe());
+                assertFalse(s.describe().contains("s3cr"), s::describe);
+            }
+            assertEquals(url(), store.describe());
+        }
+
+        @Test
+        void storesOpensBothSchemesWithOptions() {
+            String postgres = url().replace("postgresql://", "postgres://") + "?timeout=1s&retention=7d";
+            try (LeaseStore s = Stores.open(postgres, StoreOptions.defaults())) {
+                assertInstanceOf(PostgresLeaseStore.class, s);
+                assertEquals(url(), s.describe());
+                AcquireResult.Granted g = assertInstanceOf(
+                        AcquireResult.Granted.class, s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+                assertEquals(floor() + 1, g.token());
+            }
+        }
+
+        @Test
+        void theFirstFloorIsTheDatabasesClockNotTheCandidates() {
+            StoreIdentity slow = Identities.candidate(Instant.ofEpochMilli(5));
+            long before = System.currentTimeMillis();
+
+            StoreIdentity made = store.identity(slow);
+
+            assertEquals(slow.generation(), made.generation());
+            long dbNow = Long.parseLong(query("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+            assertTrue(made.floor() >= before - 60_000 && made.floor() <= dbNow, () -> "floor " + made.floor());
+            assertEquals(made.floor(), made.createdAt().toEpochMilli());
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), null, slow));
+            assertEquals(made.floor() + 1, g.token());
+        }
+
+        @Test
+        void aNewTimelineStartsANewGenerationAboveEveryTokenAndVoidsLeases() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+            // As a promotion does: only the timeline differs (the row is rewritten by fence's own rules).
+            sql("UPDATE fence.identity SET timeline = timeline + 1, written_xid = txid_current()");
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            AcquireResult.Granted bob = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "bob", TTL, clock.instant(), null, next));
+
+            assertEquals(next.generation(), bob.generation());
+            assertNull(bob.previous(), "alice's live lease belongs to the old generation");
+            assertTrue(bob.token() > alice.token());
+            assertTrue(store.identity(next).floor() >= alice.token());
+            assertEquals(
+                    new LeaseCheck.Refused(bob.token(), state(MAIN).lease()),
+                    store.renew(MAIN, "alice", alice.token(), TTL, clock.instant()));
+            assertTrue(state(MAIN).version() - before.version() > 1L << 31, "versions moved out of reach");
+            ResourceWrite stale =
+                    new ResourceWrite(MAIN, before.version(), bob.token(), alice.token(), false, 0, null, null, null);
+            assertEquals(new CommitResult.Conflict(MAIN), store.commit(List.of(stale), List.of()));
+        }
+
+        @Test
+        void anotherClusterStartsANewGeneration() {
+            long old = grant(MAIN, "alice").token();
+            sql("UPDATE fence.identity SET system_identifier = 42, written_xid = txid_current()");
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            StoreIdentity now = store.identity(next);
+
+            assertEquals(next.generation(), now.generation());
+            assertTrue(now.floor() >= old);
+            assertNull(state(MAIN).lease());
+        }
+
+        @Test
+        void readsNoticeTheNewGenerationToo() {
+            grant(MAIN, "alice");
+            sql("UPDATE fence.identity SET timeline = timeline + 1, written_xid = txid_current()");
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            LeaseStore.IdentifiedSnapshot read = store.identityAndSnapshot(List.of(MAIN), () -> next);
+
+            assertEquals(next.generation(), read.identity().generation());
+            assertNull(read.states().get(MAIN).lease());
+        }
+
+        @Test
+        void aLogicalRestoreOfOlderDataStartsANewGenerationAboveEveryTokenEverGranted() throws Exception {
+            grant(MAIN, "alice");
+            sql("CREATE SCHEMA backup");
+            for (String table : List.of("identity", "resources", "events")) {
+                sql("CREATE TABLE backup." + table + " AS TABLE fence." + table);
+            }
+            long highest = 0;
+            for (int i = 0; i < 5; i++) {
+                clock.advance(Duration.ofMillis(TTL));
+                highest = grant(MAIN, "agent-" + i).token();
+            }
+            Thread.sleep(10); // the database's clock moves past every token (floor + 6) granted so far
+            // What restoring yesterday's dump does: the same values, written anew.
+            sql("TRUNCATE fence.identity, fence.resources, fence.events");
+            sql("INSERT INTO fence.identity SELECT * FROM backup.identity");
+            sql("INSERT INTO fence.resources SELECT * FROM backup.resources");
+            sql("INSERT INTO fence.events OVERRIDING SYSTEM VALUE SELECT * FROM backup.events");
+            assertEquals(
+                    Long.toString(highest - 5),
+                    query("SELECT latest_granted FROM fence.resources"),
+                    "the counter went back");
+            clock.advance(Duration.ofMillis(TTL));
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "carol", TTL, clock.instant(), null, next));
+
+            assertEquals(next.generation(), g.generation());
+            assertTrue(g.token() > highest, g.token() + " > " + highest);
+        }
+
+        @Test
+        void freezingTheIdentityRowKeepsTheGeneration() {
+            StoreIdentity first = store.identity(candidate);
+            sql("VACUUM (FREEZE) fence.identity");
+            sql("VACUUM FULL fence.identity");
+
+            assertEquals(first, store.identity(Identities.candidate(clock.instant())));
+        }
+
+        @Test
+        void manyCallersThatFindTheMarkerChangedStartOneGenerationBetweenThem() throws Exception {
+            grant(MAIN, "alice");
+            sql("UPDATE fence.identity SET timeline = timeline + 1, written_xid = txid_current()");
+            List<LeaseStore> stores = List.of(store, open(StoreOptions.defaults()));
+            int threads = 8;
+            CyclicBarrier barrier = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<StoreIdentity>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    LeaseStore mine = stores.get(t % 2);
+                    results.add(pool.submit(() -> {
+                        barrier.await(30, TimeUnit.SECONDS);
+                        return mine.identity(Identities.candidate(clock.instant()));
+                    }));
+                }
+                Set<String> generations = new HashSet<>();
+                for (Future<StoreIdentity> f : results) {
+                    generations.add(f.get(60, TimeUnit.SECONDS).generation());
+                }
+                assertEquals(1, generations.size(), generations::toString);
+                assertNotEquals(candidate.generation(), generations.iterator().next());
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+
+        @Test
+        void aRowLockHeldPastTheTimeoutIsUnavailableAndThenClears() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofMillis(300), Duration.ofDays(90), 0, Duration.ZERO));
+            grant(MAIN, "alice");
+            clock.advance(Duration.ofMillis(TTL));
+            try (Connection c = server.connect(database);
+                    Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute("SELECT * FROM fence.resources FOR UPDATE");
+
+                long start = System.nanoTime();
+                StoreUnavailableException e =
+                        assertUnavailable(url(), () -> s.acquire(MAIN, "bob", TTL, clock.instant(), null, candidate));
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+                assertTrue(waited >= 250 && waited < 3000, "waited " + waited + " ms for a 300 ms timeout");
+                assertTrue(e.getMessage().contains("timeout"), e::getMessage);
+                c.rollback();
+            }
+            assertInstanceOf(
+                    AcquireResult.Granted.class, s.acquire(MAIN, "bob", TTL, clock.instant(), null, candidate));
+        }
+
+        @Test
+        void aDatabaseDefaultStatementTimeoutDoesNotApplyToFencesSessions() throws Exception {
+            grant(MAIN, "alice");
+            clock.advance(Duration.ofMillis(TTL));
+            sql("ALTER DATABASE " + database + " SET statement_timeout = '20ms'");
+            try {
+                LeaseStore s = open(StoreOptions.defaults());
+                try (Connection c = server.connect(database);
+                        Statement st = c.createStatement()) {
+                    c.setAutoCommit(false);
+                    st.execute("SET LOCAL statement_timeout = 0");
+                    st.execute("SELECT * FROM fence.resources FOR UPDATE");
+                    ExecutorService caller = Executors.newSingleThreadExecutor();
+                    try {
+                        Future<AcquireResult> waiting =
+                                caller.submit(() -> s.acquire(MAIN, "bob", TTL, clock.instant(), null, candidate));
+                        Thread.sleep(300);
+                        c.commit();
+
+                        assertInstanceOf(AcquireResult.Granted.class, waiting.get(10, TimeUnit.SECONDS));
+                    } finally {
+                        caller.shutdownNow();
+                    }
+                }
+            } finally {
+                sql("ALTER DATABASE " + database + " RESET statement_timeout");
+            }
+        }
+
+        @Test
+        void aClosedPortIsUnavailableQuickly() throws Exception {
+            int port;
+            try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = socket.getLocalPort();
+            }
+            String nowhere = "postgresql://postgres@127.0.0.1:" + port + "/" + database;
+            long start = System.nanoTime();
+            try (LeaseStore s = PostgresLeaseStore.open(
+                    nowhere, new StoreOptions(Duration.ofMillis(500), Duration.ofDays(1), 0, Duration.ZERO))) {
+                StoreUnavailableException e = assertUnavailable("127.0.0.1:" + port, () -> s.identity(candidate));
+                assertTrue(e.getMessage().contains("cannot reach"), e::getMessage);
+            }
+            assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 3000);
+        }
+
+        @Test
+        void aMissingDatabaseIsNamed() {
+            try (LeaseStore s = PostgresLeaseStore.open(server.url("fence_no_such_db"), StoreOptions.defaults())) {
+                StoreUnavailableException e = assertUnavailable("fence_no_such_db", () -> s.identity(candidate));
+                assertTrue(e.getMessage().contains("does not exist"), e::getMessage);
+            }
+        }
+
+        @Test
+        void anotherProgramsSchemaNamedFenceIsRefusedAndLeftAlone() {
+            store.close();
+            sql("DROP SCHEMA IF EXISTS fence CASCADE");
+            sql("CREATE SCHEMA fence");
+            sql("CREATE TABLE fence.customers (id integer PRIMARY KEY)");
+
+            try (LeaseStore s = PostgresLeaseStore.open(url(), StoreOptions.defaults())) {
+                StoreUnavailableException e = assertUnavailable(url(), () -> s.identity(candidate));
+                assertTrue(e.getMessage().contains("another program"), e::getMessage);
+            }
+            assertEquals("1", query("SELECT count(*) FROM pg_tables WHERE schemaname = 'fence'"));
+        }
+
+        @Test
+        void anEmptySchemaMadeByAnAdministratorIsUsed() {
+            store.close();
+            sql("DROP SCHEMA IF EXISTS fence CASCADE");
+            sql("CREATE SCHEMA fence");
+
+            try (LeaseStore s = PostgresLeaseStore.open(url(), StoreOptions.defaults())) {
+                assertMadeFrom(candidate, s.identity(candidate));
+            }
+        }
+
+        @Test
+        void aStoreFromANewerFenceIsRefused() {
+            store.identity(candidate);
+            sql("UPDATE fence.schema_info SET version = 99");
+
+            try (LeaseStore s = PostgresLeaseStore.open(url(), StoreOptions.defaults())) {
+                StoreUnavailableException e = assertUnavailable(url(), () -> s.query(LedgerQuery.all()));
+                assertTrue(e.getMessage().contains("newer fence"), e::getMessage);
+            }
+        }
+
+        @Test
+        void aServerWithoutASynchronousStandbyIsWarnedAbout() {
+            String names = server.setting("postgres", "synchronous_standby_names");
+            List<String> warnings = ((PostgresLeaseStore) store).warnings();
+
+            assertEquals(names.isBlank(), warnings.stream().anyMatch(w -> w.contains("synchronous_standby_names")));
+        }
+
+        @Test
+        void durabilityWarningsNameEachWeakSetting() {
+            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("on", "*"));
+            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("remote_apply", "ANY 1 (a, b)"));
+            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("remote_write", "s1"));
+            assertEquals(1, PostgresLeaseStore.durabilityWarnings("local", "*").size());
+            assertTrue(PostgresLeaseStore.durabilityWarnings("off", "*").get(0).contains("'off'"));
+            assertEquals(1, PostgresLeaseStore.durabilityWarnings("on", "").size());
+            assertEquals(2, PostgresLeaseStore.durabilityWarnings("local", " ").size());
+        }
+    }
+}
