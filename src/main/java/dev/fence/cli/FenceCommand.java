@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
                     + " whose token has been superseded, with a FENCED message that tells the agent to stop,"
                     + " re-read and re-plan. Every grant and push decision lands in an audit ledger.",
             "",
-            "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...);"
+            "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...,"
+                    + " postgresql://user@host:port/database);"
                     + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
         subcommands = {

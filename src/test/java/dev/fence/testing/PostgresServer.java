@@ -28,8 +28,9 @@ import org.postgresql.Driver;
 
 /**
  * A PostgreSQL server for tests, on loopback. {@link #shared()} is the machine's server (127.0.0.1:5432,
- * user {@code postgres}, trust authentication) when one answers there, else one private server started
- * once for the JVM from the installed binaries. {@link #startPrivate} starts a server of a test's own in a
+ * user {@code postgres}, trust authentication) when one answers there, else (or with {@value
+ * #PRIVATE_PROPERTY}{@code =private}) one private server started once for the JVM from the installed
+ * binaries. {@link #startPrivate} starts a server of a test's own in a
  * temporary directory, on a free port, and {@link #startStandby} a streaming standby of one; a test may
  * kill, promote and stop them.
  *
@@ -41,6 +42,12 @@ import org.postgresql.Driver;
 public final class PostgresServer implements AutoCloseable {
     /** The machine's server, as the machines this project runs on have it. */
     public static final int MACHINE_PORT = 5432;
+
+    /**
+     * Set to {@code private} ({@code -Dfence.test.postgres=private}) to leave the machine's server alone and
+     * share a private one, as on a machine without it.
+     */
+    public static final String PRIVATE_PROPERTY = "fence.test.postgres";
 
     private static final String USER = "postgres";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -70,7 +77,8 @@ public final class PostgresServer implements AutoCloseable {
     public static synchronized PostgresServer shared() {
         if (shared == null) {
             PostgresServer machine = new PostgresServer(MACHINE_PORT, null);
-            shared = machine.answers() ? machine : startPrivate(Map.of());
+            boolean usePrivate = "private".equals(System.getProperty(PRIVATE_PROPERTY));
+            shared = !usePrivate && machine.answers() ? machine : startPrivate(Map.of());
         }
         return shared;
     }
