@@ -9,7 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * Where fence keeps counters, leases, admission state and the ledger. Implementations: SQLite (the
- * embedded default) and Redis. They hold no policy: the core decides, the store applies atomically.
+ * embedded default), Redis and PostgreSQL. They hold no policy: the core decides, the store applies
+ * atomically.
  *
  * <h2>Contract (checked by one test suite against every implementation)</h2>
  *
@@ -18,15 +19,17 @@ import java.util.function.Supplier;
  *       floor) + 1} in the same atomic step that records the grant. A token is never reused, never
  *       goes backwards, never expires. Counters and highest-accepted tokens are never trimmed.
  *   <li><b>Generations</b>: when a store finds its data gone (no identity record) or possibly rolled
- *       back (Redis: the server's epoch changed), it creates a new identity with a fresh generation and
- *       key from the caller's candidate and a {@code floor} from the store's clock (never below the old
- *       floor), and every operation reports or uses the current one. Writes carry the generation they
- *       were decided under and are applied only while it is current.
+ *       back (Redis: the server's epoch changed; PostgreSQL: the cluster, the WAL timeline or the writer
+ *       of the identity row changed), it creates a new identity with a fresh generation and key from the
+ *       caller's candidate and a {@code floor} from the store's clock (never below the old floor), and
+ *       every operation reports or uses the current one. Writes carry the generation they were decided
+ *       under and are applied only while it is current.
  *   <li><b>Atomicity</b>: every method is one atomic step; a failed call ({@link
  *       StoreUnavailableException}) leaves no partial writes. Safe for many threads and, for SQLite,
  *       many processes at once.
  *   <li><b>Time</b> that decides anything shared (lease expiry, ledger times, retention, a new
- *       generation's floor) is the store's: a store with a clock of its own (Redis {@code TIME}) uses it
+ *       generation's floor) is the store's: a store with a clock of its own (Redis {@code TIME}, PostgreSQL
+ *       {@code clock_timestamp()}) uses it
  *       and takes the callers' {@code now} only when opened for a test clock; the embedded SQLite store,
  *       on the host its callers run on, takes {@code now} for leases and its engine's clock for retention.
  *       Leases are liveness, not safety: skew delays or hastens expiry but never admits a stale token.

@@ -89,11 +89,13 @@ import org.postgresql.Driver;
  * StoreOptions#singleConnection()}). A pooled connection found broken is replaced and the call retried once
  * if its commit had not been sent; several hosts in the URL are tried in order for the one that is primary.
  *
- * <p><b>Time:</b> lease times come from the caller ({@code now}) as the SPI says, kept in one place ({@link
- * #nowMillis}); floors and creation times come from the database.
+ * <p><b>Time:</b> the database's clock decides lease expiry, ledger times and retention, whatever a
+ * client's clock says ({@link #nowMillis}); so do floors and creation times. Only a test's clock ({@link
+ * StoreOptions#callerClock()}) replaces it, and then for lease and ledger times, never for floors.
  *
- * <p><b>Ledger retention:</b> as for SQLite: every write that appends events also deletes up to {@value
- * #PRUNE_BATCH} events older than {@link StoreOptions#retention()} before the newest event it appends.
+ * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value #PRUNE_BATCH}
+ * events older than {@link StoreOptions#retention()} (on the store's clock), so the ledger stays bounded
+ * without a separate job and a backlog drains over several writes.
  *
  * <p><b>Schema:</b> tables live in the schema {@code fence}, created with them on first use if the role may
  * ({@code CREATE} on the database), or pre-created empty by an administrator ({@code CREATE SCHEMA fence
@@ -125,6 +127,7 @@ public final class PostgresLeaseStore implements LeaseStore {
     private final Duration timeout;
     private final long timeoutNanos;
     private final long retentionMillis;
+    private final boolean callerClock;
     private final ConnectionPool pool;
 
     private volatile boolean schemaReady;
@@ -139,6 +142,7 @@ public final class PostgresLeaseStore implements LeaseStore {
         this.timeout = options.timeout();
         this.timeoutNanos = Math.max(1, saturatedNanos(options.timeout()));
         this.retentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.callerClock = options.callerClock();
         this.pool = new ConnectionPool(options.singleConnection() ? 1 : POOL_SIZE, this::connect);
     }
 
@@ -337,6 +341,12 @@ public final class PostgresLeaseStore implements LeaseStore {
         }
         return run("commit", tx -> {
             Current cur = current(tx, null);
+            for (ResourceWrite w : writes) {
+                // Decided under another generation (one that a rollback ended, or made since): not applied.
+                if (!cur.identity().generation().equals(w.generation())) {
+                    return new CommitResult.Conflict(w.resource());
+                }
+            }
             Map<String, ResourceState> current = new LinkedHashMap<>();
             if (!writes.isEmpty()) {
                 Map<String, ResourceState> locked = lockOrCreateAll(
@@ -375,8 +385,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                                 w.lastTokenWriteSha(),
                                 w.tip()));
             }
-            insertEvents(tx, events);
-            pruneBefore(tx, events);
+            appendEvents(tx, events);
             return new CommitResult.Committed();
         });
     }
@@ -387,8 +396,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             return;
         }
         run("append", tx -> {
-            insertEvents(tx, events);
-            pruneBefore(tx, events);
+            appendEvents(tx, events);
             return null;
         });
     }
@@ -829,14 +837,46 @@ public final class PostgresLeaseStore implements LeaseStore {
                 detail == null ? null : new String(detail, StandardCharsets.UTF_8));
     }
 
-    private void pruneBefore(Tx tx, List<LedgerEvent> appended) throws SQLException {
-        if (!appended.isEmpty()) {
-            long newest = Long.MIN_VALUE;
-            for (LedgerEvent e : appended) {
+    /**
+     * Appends the events a caller recorded, then prunes. With the store's clock they are dated now by the
+     * database, whatever the caller's clock said, and retention runs on that clock; with a caller's clock
+     * ({@link StoreOptions#callerClock()}) they keep their times and retention counts from the newest.
+     */
+    private void appendEvents(Tx tx, List<LedgerEvent> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        long newest;
+        List<LedgerEvent> dated;
+        if (callerClock) {
+            newest = Long.MIN_VALUE;
+            for (LedgerEvent e : events) {
                 newest = Math.max(newest, e.at().toEpochMilli());
             }
-            prune(tx, newest);
+            dated = events;
+        } else {
+            newest = nowMillis(null, tx);
+            Instant at = Instant.ofEpochMilli(newest);
+            dated = new ArrayList<>(events.size());
+            for (LedgerEvent e : events) {
+                dated.add(new LedgerEvent(
+                        e.seq(),
+                        at,
+                        e.type(),
+                        e.resource(),
+                        e.repo(),
+                        e.ref(),
+                        e.holder(),
+                        e.pusher(),
+                        e.token(),
+                        e.oldSha(),
+                        e.newSha(),
+                        e.reason(),
+                        e.detail()));
+            }
         }
+        insertEvents(tx, dated);
+        prune(tx, newest);
     }
 
     private void prune(Tx tx, long nowMillis) throws SQLException {
@@ -852,11 +892,21 @@ public final class PostgresLeaseStore implements LeaseStore {
     }
 
     /**
-     * The time a call's lease times are taken from: today the caller's {@code now} (truncated to the
-     * millisecond), as the SPI says. The one place to change when the store takes its own clock.
+     * The time a call runs at, in epoch ms: the database's clock ({@code clock_timestamp()}, read now, so
+     * after any lock the call waited for), or the caller's {@code now} when a test's clock decides ({@link
+     * StoreOptions#callerClock()}). Every lease time, ledger time and retention cut-off comes from here.
+     *
+     * @param callerNow the caller's time, or null where the SPI passes none
      */
-    private static long nowMillis(Instant callerNow, Tx tx) {
-        return callerNow.toEpochMilli();
+    private long nowMillis(Instant callerNow, Tx tx) throws SQLException {
+        if (callerClock && callerNow != null) {
+            return callerNow.toEpochMilli();
+        }
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("clock.now"));
+                ResultSet rs = tx.query(st)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     // --- transactions and connections ---------------------------------------------------------------

@@ -50,11 +50,11 @@ SELECT 1, ?, GREATEST(?, coalesce(max(GREATEST(latest_granted, highest_accepted)
 ON CONFLICT (id) DO NOTHING
 
 -- A new generation over data that may have been rolled back: the floor is the database's clock, raised
--- above the old floor and every token the rows hold; every version moves up by 2^32.
+-- above the old floor and to every token the rows hold; every version moves up by 2^32.
 -- name: identity.replace
 UPDATE fence.identity
    SET generation = ?,
-       floor = GREATEST(?, floor,
+       floor = GREATEST(?, floor + 1,
                         (SELECT coalesce(max(GREATEST(latest_granted, highest_accepted)), 0) FROM fence.resources)),
        proof_key = ?,
        created_at = ?,
@@ -120,6 +120,10 @@ SELECT seq, at, type, resource, repo, ref, holder, pusher, token, old_sha, new_s
 
 -- name: event.select.order
 ORDER BY seq DESC LIMIT ?
+
+-- The database's clock in epoch milliseconds: the store's time.
+-- name: clock.now
+SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
 
 -- name: settings.durability
 SELECT current_setting('synchronous_commit') AS synchronous_commit,

@@ -10,9 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
+import dev.fence.core.EventType;
 import dev.fence.core.Identities;
 import dev.fence.core.LeaseCheck;
 import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.core.ResourceState;
 import dev.fence.core.ResourceWrite;
@@ -75,9 +77,10 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         return server.url(database);
     }
 
+    /** With the test's clock deciding lease and ledger times, as the contract's tests need. */
     @Override
     protected LeaseStore openStore(StoreOptions options) {
-        return PostgresLeaseStore.open(url(), options);
+        return PostgresLeaseStore.open(url(), options.withCallerClock());
     }
 
     /** Drops the schema under the open stores, as a restore into an empty database would leave them. */
@@ -155,6 +158,28 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         @Test
+        void withoutACallerClockTheDatabasesClockDecides() {
+            try (LeaseStore s = PostgresLeaseStore.open(url(), StoreOptions.defaults())) {
+                long before = System.currentTimeMillis();
+                AcquireResult.Granted g = assertInstanceOf(
+                        AcquireResult.Granted.class,
+                        s.acquire(MAIN, "alice", TTL, Instant.parse("2100-01-01T00:00:00Z"), null, candidate));
+                s.append(List.of(event(Instant.EPOCH, EventType.REJECT, DEV, "bob", 1, "stale-token")));
+                long after = System.currentTimeMillis();
+
+                // The database runs on this machine's clock.
+                assertTrue(g.grantedAt().toEpochMilli() >= before - 5000, g::toString);
+                assertTrue(g.grantedAt().toEpochMilli() <= after + 5000, g::toString);
+                assertEquals(g.grantedAt().plusMillis(TTL), g.expiresAt());
+                List<LedgerEvent> events = s.query(LedgerQuery.all());
+                assertEquals(2, events.size(), "a 1970 event is not past a 90-day retention: " + events);
+                for (LedgerEvent e : events) {
+                    assertTrue(Math.abs(e.at().toEpochMilli() - g.grantedAt().toEpochMilli()) < 5000, e::toString);
+                }
+            }
+        }
+
+        @Test
         void aNewTimelineStartsANewGenerationAboveEveryTokenAndVoidsLeases() {
             AcquireResult.Granted alice = grant(MAIN, "alice");
             ResourceState before = state(MAIN);
@@ -173,9 +198,13 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                     new LeaseCheck.Refused(bob.token(), state(MAIN).lease()),
                     store.renew(MAIN, "alice", alice.token(), TTL, clock.instant()));
             assertTrue(state(MAIN).version() - before.version() > 1L << 31, "versions moved out of reach");
-            ResourceWrite stale =
-                    new ResourceWrite(MAIN, before.version(), bob.token(), alice.token(), false, 0, null, null, null);
-            assertEquals(new CommitResult.Conflict(MAIN), store.commit(List.of(stale), List.of()));
+            ResourceWrite oldGeneration = new ResourceWrite(
+                    MAIN, state(MAIN).version(), bob.token(), 0, false, 0, null, null, null, alice.generation());
+            assertEquals(new CommitResult.Conflict(MAIN), store.commit(List.of(oldGeneration), List.of()));
+            // A snapshot from before the switch (the version) conflicts even under the new generation's id.
+            ResourceWrite oldVersion = new ResourceWrite(
+                    MAIN, before.version() + 1, bob.token(), 0, false, 0, null, null, null, bob.generation());
+            assertEquals(new CommitResult.Conflict(MAIN), store.commit(List.of(oldVersion), List.of()));
         }
 
         @Test
@@ -233,6 +262,22 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
 
             assertEquals(next.generation(), g.generation());
             assertTrue(g.token() > highest, g.token() + " > " + highest);
+        }
+
+        @Test
+        void deletingTheIdentityRowStartsANewGenerationAboveTheCountersItLeaves() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+            sql("DELETE FROM fence.identity");
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            AcquireResult.Granted bob = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "bob", TTL, clock.instant(), null, next));
+
+            assertEquals(next.generation(), bob.generation());
+            assertNull(bob.previous());
+            assertTrue(bob.token() > alice.token());
+            assertTrue(state(MAIN).version() - before.version() > 1L << 31, "versions moved out of reach");
         }
 
         @Test
