@@ -218,11 +218,18 @@ public final class PostgresServer implements AutoCloseable {
             List<ProcessHandle> all = new ArrayList<>(pm.descendants().toList());
             all.add(0, pm);
             all.forEach(ProcessHandle::destroyForcibly);
-            for (ProcessHandle h : all) {
+            // Polled: onExit() of a process that is not this JVM's child checks only every so often, and a
+            // killed process stays a zombie until the init process reaps it, which some do only now and then.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (all.stream().anyMatch(PostgresServer::running)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the processes of " + this + " did not die");
+                }
                 try {
-                    h.onExit().get(10, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    throw new IllegalStateException("process " + h.pid() + " of " + this + " did not die", e);
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
                 }
             }
         });
@@ -384,6 +391,21 @@ public final class PostgresServer implements AutoCloseable {
                         "-l",
                         dir.resolve("server.log").toString()),
                 START_TIMEOUT.plusSeconds(5));
+    }
+
+    /** True while {@code h} runs: alive, and on Linux not a zombie (dead, waiting to be reaped). */
+    private static boolean running(ProcessHandle h) {
+        if (!h.isAlive()) {
+            return false;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+            // "pid (command) state ...": the command may hold spaces and parentheses, the state follows the last ')'.
+            String afterCommand = stat.substring(stat.lastIndexOf(')') + 1).strip();
+            return !afterCommand.startsWith("Z") && !afterCommand.startsWith("X");
+        } catch (IOException | RuntimeException e) {
+            return h.isAlive();
+        }
     }
 
     private long postmasterPid() {
