@@ -1145,7 +1145,9 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     private Connection connect(long deadline) throws SQLException {
         long left = Math.max(1, deadline - System.nanoTime());
-        String seconds = Long.toString(Math.max(1, (TimeUnit.NANOSECONDS.toMillis(left) + 999) / 1000));
+        // Whole seconds, as the driver takes them (and multiplies them into an int of milliseconds).
+        String seconds =
+                Long.toString(Math.max(1, Math.min(2_000_000, (TimeUnit.NANOSECONDS.toMillis(left) + 999) / 1000)));
         long timeoutMillis = Math.max(1, saturatedMillis(timeout));
         Properties p = new Properties();
         p.setProperty("user", url.user());
