@@ -28,11 +28,11 @@ import java.util.function.Supplier;
  *       StoreUnavailableException}) leaves no partial writes. Safe for many threads and, for SQLite,
  *       many processes at once.
  *   <li><b>Time</b> that decides anything shared (lease expiry, ledger times, retention, a new
- *       generation's floor) is the store's: a store with a clock of its own (Redis {@code TIME}, PostgreSQL
- *       {@code clock_timestamp()}) uses it
- *       and takes the callers' {@code now} only when opened for a test clock; the embedded SQLite store,
- *       on the host its callers run on, takes {@code now} for leases and its engine's clock for retention.
- *       Leases are liveness, not safety: skew delays or hastens expiry but never admits a stale token.
+ *       generation's floor) is the store's: a store with a clock of its own (Redis {@code TIME},
+ *       PostgreSQL {@code clock_timestamp()}) uses it and takes the callers' {@code now} only when opened
+ *       for a test clock; the embedded SQLite store, on the host its callers run on, takes {@code now}
+ *       for leases and its engine's clock for retention. Leases are liveness, not safety: skew delays or
+ *       hastens expiry but never admits a stale token.
  *   <li><b>Bounded waits</b>: every call returns or throws {@link StoreUnavailableException} within the
  *       timeout the store was opened with.
  * </ul>

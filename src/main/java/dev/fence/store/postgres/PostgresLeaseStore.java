@@ -2,6 +2,7 @@ package dev.fence.store.postgres;
 
 import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
+import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.EventType;
 import dev.fence.core.Identities;
@@ -93,9 +94,11 @@ import org.postgresql.Driver;
  * client's clock says ({@link #nowMillis}); so do floors and creation times. Only a test's clock ({@link
  * StoreOptions#callerClock()}) replaces it, and then for lease and ledger times, never for floors.
  *
- * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value #PRUNE_BATCH}
- * events older than {@link StoreOptions#retention()} (on the store's clock), so the ledger stays bounded
- * without a separate job and a backlog drains over several writes.
+ * <p><b>Ledger retention</b> is a setting of the store ({@code fence.settings}, kept across generations),
+ * taken from the first opener's {@link StoreOptions#retention()} when there is none; a URL asking for
+ * another value is refused by every call that appends ({@link #retention} changes it for everyone). Every
+ * write that appends events also deletes up to {@value #PRUNE_BATCH} events older than it, on the store's
+ * clock, so the ledger stays bounded without a separate job and a backlog drains over several writes.
  *
  * <p><b>Schema:</b> tables live in the schema {@code fence}, created with them on first use if the role may
  * ({@code CREATE} on the database), or pre-created empty by an administrator ({@code CREATE SCHEMA fence
@@ -126,7 +129,10 @@ public final class PostgresLeaseStore implements LeaseStore {
     private final String description;
     private final Duration timeout;
     private final long timeoutNanos;
-    private final long retentionMillis;
+    /** The retention the opener asked for (its URL's, or the default); the store's own setting decides. */
+    private final long askedRetentionMillis;
+
+    private final boolean retentionAsked;
     private final boolean callerClock;
     private final ConnectionPool pool;
 
@@ -141,7 +147,8 @@ public final class PostgresLeaseStore implements LeaseStore {
         this.description = url.describe();
         this.timeout = options.timeout();
         this.timeoutNanos = Math.max(1, saturatedNanos(options.timeout()));
-        this.retentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.askedRetentionMillis = Math.max(0, saturatedMillis(options.retention()));
+        this.retentionAsked = options.retentionAsked();
         this.callerClock = options.callerClock();
         this.pool = new ConnectionPool(options.singleConnection() ? 1 : POOL_SIZE, this::connect);
     }
@@ -879,8 +886,13 @@ public final class PostgresLeaseStore implements LeaseStore {
         prune(tx, newest);
     }
 
+    /**
+     * Drops a batch of events older than the store's retention before {@code nowMillis}, the call's time
+     * ({@link #nowMillis}: the database's clock, so a client whose clock is far ahead cannot erase the
+     * ledger).
+     */
     private void prune(Tx tx, long nowMillis) throws SQLException {
-        long cutoff = nowMillis - retentionMillis;
+        long cutoff = nowMillis - retentionMillis(tx);
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
@@ -889,6 +901,59 @@ public final class PostgresLeaseStore implements LeaseStore {
             st.setInt(2, PRUNE_BATCH);
             tx.update(st);
         }
+    }
+
+    /**
+     * The store's retention setting, taken from the opener when the store has none yet (the first opener
+     * to write one wins); a URL that asks for another value is refused.
+     */
+    private long retentionMillis(Tx tx) throws SQLException {
+        String stored = setting(tx, RETENTION_SETTING);
+        if (stored == null) {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("setting.insert"))) {
+                st.setString(1, RETENTION_SETTING);
+                st.setString(2, Long.toString(askedRetentionMillis));
+                tx.update(st);
+            }
+            stored = setting(tx, RETENTION_SETTING);
+        }
+        long value = Long.parseLong(stored);
+        if (retentionAsked && value != askedRetentionMillis) {
+            throw new ConfigException("the store URL asks for ledger retention "
+                    + Durations.format(Duration.ofMillis(askedRetentionMillis)) + ", but the store's retention is "
+                    + Durations.format(Duration.ofMillis(value)) + ": retention is a setting of the store, the same"
+                    + " for every client; drop ?retention= from the URL, or change it for everyone with"
+                    + " `fence store retention --set DURATION`");
+        }
+        return value;
+    }
+
+    private static final String RETENTION_SETTING = "retention_ms";
+
+    private static String setting(Tx tx, String name) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("setting.select"))) {
+            st.setString(1, name);
+            try (ResultSet rs = tx.query(st)) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    /** {@inheritDoc} One transaction, which checks the identity's marker first as every write does. */
+    @Override
+    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
+        Objects.requireNonNull(candidate, "candidate");
+        return run("retention", tx -> {
+            current(tx, candidate);
+            if (newRetention != null) {
+                try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("setting.upsert"))) {
+                    st.setString(1, RETENTION_SETTING);
+                    st.setString(2, Long.toString(Math.max(0, saturatedMillis(newRetention))));
+                    tx.update(st);
+                }
+            }
+            return Duration.ofMillis(retentionMillis(tx));
+        });
     }
 
     /**

@@ -74,6 +74,13 @@ CREATE TABLE fence.events (
     detail    bytea
 );
 
+-- Settings of the store, the same for every client and kept across generations (the ledger retention:
+-- 'retention_ms').
+CREATE TABLE fence.settings (
+    name   text PRIMARY KEY,
+    value  text NOT NULL
+);
+
 -- Each filter index also orders by seq, which serves "newest first" scans per filter.
 CREATE INDEX events_at ON fence.events (at);
 CREATE INDEX events_resource ON fence.events (resource, seq);

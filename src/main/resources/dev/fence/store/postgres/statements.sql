@@ -125,6 +125,16 @@ ORDER BY seq DESC LIMIT ?
 -- name: clock.now
 SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
 
+-- The store's own settings (see schema.sql). The insert keeps a value another process wrote first.
+-- name: setting.select
+SELECT value FROM fence.settings WHERE name = ?
+
+-- name: setting.insert
+INSERT INTO fence.settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING
+
+-- name: setting.upsert
+INSERT INTO fence.settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value
+
 -- name: settings.durability
 SELECT current_setting('synchronous_commit') AS synchronous_commit,
        current_setting('synchronous_standby_names') AS synchronous_standby_names
