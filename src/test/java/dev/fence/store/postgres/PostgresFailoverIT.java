@@ -154,6 +154,13 @@ class PostgresFailoverIT {
             return grants.size();
         }
 
+        /** A copy of the grants acknowledged so far (the clients keep adding to the list). */
+        List<Granted> granted() {
+            synchronized (grants) {
+                return List.copyOf(grants);
+            }
+        }
+
         @Override
         public void close() throws Exception {
             stop = true;
@@ -275,13 +282,13 @@ class PostgresFailoverIT {
             standby.promote();
             long promoted = System.nanoTime();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (load.grants.stream()
+            while (load.granted().stream()
                     .noneMatch(g ->
                             g.ackNanos() > killed && !g.grant().generation().equals(oldGeneration))) {
                 assertTrue(System.nanoTime() < deadline, "no grant after the promotion\n" + standby.log());
                 Thread.sleep(10);
             }
-            long firstAfter = load.grants.stream()
+            long firstAfter = load.granted().stream()
                     .filter(g ->
                             g.ackNanos() > killed && !g.grant().generation().equals(oldGeneration))
                     .mapToLong(Granted::ackNanos)
@@ -289,7 +296,7 @@ class PostgresFailoverIT {
                     .getAsLong();
             Thread.sleep(LOAD.toMillis());
             load.close();
-            List<Granted> all = List.copyOf(load.grants);
+            List<Granted> all = load.granted();
             List<Granted> before = all.stream()
                     .filter(g -> g.grant().generation().equals(oldGeneration))
                     .toList();
