@@ -36,7 +36,8 @@ import picocli.CommandLine.Option;
             "  redis-promote-lagging-replica-wait1 the same with ?wait=1, a second replica",
             "  redis-eviction                      allkeys-random, small maxmemory, load",
             "  client-clock-slow                   a client 1 h slow first touches it empty",
-            "  postgres-promote                    primary killed, standby promoted",
+            "  postgres-promote                    primary killed, sync standby promoted",
+            "  postgres-promote-async              the same, async standby cut off first",
             "",
             "Checks (each counts anomalies):",
             "  a  a token granted to two holders in one generation, or two equal proofs",
@@ -44,8 +45,10 @@ import picocli.CommandLine.Option;
             "  c  a push accepted under a token below one already accepted on its ref",
             "  d  a landed commit discarded by another holder's push",
             "",
-            "Needs git, redis-server and redis-cli on PATH; a fault that cannot run here is reported as skipped,"
-                    + " never as passed. Never touches a Redis it did not start.",
+            "Needs git, redis-server and redis-cli on PATH, and for the postgres faults the PostgreSQL server"
+                    + " binaries (initdb on PATH, pg_ctl and pg_basebackup next to it); a fault"
+                    + " that cannot run here is reported as skipped, never as passed. Never touches a server it did"
+                    + " not start.",
             "",
             "Exit: 0 when at least one fault ran and none found an anomaly; 1 (REJECTED) when some fault found"
                     + " anomalies; 6 (CONFIG) when none found any but a fault failed to run or none could run."

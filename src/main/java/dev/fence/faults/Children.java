@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 final class Children {
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
     private static final Set<Path> DIRECTORIES = ConcurrentHashMap.newKeySet();
+    private static final Set<Runnable> STOPPERS = ConcurrentHashMap.newKeySet();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(Children::cleanUp, "fence-faults-cleanup"));
@@ -24,6 +25,14 @@ final class Children {
 
     /** Kills what still runs, then deletes the directories registered for deletion. */
     private static void cleanUp() {
+        // Servers that daemonise (PostgreSQL's postmaster) are no process of this JVM's: each stops itself.
+        for (Runnable stop : STOPPERS) {
+            try {
+                stop.run();
+            } catch (RuntimeException e) {
+                // best effort
+            }
+        }
         RUNNING.forEach(Process::destroyForcibly);
         for (Process p : RUNNING) {
             try {
@@ -41,6 +50,15 @@ final class Children {
             Thread.currentThread().interrupt();
         }
         DIRECTORIES.forEach(Children::deleteTree);
+    }
+
+    /** Runs {@code stop} if the JVM ends before {@link #forget} is called with it. */
+    static void stopAtExit(Runnable stop) {
+        STOPPERS.add(stop);
+    }
+
+    static void forget(Runnable stop) {
+        STOPPERS.remove(stop);
     }
 
     /** Deletes {@code dir} if the JVM ends before {@link #deleteNow} is called. */
@@ -115,7 +133,16 @@ final class Children {
      * @throws IOException when it cannot start or runs past {@code timeoutSeconds} (it is then killed)
      */
     static Outcome run(List<String> command, Map<String, String> env, long timeoutSeconds) throws IOException {
+        return run(command, env, null, timeoutSeconds);
+    }
+
+    /** As {@link #run(List, Map, long)}, in {@code directory} (null: this process's). */
+    static Outcome run(List<String> command, Map<String, String> env, Path directory, long timeoutSeconds)
+            throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        if (directory != null) {
+            pb.directory(directory.toFile());
+        }
         if (env != null) {
             pb.environment().clear();
             pb.environment().putAll(env);

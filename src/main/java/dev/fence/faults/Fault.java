@@ -21,7 +21,11 @@ public enum Fault {
             + " writes; the long-running clients checked the policy when it was still noeviction"),
     CLIENT_CLOCK_SLOW("one client's clock is one hour behind; the Redis (no persistence) is killed -9 and comes back"
             + " empty, and that client is the first to touch it"),
-    POSTGRES_PROMOTE("PostgreSQL primary killed -9, standby promoted (needs a PostgreSQL store)");
+    POSTGRES_PROMOTE("a PostgreSQL primary with a synchronous standby: the primary's postmaster and backends are"
+            + " killed -9 mid-load, the standby is promoted (pg_ctl promote) and the clients and the hook's store"
+            + " switch to it"),
+    POSTGRES_PROMOTE_ASYNC("the same with an asynchronous standby, cut off from the primary before the kill, so"
+            + " acknowledged grants are lost: the new timeline must start a new generation");
 
     private final String description;
 

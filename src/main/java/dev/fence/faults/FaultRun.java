@@ -23,6 +23,7 @@ final class FaultRun implements AutoCloseable {
     private final PrintWriter progress;
     private final List<String> notes = new ArrayList<>();
     private final List<RedisNode> nodes = new ArrayList<>();
+    private final List<PrivatePostgres> postgres = new ArrayList<>();
     private final List<Process> feeders = new ArrayList<>();
     private final List<Thread> feederThreads = new ArrayList<>();
     private volatile boolean closing;
@@ -31,11 +32,15 @@ final class FaultRun implements AutoCloseable {
     History history;
 
     /** The binaries the faults need; null where one is missing. */
-    record Tools(Path git, Path redisServer, Path redisCli) {
+    record Tools(Path git, Path redisServer, Path redisCli, Path postgresBin, Path runuser) {
         static Tools find(Map<String, String> env) {
             String path = env.get("PATH");
             return new Tools(
-                    Children.find(path, "git"), Children.find(path, "redis-server"), Children.find(path, "redis-cli"));
+                    Children.find(path, "git"),
+                    Children.find(path, "redis-server"),
+                    Children.find(path, "redis-cli"),
+                    PrivatePostgres.findBin(path),
+                    Children.find(path, "runuser"));
         }
     }
 
@@ -52,6 +57,25 @@ final class FaultRun implements AutoCloseable {
         nodes.add(n);
         n.start();
         return n;
+    }
+
+    /**
+     * Initialises and starts a PostgreSQL server named {@code name} with {@code settings} ({@code
+     * postgresql.conf} lines), its data in a directory of its own.
+     */
+    PrivatePostgres postgres(String name, Map<String, String> settings) throws IOException {
+        PrivatePostgres p = PrivatePostgres.init(tools.postgresBin(), tools.runuser(), dir.resolve(name), settings);
+        postgres.add(p);
+        p.start();
+        return p;
+    }
+
+    /** Makes and starts a streaming standby of {@code primary} named {@code name}. */
+    PrivatePostgres standby(PrivatePostgres primary, String name) throws IOException {
+        PrivatePostgres p = PrivatePostgres.standbyOf(primary, dir.resolve(name));
+        postgres.add(p);
+        p.start();
+        return p;
     }
 
     /** Records what the run did (shown in the report), and says it on the progress stream. */
@@ -141,5 +165,6 @@ final class FaultRun implements AutoCloseable {
     public void close() {
         stopFeeders();
         nodes.forEach(RedisNode::close);
+        postgres.forEach(PrivatePostgres::close);
     }
 }

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** How each {@link Fault} sets its store up and injects itself into the running workload. */
 final class Scenarios {
@@ -42,9 +43,9 @@ final class Scenarios {
         if (tools.git() == null) {
             return "git is not on PATH";
         }
-        if (fault == Fault.POSTGRES_PROMOTE) {
+        if (fault == Fault.POSTGRES_PROMOTE || fault == Fault.POSTGRES_PROMOTE_ASYNC) {
             return hasPostgresStore()
-                    ? "this harness has no postgres-promote scenario yet"
+                    ? PrivatePostgres.cannotRun(tools.postgresBin(), tools.runuser())
                     : "no postgresql store in this build";
         }
         if (tools.redisServer() == null) {
@@ -66,7 +67,8 @@ final class Scenarios {
             case REDIS_PROMOTE_LAGGING_REPLICA_WAIT1 -> new PromoteLaggingReplica(true);
             case REDIS_EVICTION -> new Eviction();
             case CLIENT_CLOCK_SLOW -> new SlowClockFirstTouch();
-            case POSTGRES_PROMOTE -> throw new IllegalArgumentException("postgres-promote has no scenario");
+            case POSTGRES_PROMOTE -> new PostgresPromote(true);
+            case POSTGRES_PROMOTE_ASYNC -> new PostgresPromote(false);
         };
     }
 
@@ -202,6 +204,82 @@ final class Scenarios {
             run.switchStore(lagging.url() + (wait1 ? "?wait=1" : ""));
             run.note("replica promoted (REPLICAOF NO ONE); clients and the hook's store switched to port "
                     + lagging.port());
+        }
+    }
+
+    /**
+     * A PostgreSQL primary and a streaming standby, synchronous ({@code synchronous_standby_names = '*'}) or
+     * not. The asynchronous standby is cut off (its {@code primary_conninfo} emptied) before the injection's
+     * writes, so they exist on the primary only. The primary's postmaster and backends are killed -9 right
+     * after a push, the standby is promoted with {@code pg_ctl promote}, and the clients and the hook's store
+     * switch to it. The promoted standby starts a new timeline, which the store must take for a new generation.
+     */
+    static final class PostgresPromote implements Scenario {
+        private static final String DATABASE = "fence";
+
+        private final boolean synchronous;
+        private PrivatePostgres primary;
+        private PrivatePostgres standby;
+
+        PostgresPromote(boolean synchronous) {
+            this.synchronous = synchronous;
+        }
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            primary = run.postgres("primary", Map.of("wal_level", "replica", "synchronous_commit", "on"));
+            primary.execute("postgres", "CREATE DATABASE " + DATABASE);
+            // Named after the copy, so that the promoted standby waits for no standby of its own.
+            standby = run.standby(primary, "standby");
+            if (synchronous) {
+                primary.execute("postgres", "ALTER SYSTEM SET synchronous_standby_names = '*'");
+                primary.execute("postgres", "SELECT pg_reload_conf()");
+            }
+            String state = synchronous ? "sync" : "async";
+            primary.await(
+                    "postgres",
+                    "SELECT string_agg(sync_state, ',') FROM pg_stat_replication",
+                    state,
+                    Duration.ofSeconds(30));
+            run.note("PostgreSQL primary on port " + primary.port() + ", " + state + " standby on " + standby.port()
+                    + " (pg_basebackup -R); clients and hook use the primary");
+            return primary.url(DATABASE);
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            if (!synchronous) {
+                standby.execute("postgres", "ALTER SYSTEM SET primary_conninfo = ''");
+                standby.execute("postgres", "SELECT pg_reload_conf()");
+                primary.await("postgres", "SELECT count(*) FROM pg_stat_replication", "0", Duration.ofSeconds(10));
+            }
+            long mark = System.nanoTime();
+            if (!run.awaitPush(mark, LOSS_WINDOW)) {
+                run.note("no branch took a push in " + LOSS_WINDOW.toSeconds() + " s before the kill");
+            }
+            long killed = System.nanoTime();
+            primary.kill();
+            run.note((synchronous ? "" : "standby cut off from the primary; ") + run.history.grantsSince(mark)
+                    + " grants later the primary's postmaster and backends were killed -9");
+            long promoting = System.nanoTime();
+            standby.promote();
+            long promoted = System.nanoTime();
+            int acknowledged = 0;
+            int lost = 0;
+            Map<String, String> kept = standby.rows(DATABASE, "SELECT resource, latest_granted FROM fence.resources");
+            for (History.Grant g : run.history.grants()) {
+                if (g.ackedNanos() < killed) {
+                    acknowledged++;
+                    String latest = kept.get(g.resource());
+                    if (latest == null || Long.parseLong(latest) < g.token()) {
+                        lost++;
+                    }
+                }
+            }
+            run.switchStore(standby.url(DATABASE));
+            run.note("pg_ctl promote took " + (promoted - promoting) / 1_000_000 + " ms; " + lost + " of the "
+                    + acknowledged + " grants acknowledged before the kill are not on the promoted standby;"
+                    + " clients and the hook's store switched to port " + standby.port());
         }
     }
 

@@ -81,10 +81,19 @@ class FaultsCommandTest {
         Path bin = Files.createDirectories(tmp.resolve("bin"));
         Path git = Path.of("/usr/bin/git");
         Files.createSymbolicLink(bin.resolve("git"), Files.exists(git) ? git : Path.of("/bin/git"));
-        Run r = faults(env(bin.toString()), "--fault", "redis-kill-rdb", "--fault", "postgres-promote");
+        Run r = faults(
+                env(bin.toString()),
+                "--fault",
+                "redis-kill-rdb",
+                "--fault",
+                "postgres-promote",
+                "--fault",
+                "postgres-promote-async");
         assertEquals(ExitCode.CONFIG.code(), r.exit(), r.out() + r.err());
         assertTrue(r.out().contains("redis-kill-rdb") && r.out().contains("redis-server is not on PATH"), r.out());
-        assertTrue(r.out().contains("postgres-promote"), r.out());
+        for (String pg : new String[] {"postgres-promote ", "postgres-promote-async "}) {
+            assertTrue(r.out().lines().anyMatch(l -> l.startsWith(pg) && l.contains("initdb is not on PATH")), r.out());
+        }
         assertFalse(r.out().contains("passed"), r.out());
     }
 

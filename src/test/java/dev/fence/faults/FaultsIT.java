@@ -2,18 +2,23 @@ package dev.fence.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * One quick fault end to end: a Redis with {@code appendfsync always} killed -9 mid-load and restarted from
  * its AOF, with real clients, the real {@code git}, the installed hook and the history checks. Such a Redis
  * loses nothing, so the run must pass: with grants and accepted pushes on both sides of the kill, stale
- * pushes tried and refused, and no anomaly.
+ * pushes tried and refused, and no anomaly. Then (where the PostgreSQL server binaries are installed) both
+ * PostgreSQL promotions: a synchronous standby keeps every acknowledged grant, an asynchronous one cut off
+ * before the kill loses some, and in both the clients see one new generation and no anomaly.
  */
 class FaultsIT {
     @Test
@@ -31,5 +36,43 @@ class FaultsIT {
         assertTrue(r.pushesAccepted() >= 2, "too few accepted pushes:\n" + context);
         assertEquals(0, r.stalePushesAccepted(), context);
         assertTrue(r.notes().stream().anyMatch(n -> n.startsWith("kill -9")), context);
+    }
+
+    private static final Pattern LOST = Pattern.compile("(\\d+) of the (\\d+) grants acknowledged before the kill");
+
+    @Test
+    void aPromotedPostgresStandbyStartsANewGenerationAndNothingIsGrantedTwice() throws Exception {
+        String path = System.getenv("PATH");
+        String cannot = PrivatePostgres.cannotRun(PrivatePostgres.findBin(path), Children.find(path, "runuser"));
+        assumeTrue(cannot == null, cannot);
+        StringWriter progress = new StringWriter();
+        Faults.Options options = new Faults.Options(
+                3,
+                Duration.ofSeconds(5),
+                List.of(Fault.POSTGRES_PROMOTE, Fault.POSTGRES_PROMOTE_ASYNC),
+                false,
+                null,
+                42);
+        FaultsReport report = Faults.run(options, System.getenv(), new PrintWriter(progress, true));
+        String context = report.toTable() + "\n" + progress;
+        assertEquals(FaultsReport.Verdict.SAFE, report.verdict(), context);
+        for (FaultResult r : report.results()) {
+            assertEquals(FaultResult.Status.PASSED, r.status(), context);
+            assertEquals(0, r.findings().total(), context);
+            assertEquals(1, r.generationChanges(), "the promotion is one new generation:\n" + context);
+            assertTrue(r.grantsAfterFault() > 0, "no grant after the promotion:\n" + context);
+            assertEquals(0, r.stalePushesAccepted(), context);
+            Matcher lost = r.notes().stream()
+                    .map(LOST::matcher)
+                    .filter(Matcher::find)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no count of lost grants:\n" + context));
+            long n = Long.parseLong(lost.group(1));
+            if (r.fault() == Fault.POSTGRES_PROMOTE) {
+                assertEquals(0, n, "a synchronous standby lost acknowledged grants:\n" + context);
+            } else {
+                assertTrue(n > 0, "the cut-off standby lost nothing, so the fault was not injected:\n" + context);
+            }
+        }
     }
 }
