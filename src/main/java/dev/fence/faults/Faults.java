@@ -61,7 +61,7 @@ public final class Faults {
     /**
      * Runs every fault of {@code o}; progress lines go to {@code progress}.
      *
-     * @param env the process environment ({@code PATH} finds git, redis-server and redis-cli)
+     * @param env the process environment ({@code PATH} finds git, redis-server, redis-cli, initdb and runuser)
      */
     public static FaultsReport run(Options o, Map<String, String> env, PrintWriter progress) throws IOException {
         FaultRun.Tools tools = FaultRun.Tools.find(env);
