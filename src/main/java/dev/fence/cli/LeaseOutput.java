@@ -33,6 +33,7 @@ final class LeaseOutput {
             return ExitCode.BUSY.code();
         }
         Grant g = ((AcquireOutcome.Acquired) outcome).grant();
+        warnOfClockSkew(ctx, g.grantedAt());
         if (json) {
             ctx.out().println(Json.write(Json.grant(g)));
             return ExitCode.OK.code();
@@ -82,6 +83,24 @@ final class LeaseOutput {
                                     : ", expires " + l.expiresAt() + " (" + until(ctx, l.expiresAt()) + ")"));
         }
         return ExitCode.OK.code();
+    }
+
+    /** How far this machine's clock may be from the store's before it is reported. */
+    static final Duration CLOCK_SKEW_REPORTED = Duration.ofSeconds(30);
+
+    /**
+     * Reports, on stderr, a clock far from the store's: the store's clock decides lease expiry, so a lease
+     * read against a skewed local clock seems to last longer or shorter than it does. {@code storeTime} is
+     * a time the store just stamped (a grant's), so the gap also holds one round trip.
+     */
+    static void warnOfClockSkew(Context ctx, Instant storeTime) {
+        Duration skew = Duration.between(storeTime, ctx.clock().instant());
+        if (skew.abs().compareTo(CLOCK_SKEW_REPORTED) > 0) {
+            ctx.err()
+                    .println("warning: this machine's clock is " + human(skew.abs())
+                            + (skew.isNegative() ? " behind" : " ahead of") + " the store's (" + storeTime
+                            + "); lease expiry follows the store's clock. Fix this machine's time (NTP).");
+        }
     }
 
     static String describe(Tip t) {
