@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import org.postgresql.Driver;
 
 /**
  * One PostgreSQL server of a fault run, made from the installed binaries ({@code initdb}, {@code pg_ctl},
@@ -37,7 +37,6 @@ final class PrivatePostgres implements AutoCloseable {
 
     private static final List<String> BINARIES = List.of("initdb", "pg_ctl", "pg_basebackup", "postgres");
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final Driver DRIVER = new Driver();
 
     private final Path bin;
     private final Path runuser;
@@ -324,7 +323,8 @@ final class PrivatePostgres implements AutoCloseable {
         p.setProperty("connectTimeout", "5");
         p.setProperty("socketTimeout", "30");
         p.setProperty("ApplicationName", "fence-faults");
-        return DRIVER.connect("jdbc:postgresql://127.0.0.1:" + port + "/" + database, p);
+        // Through DriverManager: only the PostgreSQL store names the driver's classes.
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/" + database, p);
     }
 
     private Path data() {
