@@ -83,7 +83,9 @@ public final class HookJvm {
         if (u.startsWith("sqlite:")) {
             return "sqlite";
         }
-        return u.startsWith("redis://") || u.startsWith("rediss://") ? "redis" : null;
+        return u.startsWith("redis://") || u.startsWith("rediss://") || u.startsWith("redis-sentinel://")
+                ? "redis"
+                : null;
     }
 
     /** The options that make a JVM of {@code javaVersion} use {@code archive}. */

@@ -19,11 +19,14 @@ import java.util.Map;
  *   <li>{@code sqlite:<path>} — a SQLite file (created with its directory on first use). The default,
  *       at {@code $XDG_DATA_HOME/fence/fence.db} or {@code ~/.local/share/fence/fence.db}.
  *   <li>{@code redis://[user:pass@]host:port[/db]} and {@code rediss://…} (TLS).
+ *   <li>{@code redis-sentinel://[user:pass@]host:port[,host:port…]/master-name[/db]}: the master that
+ *       Redis Sentinel names, followed through failovers.
  *   <li>{@code postgresql://user[:pass]@host:port[,host:port…]/database} (or {@code postgres://…}).
  * </ul>
  *
- * Either may end in a query string: {@code timeout} (default 2s), {@code retention} (ledger, default
- * 90d), and for Redis {@code wait} (replicas to WAIT for after writes) and {@code waitTimeout}.
+ * Each may end in a query string: {@code timeout} (default 2s), {@code retention} (ledger, default
+ * 90d), for Redis {@code wait} (replicas to WAIT for after writes) and {@code waitTimeout}, and for
+ * Sentinel {@code sentinelUser} and {@code sentinelPassword} (the sentinels' own credentials).
  */
 public final class Stores {
     /** The environment variable that names the store when {@code --store} is not given. */
@@ -78,9 +81,11 @@ public final class Stores {
     public static LeaseStore open(String url, StoreOptions defaults) {
         int q = url.indexOf('?');
         String base = q < 0 ? url : url.substring(0, q);
+        boolean sentinel = base.startsWith("redis-sentinel://");
         StoreOptions options = q < 0
                 ? defaults
-                : parseQuery(url.substring(q + 1), defaults).withSingleConnection(defaults.singleConnection());
+                : parseQuery(url.substring(q + 1), defaults, sentinel)
+                        .withSingleConnection(defaults.singleConnection());
         if (defaults.callerClock()) {
             options = options.withCallerClock();
         }
@@ -97,16 +102,20 @@ public final class Stores {
         if (base.startsWith("redis://") || base.startsWith("rediss://")) {
             return RedisLeaseStore.open(base, options);
         }
+        if (sentinel) {
+            // The whole URL: its query string also holds the sentinels' credentials.
+            return RedisLeaseStore.open(url, options);
+        }
         if (base.startsWith("postgresql://") || base.startsWith("postgres://")) {
             return PostgresLeaseStore.open(base, options);
         }
         String scheme = base.contains(":") ? base.substring(0, base.indexOf(':')) : base;
-        throw new ConfigException("unknown store scheme '" + scheme
-                + "': use sqlite:<path>, redis://host:port[/db], rediss://host:port[/db] or"
+        throw new ConfigException("unknown store scheme '" + scheme + "': use sqlite:<path>, redis://host:port[/db],"
+                + " rediss://host:port[/db], redis-sentinel://host:port[,host:port…]/master-name[/db] or"
                 + " postgresql://user@host:port/database");
     }
 
-    private static StoreOptions parseQuery(String query, StoreOptions o) {
+    private static StoreOptions parseQuery(String query, StoreOptions o, boolean sentinel) {
         for (String pair : query.split("&")) {
             if (pair.isEmpty()) {
                 continue;
@@ -114,6 +123,9 @@ public final class Stores {
             int eq = pair.indexOf('=');
             String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
             String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            if (sentinel && (key.equals("sentinelUser") || key.equals("sentinelPassword"))) {
+                continue; // read by the Sentinel URL itself
+            }
             try {
                 o = switch (key) {
                     case "timeout" -> new StoreOptions(
@@ -141,8 +153,9 @@ public final class Stores {
                             o.singleConnection(),
                             o.callerClock(),
                             o.retentionAsked());
-                    default -> throw new ConfigException(
-                            "store URL: unknown option '" + key + "' (known: timeout, retention, wait, waitTimeout)");
+                    default -> throw new ConfigException("store URL: unknown option '" + key
+                            + "' (known: timeout, retention, wait, waitTimeout"
+                            + (sentinel ? ", sentinelUser, sentinelPassword)" : ")"));
                 };
             } catch (InvalidInputException e) {
                 throw new ConfigException("store URL: " + e.getMessage());

@@ -70,6 +70,7 @@ class HookJvmTest {
         assertEquals(Path.of("/opt/fence/fence-25.0.3-sqlite.aot"), HookJvm.archive(jar, "25.0.3", "sqlite"));
         assertEquals("sqlite", HookJvm.storeKind("sqlite:/var/lib/fence/fence.db"));
         assertEquals("redis", HookJvm.storeKind("rediss://h:6380/0"));
+        assertEquals("redis", HookJvm.storeKind("redis-sentinel://s1:26379,s2:26379/fence"));
         assertEquals(null, HookJvm.storeKind("http://fence:8700"));
         assertEquals(null, HookJvm.storeKind(null));
         assertEquals(

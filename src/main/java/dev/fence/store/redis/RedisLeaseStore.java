@@ -138,7 +138,15 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final List<String> TRANSIENT_ERRORS =
             List.of("LOADING", "BUSY", "OOM", "READONLY", "MASTERDOWN", "NOREPLICAS", "TRYAGAIN", "CLUSTERDOWN");
 
-    private final RedisUrl url;
+    /**
+     * The server to connect to. For {@code redis-sentinel://}, the master the sentinels named last: set by
+     * {@link #target()} on each new connection, before it only a placeholder that no message uses.
+     */
+    private volatile RedisUrl url;
+
+    /** {@code redis-sentinel://}: finds the master and follows it through a failover; null otherwise. */
+    private final SentinelMaster sentinel;
+
     private final StoreOptions options;
     /** Created on first use by {@link #pool()}. */
     private volatile ConnectionPool pool;
@@ -162,15 +170,18 @@ public final class RedisLeaseStore implements LeaseStore {
     /** Pooled connections that have served a call; the pool's factory forgets each one it destroys. */
     private final Set<Connection> pooled = ConcurrentHashMap.newKeySet();
 
-    private RedisLeaseStore(RedisUrl url, StoreOptions options, int timeoutMillis) {
+    private RedisLeaseStore(RedisUrl url, SentinelMaster sentinel, StoreOptions options, int timeoutMillis) {
         this.url = url;
+        this.sentinel = sentinel;
         this.options = options;
         this.timeoutMillis = timeoutMillis;
     }
 
     /**
      * Opens a store at {@code url}: {@code redis://[user:password@]host[:port][/db]}, or {@code rediss://…}
-     * for TLS (verified against the JVM's trust store). An unreachable server shows on the first operation,
+     * for TLS (verified against the JVM's trust store), or {@code redis-sentinel://…} ({@link SentinelUrl},
+     * the master its sentinels name, followed through failovers by {@link SentinelMaster}: with its query
+     * string, for the sentinels' credentials). An unreachable server shows on the first operation,
      * not here, and a server that comes back later is used again. With {@link StoreOptions#singleConnection()}
      * (a hook, which opens its store on a thread of its own while it reads the push) this connects before it
      * returns; a failure to is not reported here, and the first operation connects again.
@@ -178,11 +189,22 @@ public final class RedisLeaseStore implements LeaseStore {
      * @throws ConfigException when the URL is malformed (the message masks any password)
      */
     public static RedisLeaseStore open(String url, StoreOptions options) {
-        RedisUrl parsed = RedisUrl.parse(url);
         Objects.requireNonNull(options, "options");
         int timeout =
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, options.timeout().toMillis()));
-        RedisLeaseStore store = new RedisLeaseStore(parsed, options, timeout);
+        // --- redis-sentinel:// (SentinelMaster): connections go to target(), the master the sentinels name.
+        SentinelMaster sentinel = null;
+        RedisUrl parsed;
+        if (SentinelUrl.matches(url)) {
+            SentinelUrl sentinels = SentinelUrl.parse(url);
+            sentinel = new SentinelMaster(sentinels, timeout, options.singleConnection());
+            RedisUrl first = sentinels.sentinels().get(0);
+            parsed = sentinels.master(first.host(), first.port());
+        } else {
+            parsed = RedisUrl.parse(url);
+        }
+        RedisLeaseStore store = new RedisLeaseStore(parsed, sentinel, options, timeout);
+        // --- end redis-sentinel://
         if (options.singleConnection()) {
             store.connectNow();
         }
@@ -197,7 +219,7 @@ public final class RedisLeaseStore implements LeaseStore {
      */
     private void connectNow() {
         try {
-            RespConnection c = RespConnection.openOneShot(url, timeoutMillis, "fence");
+            RespConnection c = RespConnection.openOneShot(target(), timeoutMillis, "fence");
             synchronized (directLock) {
                 direct = c;
             }
@@ -213,7 +235,7 @@ public final class RedisLeaseStore implements LeaseStore {
             synchronized (this) {
                 p = pool;
                 if (p == null) {
-                    p = newPool(url, timeoutMillis, pooled);
+                    p = newPool(target(), timeoutMillis, pooled);
                     pool = p;
                 }
             }
@@ -228,13 +250,65 @@ public final class RedisLeaseStore implements LeaseStore {
             synchronized (this) {
                 p = pipeline;
                 if (p == null) {
-                    p = new RespPipeline(url, timeoutMillis, "fence");
+                    p = new RespPipeline(target(), timeoutMillis, "fence");
                     pipeline = p;
                 }
             }
         }
         return p;
     }
+
+    // --- redis-sentinel:// (SentinelMaster)
+
+    /** The server a new connection goes to: for {@code redis-sentinel://}, the master the sentinels name. */
+    private RedisUrl target() {
+        if (sentinel != null) {
+            url = sentinel.current();
+        }
+        return url;
+    }
+
+    /**
+     * {@code redis-sentinel://}: runs a call, following a failover ({@link SentinelMaster#follow}). Not a
+     * lambda: a hook runs it (see {@link #identityAndSnapshot}).
+     */
+    private <T> T following(Supplier<T> call) {
+        return sentinel.follow(call, new Runnable() {
+            @Override
+            public void run() {
+                dropConnections();
+            }
+        });
+    }
+
+    /** After a failover: closes every connection, so that the next call connects to the new master. */
+    private void dropConnections() {
+        synchronized (directLock) {
+            if (closed) {
+                return;
+            }
+            if (direct != null) {
+                direct.close();
+                direct = null;
+            }
+        }
+        RespPipeline p;
+        ConnectionPool q;
+        synchronized (this) {
+            p = pipeline;
+            q = pool;
+            pipeline = null;
+            pool = null;
+        }
+        if (p != null) {
+            p.close();
+        }
+        if (q != null) {
+            q.close();
+        }
+    }
+
+    // --- end redis-sentinel://
 
     private static ConnectionPool newPool(RedisUrl parsed, int timeout, Set<Connection> used) {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
@@ -633,9 +707,10 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        return callPooled(
+        Supplier<List<LedgerEvent>> call = () -> callPooled(
                 "query",
                 c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
+        return sentinel == null ? call.get() : following(call); // redis-sentinel://
     }
 
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
@@ -682,7 +757,7 @@ public final class RedisLeaseStore implements LeaseStore {
 
     @Override
     public String describe() {
-        return url.describe();
+        return sentinel == null ? url.describe() : sentinel.describe();
     }
 
     @Override
@@ -752,6 +827,18 @@ public final class RedisLeaseStore implements LeaseStore {
      * <p>Every script checks the server's eviction policy and epoch itself (lib.lua), on every call.
      */
     private <T> T call(String operation, Function<Link, T> body) {
+        if (sentinel != null) { // redis-sentinel://
+            return following(new Supplier<T>() {
+                @Override
+                public T get() {
+                    return callOnce(operation, body);
+                }
+            });
+        }
+        return callOnce(operation, body);
+    }
+
+    private <T> T callOnce(String operation, Function<Link, T> body) {
         if (options.singleConnection()) {
             return callDirect(operation, body);
         }
@@ -807,7 +894,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 for (int attempt = 0; ; attempt++) {
                     boolean reused = direct != null && directUsed;
                     if (direct == null) {
-                        direct = RespConnection.openOneShot(url, timeoutMillis, "fence");
+                        direct = RespConnection.openOneShot(target(), timeoutMillis, "fence");
                         directUsed = false;
                     }
                     try {
