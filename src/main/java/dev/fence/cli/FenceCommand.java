@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
                     + " re-read and re-plan. Every grant and push decision lands in an audit ledger.",
             "",
             "Store: --store URL or FENCE_STORE (sqlite:<path>, redis://host:port[/db], rediss://...,"
+                    + " redis-sentinel://host:port[,host:port...]/master-name[/db],"
                     + " postgresql://user@host:port/database);"
                     + " default: a SQLite file at ~/.local/share/fence/fence.db."
         },
@@ -36,6 +37,7 @@ import picocli.CommandLine.Spec;
             AuditCommand.class,
             ServeCommand.class,
             StoreCommand.class,
+            DoctorCommand.class,
             BenchCommand.class,
             FaultsCommand.class
         })

@@ -10,6 +10,7 @@ final class StoreOption {
             names = "--store",
             paramLabel = "URL",
             description = "Store URL: sqlite:<path> | redis://[user:pass@]host:port[/db] | rediss://..."
+                    + " | redis-sentinel://[user:pass@]host:port[,host:port...]/master-name[/db]"
                     + " | postgresql://user[:pass]@host:port[,host:port...]/database"
                     + " (default: $FENCE_STORE, else sqlite:~/.local/share/fence/fence.db).")
     String store;

@@ -6,6 +6,7 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
 import dev.fence.store.postgres.PostgresLeaseStore;
 import dev.fence.store.redis.RedisLeaseStore;
+import dev.fence.store.redis.RedisSetups;
 import dev.fence.store.sqlite.SqliteLeaseStore;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -90,14 +91,7 @@ public final class Stores {
             options = options.withCallerClock();
         }
         if (base.startsWith("sqlite:")) {
-            String path = base.substring("sqlite:".length());
-            if (path.startsWith("//")) {
-                path = path.substring(2);
-            }
-            if (path.isEmpty()) {
-                throw new ConfigException("store URL 'sqlite:' needs a file path, e.g. sqlite:/var/lib/fence/fence.db");
-            }
-            return SqliteLeaseStore.open(Path.of(path).toAbsolutePath(), options);
+            return SqliteLeaseStore.open(sqlitePath(base), options);
         }
         if (base.startsWith("redis://") || base.startsWith("rediss://")) {
             return RedisLeaseStore.open(base, options);
@@ -109,10 +103,51 @@ public final class Stores {
         if (base.startsWith("postgresql://") || base.startsWith("postgres://")) {
             return PostgresLeaseStore.open(base, options);
         }
+        throw unknownScheme(base);
+    }
+
+    private static ConfigException unknownScheme(String base) {
         String scheme = base.contains(":") ? base.substring(0, base.indexOf(':')) : base;
-        throw new ConfigException("unknown store scheme '" + scheme + "': use sqlite:<path>, redis://host:port[/db],"
+        return new ConfigException("unknown store scheme '" + scheme + "': use sqlite:<path>, redis://host:port[/db],"
                 + " rediss://host:port[/db], redis-sentinel://host:port[,host:port…]/master-name[/db] or"
                 + " postgresql://user@host:port/database");
+    }
+
+    /**
+     * Reads how the store at {@code url} is set up, for judging its safety ({@code fence doctor}, {@code fence
+     * serve}'s start). Creates nothing: a SQLite file that does not exist is described, not made.
+     *
+     * @param defaults options used where the URL's query string says nothing (its timeout bounds the read)
+     * @throws ConfigException for an unknown scheme, a malformed URL or refused credentials
+     * @throws dev.fence.core.StoreUnavailableException when a server cannot be reached
+     */
+    public static StoreSetup inspect(String url, StoreOptions defaults) {
+        int q = url.indexOf('?');
+        String base = q < 0 ? url : url.substring(0, q);
+        boolean sentinel = base.startsWith("redis-sentinel://");
+        StoreOptions options = q < 0 ? defaults : parseQuery(url.substring(q + 1), defaults, sentinel);
+        if (base.startsWith("sqlite:")) {
+            Path file = sqlitePath(base);
+            return new StoreSetup.Sqlite("sqlite:" + file, file);
+        }
+        if (base.startsWith("redis://") || base.startsWith("rediss://") || sentinel) {
+            return RedisSetups.read(url, options);
+        }
+        if (base.startsWith("postgresql://") || base.startsWith("postgres://")) {
+            return new StoreSetup.Unjudged(base.substring(0, base.indexOf(':')));
+        }
+        throw unknownScheme(base);
+    }
+
+    private static Path sqlitePath(String base) {
+        String path = base.substring("sqlite:".length());
+        if (path.startsWith("//")) {
+            path = path.substring(2);
+        }
+        if (path.isEmpty()) {
+            throw new ConfigException("store URL 'sqlite:' needs a file path, e.g. sqlite:/var/lib/fence/fence.db");
+        }
+        return Path.of(path).toAbsolutePath();
     }
 
     private static StoreOptions parseQuery(String query, StoreOptions o, boolean sentinel) {

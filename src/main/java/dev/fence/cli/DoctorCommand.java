@@ -1,0 +1,121 @@
+package dev.fence.cli;
+
+import dev.fence.doctor.Doctor;
+import dev.fence.doctor.Finding;
+import dev.fence.doctor.Report;
+import dev.fence.doctor.Status;
+import dev.fence.doctor.StoreChecks;
+import dev.fence.json.Json;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence doctor}: checks the set-up fence's safety depends on. */
+@Command(
+        name = "doctor",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Check that the store is set up safely, and say how to fix what is not. Each finding is ok, warn",
+            "or fail, with a one-line fix.",
+            "",
+            "Checks: the store answers (store.reachable) and takes a harmless, ledger-free write (store.writable);",
+            "for Redis, that the server is a master (redis.role), that its maxmemory-policy cannot evict fence's",
+            "keys (redis.eviction: allkeys-* fails), its persistence (redis.persistence: anything short of",
+            "appendonly yes with appendfsync always warns) and its replicas (redis.replicas); for SQLite, that this",
+            "user can write the file, its -wal and -shm files and its directory (sqlite.file). A SQLite file that",
+            "does not exist yet is not created.",
+            "",
+            "Exit status: 0 when no check failed (warnings allowed), 6 (bad configuration) when one did.",
+            "",
+            "Examples:",
+            "  fence doctor",
+            "  fence doctor --store redis-sentinel://s1:26379,s2:26379/fence --json"
+        })
+final class DoctorCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    StoreOption store;
+
+    @Option(
+            names = "--json",
+            description = "Print one JSON object: {\"findings\":[{\"check\",\"status\",\"detail\",\"fix\"}],\"ok\"}.")
+    boolean json;
+
+    DoctorCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        String url = Stores.resolveUrl(store.store, ctx.env());
+        Report report =
+                Doctor.examine(List.of(StoreChecks.all(url, StoreOptions.defaults(), ctx.clock(), user(ctx.env()))));
+        if (json) {
+            List<Map<String, Object>> findings = new ArrayList<>();
+            for (Finding f : report.findings()) {
+                Map<String, Object> m = Json.object();
+                m.put("check", f.check());
+                m.put("status", f.status().label());
+                m.put("detail", f.detail());
+                m.put("fix", f.fix());
+                findings.add(m);
+            }
+            Map<String, Object> m = Json.object();
+            m.put("findings", findings);
+            m.put("ok", report.ok());
+            ctx.out().println(Json.write(m));
+        } else {
+            print(report);
+        }
+        return report.ok() ? ExitCode.OK.code() : ExitCode.CONFIG.code();
+    }
+
+    private void print(Report report) {
+        int width = 0;
+        for (Finding f : report.findings()) {
+            width = Math.max(width, f.check().length());
+        }
+        for (Finding f : report.findings()) {
+            ctx.out()
+                    .println(String.format(
+                            "%-4s  %-" + width + "s  %s", f.status().label(), f.check(), f.detail()));
+            if (f.fix() != null) {
+                ctx.out().println(" ".repeat(width + 8) + "fix: " + f.fix());
+            }
+        }
+        long warnings = report.findings().stream()
+                .filter(f -> f.status() == Status.WARN)
+                .count();
+        long failures = report.findings().stream()
+                .filter(f -> f.status() == Status.FAIL)
+                .count();
+        ctx.out().println("fence doctor: " + count(failures, "failure") + ", " + count(warnings, "warning"));
+    }
+
+    private static String count(long n, String what) {
+        return (n == 0 ? "no" : Long.toString(n)) + " " + what + (n == 1 ? "" : "s");
+    }
+
+    /** The user fence runs as, by the name the environment gives (Main supplies one), for file ownership. */
+    static UserPrincipal user(Map<String, String> env) {
+        String name = env.getOrDefault("USER", env.get("LOGNAME"));
+        if (name == null || name.isBlank()) {
+            return null;
+        }
+        try {
+            return FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName(name);
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.fence.doctor;
+
+import dev.fence.core.CommitResult;
+import dev.fence.core.ConfigException;
+import dev.fence.core.FenceException;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.StoreSetup;
+import dev.fence.store.Stores;
+import java.nio.file.Files;
+import java.nio.file.attribute.UserPrincipal;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The store's checks: its set-up ({@code redis.role}, {@code redis.eviction}, {@code redis.persistence},
+ * {@code redis.replicas}; {@code sqlite.file}) and, for {@code fence doctor}, whether it answers and takes
+ * a write ({@code store.reachable}, {@code store.writable}). A store whose set-up is not read
+ * (PostgreSQL, whose own README section says which set-ups are safe) gets an ok {@code store.setup} that
+ * says so, and the access checks.
+ *
+ * <p>The write is ledger-free and harmless: the probe resource {@value #PROBE} is written back as it was
+ * read, which raises only its version. A SQLite file that does not exist yet is not created (the user
+ * running the check may not be the one the hooks run as): only its directory is judged.
+ */
+public final class StoreChecks implements Check {
+    public static final String REACHABLE = "store.reachable";
+    public static final String WRITABLE = "store.writable";
+    public static final String SETUP = "store.setup";
+    public static final String ROLE = "redis.role";
+    public static final String EVICTION = "redis.eviction";
+    public static final String PERSISTENCE = "redis.persistence";
+    public static final String REPLICAS = "redis.replicas";
+    public static final String SQLITE = "sqlite.file";
+
+    /** The resource the write check writes back unchanged. */
+    public static final String PROBE = "fence:doctor";
+
+    private final String url;
+    private final StoreOptions options;
+    /** For the identity candidate of the access checks; null without them. */
+    private final Clock clock;
+
+    private final UserPrincipal user;
+    private final boolean access;
+
+    private StoreChecks(String url, StoreOptions options, Clock clock, UserPrincipal user, boolean access) {
+        this.url = url;
+        this.options = options;
+        this.clock = clock;
+        this.user = user;
+        this.access = access;
+    }
+
+    /**
+     * Every store check, {@code fence doctor}'s.
+     *
+     * @param user the user fence runs as (for the SQLite file's owner), or null when it cannot be told
+     */
+    public static StoreChecks all(String url, StoreOptions options, Clock clock, UserPrincipal user) {
+        return new StoreChecks(url, options, clock, user, true);
+    }
+
+    /** Only the set-up checks, which write nothing: {@code fence serve}'s at start. */
+    public static StoreChecks setup(String url, StoreOptions options, UserPrincipal user) {
+        return new StoreChecks(url, options, null, user, false);
+    }
+
+    /** The finding that makes {@code fence serve} refuse to start, if the report has it. */
+    public static Optional<Finding> refusal(Report report) {
+        return report.find(EVICTION, Status.FAIL);
+    }
+
+    @Override
+    public String name() {
+        return SETUP;
+    }
+
+    @Override
+    public List<Finding> run() {
+        List<Finding> out = new ArrayList<>();
+        StoreSetup setup;
+        try {
+            setup = Stores.inspect(url, options);
+        } catch (StoreUnavailableException e) {
+            out.add(Finding.fail(
+                    REACHABLE, e.getMessage(), "start the store, or fix the host and port in the store URL"));
+            return out;
+        } catch (ConfigException e) {
+            out.add(Finding.fail(SETUP, e.getMessage(), "fix the store URL (see README, Store URLs)"));
+            return out;
+        }
+        if (setup instanceof StoreSetup.Redis r) {
+            out.addAll(RedisJudge.judge(r));
+        } else if (setup instanceof StoreSetup.Sqlite s) {
+            out.addAll(SqliteJudge.judge(s, user));
+            if (access && !Files.exists(s.file())) {
+                out.add(Finding.ok(REACHABLE, "not opened: " + s.file() + " does not exist yet"));
+                return out;
+            }
+        }
+        if (setup instanceof StoreSetup.Unjudged u) {
+            out.add(Finding.ok(
+                    SETUP,
+                    "the set-up of a " + u.describe() + " store is not judged here; see README,"
+                            + " Which store set-ups are safe"));
+        }
+        if (access) {
+            access(out);
+        }
+        return out;
+    }
+
+    private static String reachFix(FenceException e) {
+        String m = e.getMessage() == null ? "" : e.getMessage();
+        if (m.contains("READONLY")) {
+            // Reading the identity checks the server's epoch, which writes: a replica refuses it.
+            return "point the store URL at the master, or use redis-sentinel://… to follow whichever is master";
+        }
+        return e instanceof ConfigException
+                ? "fix the store's set-up or credentials as the message says"
+                : "start the store, or fix the host, port and credentials in the store URL";
+    }
+
+    private void access(List<Finding> out) {
+        LeaseStore store;
+        try {
+            store = Stores.open(url, options);
+        } catch (FenceException e) {
+            out.add(Finding.fail(REACHABLE, e.getMessage(), "fix the store URL (see README, Store URLs)"));
+            return;
+        }
+        try (store) {
+            StoreIdentity id;
+            try {
+                id = store.identity(Identities.candidate(clock.instant()));
+                out.add(Finding.ok(
+                        REACHABLE,
+                        store.describe() + " answered: generation " + id.generation() + ", created " + id.createdAt()));
+            } catch (FenceException e) {
+                out.add(Finding.fail(REACHABLE, e.getMessage(), reachFix(e)));
+                return;
+            }
+            try {
+                ResourceState s = store.snapshot(List.of(PROBE)).get(PROBE);
+                CommitResult r = store.commit(
+                        List.of(new ResourceWrite(
+                                PROBE,
+                                s.version(),
+                                s.latestGranted(),
+                                s.highestAccepted(),
+                                false,
+                                s.baseToken(),
+                                s.baseSha(),
+                                s.lastTokenWriteSha(),
+                                s.tip(),
+                                id.generation())),
+                        List.of());
+                out.add(
+                        r instanceof CommitResult.Committed
+                                ? Finding.ok(WRITABLE, "a write (resource " + PROBE + ", no ledger event) went through")
+                                : Finding.warn(
+                                        WRITABLE,
+                                        "the write raced another one to resource " + PROBE + "; writability not shown",
+                                        "run fence doctor again"));
+            } catch (FenceException e) {
+                out.add(Finding.fail(
+                        WRITABLE,
+                        e.getMessage(),
+                        "make the store writable for this user: a Redis master (not a replica) with memory to spare,"
+                                + " or a SQLite file and directory this user may write"));
+            }
+        }
+    }
+}
