@@ -3,6 +3,10 @@ package dev.fence.cli;
 import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.InvalidInputException;
+import dev.fence.doctor.Doctor;
+import dev.fence.doctor.Finding;
+import dev.fence.doctor.Report;
+import dev.fence.doctor.StoreChecks;
 import dev.fence.hook.HookConfig;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
@@ -14,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,7 +32,10 @@ import picocli.CommandLine.Option;
             "/healthz, /readyz and /metrics. Callers authenticate with 'Authorization: Bearer <name>:<secret>'",
             "from the credentials file (see 'fence serve credentials add'). Stops gracefully on SIGTERM.",
             "The policy (fenced refs, pusher policies, agent patterns, on-store-down, store-timeout) comes",
-            "from --config (the hook configuration format); hook requests cannot change it."
+            "from --config (the hook configuration format); hook requests cannot change it.",
+            "",
+            "At start it names each unsafe part of the store's set-up on stderr ('warning: …'; 'fence doctor'",
+            "explains them) and refuses, with exit status 6, a Redis whose maxmemory-policy may evict keys."
         },
         subcommands = {ServeCommand.CredentialsCommand.class})
 final class ServeCommand implements Callable<Integer> {
@@ -111,6 +119,7 @@ final class ServeCommand implements Callable<Integer> {
                 StoreOptions.defaults().retention(),
                 0,
                 StoreOptions.defaults().waitTimeout());
+        refuseUnsafeStore(url, options);
         HookServer server = HookServer.start(settings, u -> Stores.open(u, options), ctx.clock(), line -> {
             ctx.err().println("fence serve: " + line);
             ctx.err().flush();
@@ -121,6 +130,25 @@ final class ServeCommand implements Callable<Integer> {
         ctx.out().flush();
         server.awaitStop();
         return ExitCode.OK.code();
+    }
+
+    /**
+     * Names each unsafe part of the store's set-up on stderr, every start ({@code fence doctor} says more),
+     * and refuses a Redis whose eviction policy may evict fence's keys: an evicted counter repeats tokens.
+     */
+    private void refuseUnsafeStore(String url, StoreOptions options) {
+        Report setup = Doctor.examine(List.of(StoreChecks.setup(url, options, DoctorCommand.user(ctx.env()))));
+        Optional<Finding> refusal = StoreChecks.refusal(setup);
+        for (Finding f : setup.problems()) {
+            if (refusal.isEmpty() || f != refusal.get()) {
+                ctx.err().println("warning: " + f.check() + ": " + f.detail() + "; fix: " + f.fix());
+            }
+        }
+        ctx.err().flush();
+        if (refusal.isPresent()) {
+            throw new ConfigException("fence serve will not use this store: "
+                    + refusal.get().detail() + "; fix: " + refusal.get().fix());
+        }
     }
 
     /** Parses {@code HOST:PORT} (IPv6 as {@code [::1]:PORT}). */
