@@ -40,7 +40,7 @@ class RedisSentinelContractTest extends LeaseStoreContractTest {
 
     @Override
     protected LeaseStore openStore(StoreOptions options) {
-        return RedisLeaseStore.open(cluster.url(), options);
+        return RedisLeaseStore.open(cluster.url(), options.withCallerClock());
     }
 
     @Override

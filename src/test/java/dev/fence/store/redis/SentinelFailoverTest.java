@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 
@@ -66,6 +65,7 @@ class SentinelFailoverTest {
         for (int i = 0; i < 5; i++) {
             tokens.add(grant(leases).token());
         }
+        String before = leases.identity().generation();
         try (Jedis master = cluster.server(oldMaster)) {
             assertTrue(master.exists(RedisKeys.state(RESOURCE)), "the grants went to the master the sentinels name");
         }
@@ -74,9 +74,12 @@ class SentinelFailoverTest {
         assertNotEquals(oldMaster, newMaster);
 
         // The same store object, whose connection went to the old master (now a replica, which dropped it).
+        List<Grant> after = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            tokens.add(grant(leases).token());
+            after.add(grant(leases));
+            tokens.add(after.get(i).token());
         }
+        assertNotEquals(before, after.get(0).generation(), "the promoted replica is another server: a new generation");
         try (Jedis promoted = cluster.server(newMaster)) {
             assertEquals(
                     Long.toString(tokens.get(tokens.size() - 1)),
@@ -102,6 +105,7 @@ class SentinelFailoverTest {
         for (int i = 0; i < 3; i++) {
             tokens.add(grant(leases).token());
         }
+        String before = leases.identity().generation();
         int oldMaster = cluster.masterPort();
         cluster.kill(oldMaster);
 
@@ -122,11 +126,11 @@ class SentinelFailoverTest {
         }
         assertTrue(refused > 0, "the master was gone for a while");
         assertNotEquals(oldMaster, cluster.masterPort());
+        assertNotEquals(before, leases.identity().generation(), "the promoted replica starts a new generation");
         assertStrictlyIncreasing(tokens);
     }
 
     @Test
-    @Disabled("needs generation markers")
     void grantsDuringAFailoverNeverRepeatAndThePromotionStartsANewGeneration() throws Exception {
         startCluster(1);
         RedisLeaseStore store = open(cluster.url(), StoreOptions.defaults());
