@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.json.Json;
+import dev.fence.testing.PostgresServer;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.SentinelCluster;
 import java.io.ByteArrayInputStream;
@@ -214,6 +215,22 @@ class DoctorCommandTest {
             assertTrue(role.get("detail").asText().contains(":" + cluster.masterPort()), role.toString());
             assertTrue(role.get("detail").asText().contains("sentinels"), role.toString());
             assertEquals("ok", r.status("store.writable"), r.out());
+        }
+    }
+
+    @Test
+    void aPostgresStoreIsCheckedForAccessAndSaysItsSetUpIsNotJudged() throws Exception {
+        PostgresServer pg = PostgresServer.shared();
+        String database = pg.createDatabase();
+        try {
+            Result r = doctor("--store", pg.url(database), "--json");
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertEquals("ok", r.status("store.setup"));
+            assertTrue(r.finding("store.setup").get("detail").asText().contains("not judged"), r.out());
+            assertEquals("ok", r.status("store.reachable"));
+            assertEquals("ok", r.status("store.writable"));
+        } finally {
+            pg.dropDatabase(database);
         }
     }
 
