@@ -29,6 +29,24 @@ public record ResourceState(
         String lastTokenWriteSha,
         Tip tip) {
 
+    /**
+     * True when {@code (holder, token)} is the current grant, as the store contract defines it for renew,
+     * release and moving the recorded SHA: the counter is this token and the latest lease is it, unreleased.
+     */
+    public boolean isCurrentGrant(String holder, long token) {
+        return lease != null
+                && latestGranted == token
+                && lease.token() == token
+                && lease.holder().equals(holder)
+                && !lease.released();
+    }
+
+    /** This state with {@code lease} as its latest grant. */
+    public ResourceState withLease(Lease lease) {
+        return new ResourceState(
+                resource, version, latestGranted, highestAccepted, lease, baseToken, baseSha, lastTokenWriteSha, tip);
+    }
+
     /** The state of a resource the store has never seen. */
     public static ResourceState empty(String resource) {
         return new ResourceState(resource, 0, 0, 0, null, 0, null, null, null);

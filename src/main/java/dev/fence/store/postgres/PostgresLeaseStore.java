@@ -257,7 +257,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             if (state == null) {
                 return new LeaseCheck.Refused(0, null);
             }
-            if (!isCurrentGrant(state, holder, token)) {
+            if (!state.isCurrentGrant(holder, token)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
@@ -268,7 +268,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                     Instant.ofEpochMilli(nowMillis(now, tx)).plusMillis(ttlMillis),
                     false,
                     old.grantSha());
-            writeState(tx, cur, withLease(state, renewed));
+            writeState(tx, cur, state.withLease(renewed));
             return new LeaseCheck.Ok(renewed);
         });
     }
@@ -282,13 +282,13 @@ public final class PostgresLeaseStore implements LeaseStore {
             if (state == null) {
                 return new LeaseCheck.Refused(0, null);
             }
-            if (!isCurrentGrant(state, holder, token)) {
+            if (!state.isCurrentGrant(holder, token)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
             Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
             Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
-            writeState(tx, cur, withLease(state, released));
+            writeState(tx, cur, state.withLease(released));
             insertEvents(tx, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
             prune(tx, at.toEpochMilli());
             return new LeaseCheck.Ok(released);
@@ -303,13 +303,13 @@ public final class PostgresLeaseStore implements LeaseStore {
             if (state == null) {
                 return new LeaseCheck.Refused(0, null);
             }
-            if (!isCurrentGrant(state, holder, token)
+            if (!state.isCurrentGrant(holder, token)
                     || !Objects.equals(state.lease().grantSha(), expectedSha)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
             Lease moved = new Lease(old.holder(), old.token(), old.grantedAt(), old.expiresAt(), false, newSha);
-            writeState(tx, cur, withLease(state, moved));
+            writeState(tx, cur, state.withLease(moved));
             return new LeaseCheck.Ok(moved);
         });
     }
@@ -1324,29 +1324,6 @@ public final class PostgresLeaseStore implements LeaseStore {
     }
 
     // --- helpers ------------------------------------------------------------------------------------
-
-    /** The SPI's "current grant": the counter is this token and the latest lease is it, unreleased. */
-    private static boolean isCurrentGrant(ResourceState state, String holder, long token) {
-        Lease lease = state.lease();
-        return lease != null
-                && state.latestGranted() == token
-                && lease.token() == token
-                && lease.holder().equals(holder)
-                && !lease.released();
-    }
-
-    private static ResourceState withLease(ResourceState s, Lease lease) {
-        return new ResourceState(
-                s.resource(),
-                s.version(),
-                s.latestGranted(),
-                s.highestAccepted(),
-                lease,
-                s.baseToken(),
-                s.baseSha(),
-                s.lastTokenWriteSha(),
-                s.tip());
-    }
 
     private static void filter(List<String> where, List<Object> args, String column, String value) {
         if (value != null) {

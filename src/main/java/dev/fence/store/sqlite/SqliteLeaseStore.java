@@ -284,7 +284,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         requirePositiveTtl(ttlMillis);
         return run("renew", true, c -> {
             ResourceState state = readState(c, resource);
-            if (!isCurrentGrant(state, holder, token)) {
+            if (!state.isCurrentGrant(holder, token)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
@@ -295,7 +295,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                     millis(now).plusMillis(ttlMillis),
                     false,
                     old.grantSha());
-            writeState(c, withLease(state, renewed));
+            writeState(c, state.withLease(renewed));
             return new LeaseCheck.Ok(renewed);
         });
     }
@@ -305,13 +305,13 @@ public final class SqliteLeaseStore implements LeaseStore {
         Objects.requireNonNull(now, "now");
         return run("release", true, c -> {
             ResourceState state = readState(c, resource);
-            if (!isCurrentGrant(state, holder, token)) {
+            if (!state.isCurrentGrant(holder, token)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
             Instant at = millis(now);
             Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
-            writeState(c, withLease(state, released));
+            writeState(c, state.withLease(released));
             insertEvents(c, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
             prune(c, at.toEpochMilli());
             return new LeaseCheck.Ok(released);
@@ -322,13 +322,13 @@ public final class SqliteLeaseStore implements LeaseStore {
     public LeaseCheck moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
         return run("move grant sha", true, c -> {
             ResourceState state = readState(c, resource);
-            if (!isCurrentGrant(state, holder, token)
+            if (!state.isCurrentGrant(holder, token)
                     || !Objects.equals(state.lease().grantSha(), expectedSha)) {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
             Lease moved = new Lease(old.holder(), old.token(), old.grantedAt(), old.expiresAt(), false, newSha);
-            writeState(c, withLease(state, moved));
+            writeState(c, state.withLease(moved));
             return new LeaseCheck.Ok(moved);
         });
     }
@@ -954,29 +954,6 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     // --- helpers ------------------------------------------------------------------------------------
-
-    /** The SPI's "current grant": the counter is this token and the latest lease is it, unreleased. */
-    private static boolean isCurrentGrant(ResourceState state, String holder, long token) {
-        Lease lease = state.lease();
-        return lease != null
-                && state.latestGranted() == token
-                && lease.token() == token
-                && lease.holder().equals(holder)
-                && !lease.released();
-    }
-
-    private static ResourceState withLease(ResourceState s, Lease lease) {
-        return new ResourceState(
-                s.resource(),
-                s.version(),
-                s.latestGranted(),
-                s.highestAccepted(),
-                lease,
-                s.baseToken(),
-                s.baseSha(),
-                s.lastTokenWriteSha(),
-                s.tip());
-    }
 
     private static void filter(List<String> where, List<Object> args, String column, String value) {
         if (value != null) {
