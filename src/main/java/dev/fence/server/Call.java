@@ -2,46 +2,50 @@ package dev.fence.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.fence.json.Json;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.eclipse.jetty.server.Request;
 
 /**
- * One request as the API handlers see it: method, path, query, body (read once, within the size limit)
- * and the authenticated caller.
+ * One request as the API handlers see it: method, path, query, body (read whole before the handler runs,
+ * within the size limit) and the authenticated caller.
  */
 final class Call {
-    /** Bodies past the limit are still read and thrown away up to this multiple, so the reply arrives. */
-    private static final int DRAIN_FACTOR = 4;
-
-    private final HttpExchange exchange;
-    private final int maxBody;
-    private final Form query;
-    private byte[] body;
+    private final Request request;
+    private Form query;
+    private byte[] body = new byte[0];
     private Credential caller;
 
-    Call(HttpExchange exchange, int maxBody) {
-        this.exchange = exchange;
-        this.maxBody = maxBody;
-        this.query = Form.parse(exchange.getRequestURI().getRawQuery());
+    Call(Request request) {
+        this.request = request;
     }
 
     String method() {
-        return exchange.getRequestMethod();
+        return request.getMethod();
+    }
+
+    /** The path as sent, still percent-encoded. */
+    String path() {
+        String p = request.getHttpURI().getPath();
+        return p == null ? "" : p;
     }
 
     String header(String name) {
-        return exchange.getRequestHeaders().getFirst(name);
+        return request.getHeaders().get(name);
     }
 
+    /**
+     * The query parameters.
+     *
+     * @throws HttpError 400 for a malformed query
+     */
     Form query() {
+        if (query == null) {
+            query = Form.parse(request.getHttpURI().getQuery());
+        }
         return query;
     }
 
@@ -69,44 +73,14 @@ final class Call {
         return (semi < 0 ? ct : ct.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
     }
 
-    /**
-     * The body, read to its end.
-     *
-     * @throws HttpError 413 when it is longer than the limit
-     */
+    /** Sets the body, once read. */
+    void body(byte[] bytes) {
+        this.body = bytes;
+    }
+
+    /** The body (empty when there was none). */
     byte[] body() {
-        if (body != null) {
-            return body;
-        }
-        String length = header("Content-Length");
-        long declared = -1;
-        if (length != null) {
-            try {
-                declared = Long.parseLong(length.strip());
-            } catch (NumberFormatException e) {
-                throw HttpError.badRequest("Content-Length is not a number");
-            }
-        }
-        try (InputStream in = exchange.getRequestBody()) {
-            if (declared > maxBody) {
-                drain(in, (long) maxBody * DRAIN_FACTOR);
-                throw tooLarge();
-            }
-            ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 8192);
-            byte[] buf = new byte[65536];
-            int n;
-            while ((n = in.read(buf)) >= 0) {
-                out.write(buf, 0, n);
-                if (out.size() > maxBody) {
-                    drain(in, (long) maxBody * DRAIN_FACTOR);
-                    throw tooLarge();
-                }
-            }
-            body = out.toByteArray();
-            return body;
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading the request body failed", e);
-        }
+        return body;
     }
 
     /** The body as UTF-8 text. */
@@ -160,7 +134,7 @@ final class Call {
      */
     Params params() {
         if (method().equals("GET")) {
-            return Params.of(query);
+            return Params.of(query());
         }
         return switch (contentType()) {
             case "application/json", "" -> Params.of(json());
@@ -168,18 +142,5 @@ final class Call {
             default -> throw new HttpError(
                     415, "send application/json or application/x-www-form-urlencoded, not " + contentType());
         };
-    }
-
-    private HttpError tooLarge() {
-        return new HttpError(413, "the request body is larger than the server's limit of " + maxBody + " bytes");
-    }
-
-    private static void drain(InputStream in, long max) throws IOException {
-        byte[] buf = new byte[65536];
-        long total = 0;
-        int n;
-        while (total < max && (n = in.read(buf)) >= 0) {
-            total += n;
-        }
     }
 }

@@ -1,7 +1,5 @@
 package dev.fence.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.fence.core.ConfigException;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseService;
@@ -12,10 +10,10 @@ import dev.fence.hook.PostReceiveHook;
 import dev.fence.hook.PreReceiveHook;
 import dev.fence.json.Json;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,12 +22,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The {@code fence serve} HTTP server: routes, authentication, limits, metrics and a graceful stop.
@@ -42,18 +54,25 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>Requests run on a bounded pool ({@link ServerSettings#threads()} threads, {@link
- * ServerSettings#queue()} waiting); store work runs on a second bounded pool with the store timeout, so
- * a hung store costs a request at most that long. {@link #close()} stops taking new requests (they are
- * answered 503), waits up to the grace period for requests in flight, then closes the listener, the
- * connections and the store.
+ * <p>Connections are Jetty's: a few I/O threads read and write every connection without blocking, so a
+ * slow or idle client costs a connection slot and a buffer, never a thread. A request's headers must
+ * arrive within {@link ServerSettings#requestTimeout()} ({@link ConnectionWatch}), and so must its body,
+ * which is read before a handler runs ({@link BodyReader}); a connection passing no bytes for {@link
+ * ServerSettings#idleTimeout()} is closed; at most {@link ServerSettings#maxConnections()} are open at
+ * once. Routing, authentication and {@code /healthz} run on the I/O threads; handlers run on a bounded
+ * pool ({@link ServerSettings#threads()} threads, {@link ServerSettings#queue()} waiting; past it the
+ * answer is 503), and store work on a second bounded pool with the store timeout, so a hung store costs
+ * a request at most that long. {@link #close()} stops taking new requests (they are answered 503), waits
+ * up to the grace period for requests in flight, then closes the listener, the connections and the store.
  */
 public final class HookServer implements AutoCloseable {
-    private static final String MAX_REQ_TIME = "sun.net.httpserver.maxReqTime";
-    private static final String MAX_RSP_TIME = "sun.net.httpserver.maxRspTime";
+    /** Jetty's own threads: the acceptor, the selector and the non-blocking work they hand on. */
+    private static final int IO_THREADS = 8;
 
     private final ServerSettings settings;
-    private final HttpServer http;
+    private final Server jetty;
+    private final ServerConnector connector;
+    private final ConnectionWatch watch;
     private final ThreadPoolExecutor requestPool;
     private final ThreadPoolExecutor storePool;
     private final LeaseStore store;
@@ -74,18 +93,15 @@ public final class HookServer implements AutoCloseable {
         Reply handle(Call call);
     }
 
-    /** A route: exact path, method, the roles that may call it (empty: no credential needed). */
-    private record Route(String method, String path, Set<Role> roles, Handler handler) {}
+    /**
+     * A route: exact path, method, the roles that may call it (empty: no credential needed), and whether
+     * it is answered on the I/O thread (only what neither blocks nor reads a body).
+     */
+    private record Route(String method, String path, Set<Role> roles, boolean inline, Handler handler) {}
 
     private HookServer(
-            ServerSettings settings,
-            HttpServer http,
-            LeaseStore store,
-            Credentials credentials,
-            Clock clock,
-            Consumer<String> log) {
+            ServerSettings settings, LeaseStore store, Credentials credentials, Clock clock, Consumer<String> log) {
         this.settings = settings;
-        this.http = http;
         this.store = store;
         this.credentials = credentials;
         this.clock = clock;
@@ -107,6 +123,25 @@ public final class HookServer implements AutoCloseable {
                 daemon("fence-store-"),
                 new ThreadPoolExecutor.AbortPolicy());
         this.calls = new StoreCalls(storePool, settings.storeTimeout(), metrics);
+
+        QueuedThreadPool io = new QueuedThreadPool(IO_THREADS, 2, 60_000);
+        io.setName("fence-io");
+        io.setDaemon(true);
+        this.jetty = new Server(io);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        this.connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(settings.listen().getAddress().getHostAddress());
+        connector.setPort(settings.listen().getPort());
+        connector.setAcceptQueueSize(128);
+        connector.setIdleTimeout(settings.idleTimeout().toMillis());
+        this.watch = new ConnectionWatch(jetty.getScheduler(), settings.requestTimeout());
+        connector.addEventListener(watch);
+        jetty.addConnector(connector);
+        jetty.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
+        jetty.setErrorHandler(new ErrorReplies());
+        jetty.setHandler(new Entry());
     }
 
     /**
@@ -119,29 +154,20 @@ public final class HookServer implements AutoCloseable {
      */
     public static HookServer start(
             ServerSettings settings, Function<String, LeaseStore> openStore, Clock clock, Consumer<String> log) {
-        // The JDK server reads these once, when its first instance is made; they bound how long a client
-        // may take to send a request and to read the response (slow-loris protection).
-        String seconds = Long.toString(Math.max(1, settings.requestTimeout().toSeconds()));
-        if (System.getProperty(MAX_REQ_TIME) == null) {
-            System.setProperty(MAX_REQ_TIME, seconds);
-        }
-        if (System.getProperty(MAX_RSP_TIME) == null) {
-            System.setProperty(MAX_RSP_TIME, seconds);
-        }
         Credentials credentials = new Credentials(settings.credentials(), log);
         LeaseStore store = openStore.apply(settings.storeUrl());
-        HttpServer http;
-        try {
-            http = HttpServer.create(settings.listen(), 128);
-        } catch (IOException e) {
-            store.close();
-            throw new UncheckedIOException("cannot listen on " + settings.listen() + ": " + e.getMessage(), e);
-        }
-        HookServer server = new HookServer(settings, http, store, credentials, clock, log);
+        HookServer server = new HookServer(settings, store, credentials, clock, log);
         server.wire();
-        http.setExecutor(server.requestPool);
-        http.createContext("/", server::dispatch);
-        http.start();
+        try {
+            server.jetty.start();
+        } catch (Exception e) {
+            server.stopQuietly();
+            store.close();
+            if (e instanceof IOException io) {
+                throw new UncheckedIOException("cannot listen on " + settings.listen() + ": " + e.getMessage(), io);
+            }
+            throw new IllegalStateException("fence serve could not start: " + e, e);
+        }
         log.accept("fence serve listening on " + server.uri() + " (store " + store.describe() + ", "
                 + credentials.size() + " credentials, " + settings.threads() + " threads)");
         return server;
@@ -156,9 +182,9 @@ public final class HookServer implements AutoCloseable {
         LeaseApi leases = new LeaseApi(new LeaseService(shared, clock), calls, metrics, clock);
         AuditApi audit = new AuditApi(shared, calls, clock, metrics);
         Set<Role> none = Set.of();
-        route("GET", "/healthz", none, c -> Reply.json(200, Map.of("status", "ok")));
+        inline("GET", "/healthz", c -> Reply.json(200, Map.of("status", "ok")));
         route("GET", "/readyz", none, this::ready);
-        route("GET", "/metrics", none, c -> metrics.scrape());
+        inline("GET", "/metrics", c -> metrics.scrape());
         route("POST", "/v1/leases/acquire", EnumSet.of(Role.AGENT), leases::acquire);
         route("POST", "/v1/leases/renew", EnumSet.of(Role.AGENT), leases::renew);
         route("POST", "/v1/leases/release", EnumSet.of(Role.AGENT), leases::release);
@@ -173,12 +199,16 @@ public final class HookServer implements AutoCloseable {
     }
 
     private void route(String method, String path, Set<Role> roles, Handler handler) {
-        routes.add(new Route(method, path, roles, handler));
+        routes.add(new Route(method, path, roles, false, handler));
+    }
+
+    private void inline(String method, String path, Handler handler) {
+        routes.add(new Route(method, path, Set.of(), true, handler));
     }
 
     /** The address the server listens on (the real port when 0 was asked for). */
     public InetSocketAddress address() {
-        return http.getAddress();
+        return new InetSocketAddress(settings.listen().getAddress(), connector.getLocalPort());
     }
 
     /** {@code http://host:port}. */
@@ -208,35 +238,169 @@ public final class HookServer implements AutoCloseable {
         }
     }
 
-    private void dispatch(HttpExchange exchange) {
-        long start = System.nanoTime();
-        inFlight.incrementAndGet();
-        String routeName = "unmatched";
-        Call call = new Call(exchange, settings.maxBodyBytes());
-        Reply reply;
-        try {
-            if (stopping) {
-                reply = Reply.error(503, "the server is shutting down", call.wantsText());
-            } else {
-                Route route = match(exchange.getRequestURI().getRawPath(), exchange.getRequestMethod());
-                routeName = route.path();
-                reply = invoke(route, call);
+    /** Jetty's entry point: runs on an I/O thread, so it never blocks. */
+    private final class Entry extends org.eclipse.jetty.server.Handler.Abstract.NonBlocking {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            Exchange x = new Exchange(request, response, callback);
+            try {
+                x.begin();
+            } catch (RuntimeException e) {
+                x.fail(e);
             }
-        } catch (HttpError e) {
-            if (e.status() == 404 || e.status() == 405) {
+            return true;
+        }
+    }
+
+    /** One request from its headers to the last byte of its answer. */
+    private final class Exchange {
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
+        private final Connection connection;
+        private final Call call;
+        private final long start = System.nanoTime();
+        private final AtomicBoolean answered = new AtomicBoolean();
+        private String routeName = "unmatched";
+
+        Exchange(Request request, Response response, Callback callback) {
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+            this.connection = request.getConnectionMetaData().getConnection();
+            this.call = new Call(request);
+            inFlight.incrementAndGet();
+            watch.handling(connection);
+        }
+
+        /** Routes and authenticates at once; reads the body, then hands the handler to the pool. */
+        void begin() {
+            if (stopping) {
+                answer(Reply.error(503, "the server is shutting down", call.wantsText()));
+                return;
+            }
+            Route route;
+            try {
+                route = match(call.path(), call.method());
+                routeName = route.path();
+                authenticate(route);
+            } catch (HttpError e) {
+                answer(Reply.error(e.status(), e.getMessage(), call.wantsText()));
+                return;
+            }
+            if (route.inline()) {
+                answer(invoke(route));
+                return;
+            }
+            if (!call.method().equals("POST")) {
+                dispatch(route);
+                return;
+            }
+            BodyReader.read(
+                    request,
+                    settings.maxBodyBytes(),
+                    settings.requestTimeout(),
+                    request.getComponents().getScheduler(),
+                    body -> {
+                        if (body.error() != null) {
+                            if (body.error().status() == 408) {
+                                response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+                            }
+                            answer(Reply.error(
+                                    body.error().status(), body.error().getMessage(), call.wantsText()));
+                            return;
+                        }
+                        call.body(body.bytes());
+                        dispatch(route);
+                    });
+        }
+
+        private void dispatch(Route route) {
+            try {
+                requestPool.execute(() -> answer(invoke(route)));
+            } catch (RejectedExecutionException e) {
+                answer(Reply.error(
+                        503, "the server has too many requests waiting; try again shortly", call.wantsText()));
+            }
+        }
+
+        private void authenticate(Route route) {
+            if (route.roles().isEmpty()) {
+                return;
+            }
+            Credential c;
+            try {
+                c = credentials.authenticate(call.header("Authorization"));
+            } catch (HttpError e) {
+                if (e.status() == 401) {
+                    metrics.authFailure(401);
+                }
+                throw e;
+            }
+            if (!c.hasRole(route.roles())) {
+                metrics.authFailure(403);
+                throw HttpError.forbidden("credential '" + c.name() + "' has role "
+                        + c.role().label() + "; " + route.path() + " needs " + roleNames(route.roles()));
+            }
+            call.caller(c);
+        }
+
+        private Reply invoke(Route route) {
+            try {
+                return route.handler().handle(call);
+            } catch (HttpError e) {
+                return Reply.error(e.status(), e.getMessage(), call.wantsText());
+            } catch (InvalidInputException e) {
+                return Reply.error(400, e.getMessage(), call.wantsText());
+            } catch (StoreUnavailableException | ConfigException e) {
+                return Reply.error(503, "the store is unavailable: " + e.getMessage(), call.wantsText());
+            } catch (RuntimeException e) {
+                log.accept("internal error on " + call.method() + " " + route.path() + ": " + e);
+                return Reply.error(500, "internal error", call.wantsText());
+            }
+        }
+
+        void fail(RuntimeException e) {
+            log.accept("internal error on " + call.method() + " " + routeName + ": " + e);
+            answer(Reply.error(500, "internal error", call.wantsText()));
+        }
+
+        /** Sends {@code reply}; the first call wins. */
+        void answer(Reply reply) {
+            if (!answered.compareAndSet(false, true)) {
+                return;
+            }
+            if (reply.status() == 404 || reply.status() == 405) {
                 routeName = "unmatched";
             }
-            reply = Reply.error(e.status(), e.getMessage(), call.wantsText());
-        } catch (RuntimeException e) {
-            reply = Reply.error(500, "internal error", call.wantsText());
-            log.accept("internal error on " + exchange.getRequestMethod() + " "
-                    + exchange.getRequestURI().getRawPath() + ": " + e);
+            response.setStatus(reply.status());
+            var h = response.getHeaders();
+            h.put(HttpHeader.CONTENT_TYPE, reply.contentType());
+            h.put(HttpHeader.CACHE_CONTROL, "no-store");
+            if (reply.status() == 401) {
+                h.put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"fence\"");
+            }
+            byte[] body = reply.body();
+            h.put(HttpHeader.CONTENT_LENGTH, body.length);
+            response.write(true, ByteBuffer.wrap(body), new Callback() {
+                @Override
+                public void succeeded() {
+                    done(reply.status());
+                    callback.succeeded();
+                }
+
+                @Override
+                public void failed(Throwable x) {
+                    // The client went away; nothing to tell it.
+                    done(reply.status());
+                    callback.failed(x);
+                }
+            });
         }
-        try {
-            send(exchange, reply);
-        } finally {
-            exchange.close();
-            metrics.request(routeName, exchange.getRequestMethod(), reply.status(), System.nanoTime() - start);
+
+        private void done(int status) {
+            watch.answered(connection);
+            metrics.request(routeName, call.method(), status, System.nanoTime() - start);
             if (inFlight.decrementAndGet() == 0 && stopping) {
                 synchronized (stopLock) {
                     stopLock.notifyAll();
@@ -261,60 +425,11 @@ public final class HookServer implements AutoCloseable {
         throw new HttpError(405, "use " + String.join(" or ", allowed) + " for " + path);
     }
 
-    private Reply invoke(Route route, Call call) {
-        if (!route.roles().isEmpty()) {
-            Credential c;
-            try {
-                c = credentials.authenticate(call.header("Authorization"));
-            } catch (HttpError e) {
-                if (e.status() == 401) {
-                    metrics.authFailure(401);
-                }
-                throw e;
-            }
-            if (!c.hasRole(route.roles())) {
-                metrics.authFailure(403);
-                throw HttpError.forbidden("credential '" + c.name() + "' has role "
-                        + c.role().label() + "; " + route.path() + " needs " + roleNames(route.roles()));
-            }
-            call.caller(c);
-        }
-        try {
-            return route.handler().handle(call);
-        } catch (InvalidInputException e) {
-            return Reply.error(400, e.getMessage(), call.wantsText());
-        } catch (StoreUnavailableException | ConfigException e) {
-            return Reply.error(503, "the store is unavailable: " + e.getMessage(), call.wantsText());
-        } catch (UncheckedIOException e) {
-            return Reply.error(
-                    400, "the request could not be read: " + e.getCause().getMessage(), call.wantsText());
-        }
-    }
-
     private static String roleNames(Set<Role> roles) {
         List<String> names = new ArrayList<>();
         roles.forEach(r -> names.add(r.label()));
         names.add("admin");
         return String.join(" or ", names);
-    }
-
-    private static void send(HttpExchange exchange, Reply reply) {
-        try {
-            exchange.getResponseHeaders().set("Content-Type", reply.contentType());
-            exchange.getResponseHeaders().set("Cache-Control", "no-store");
-            if (reply.status() == 401) {
-                exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"fence\"");
-            }
-            byte[] body = reply.body();
-            exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
-            if (body.length > 0) {
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
-                }
-            }
-        } catch (IOException e) {
-            // The client went away; nothing to tell it.
-        }
     }
 
     /** Blocks until {@link #close()} has run (from another thread, e.g. a shutdown hook). */
@@ -350,13 +465,21 @@ public final class HookServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            http.stop(0);
+            stopQuietly();
             requestPool.shutdownNow();
             storePool.shutdownNow();
             store.close();
             stopped = true;
             stopLock.notifyAll();
             log.accept("fence serve stopped");
+        }
+    }
+
+    private void stopQuietly() {
+        try {
+            jetty.stop();
+        } catch (Exception e) {
+            log.accept("stopping the HTTP server: " + e);
         }
     }
 
@@ -372,5 +495,10 @@ public final class HookServer implements AutoCloseable {
     /** For tests: how long stops wait. */
     Duration grace() {
         return settings.grace();
+    }
+
+    /** For tests: connections open now. */
+    int connections() {
+        return watch.size();
     }
 }

@@ -17,9 +17,13 @@ import java.time.Duration;
  * @param queue requests waiting for a thread; past it, connections are closed at once
  * @param maxBodyBytes the longest request body; longer ones get 413
  * @param grace how long a stop waits for requests in flight
- * @param requestTimeout the longest a client may take to send a request (headers and body); past it the
- *     connection is closed. It is a JVM-wide setting of the JDK's HTTP server, fixed by the first
- *     server started in the process.
+ * @param requestTimeout the longest a client may take to send a request's headers (counted from the
+ *     connection's opening for its first request) and, separately, its body; past it the connection is
+ *     closed (a late body is answered 408 first)
+ * @param idleTimeout how long a connection may pass no bytes either way (a kept-alive connection waiting
+ *     for its next request, a client that stopped reading its answer) before it is closed
+ * @param maxConnections the most connections open at once; past it the server accepts no more until one
+ *     closes (they wait in the listen backlog)
  */
 public record ServerSettings(
         InetSocketAddress listen,
@@ -30,7 +34,9 @@ public record ServerSettings(
         int queue,
         int maxBodyBytes,
         Duration grace,
-        Duration requestTimeout) {
+        Duration requestTimeout,
+        Duration idleTimeout,
+        int maxConnections) {
 
     /** 4 MiB: a push of 10,000 refs is about 1.2 MB of stdin. */
     public static final int DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -42,6 +48,52 @@ public record ServerSettings(
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(10);
 
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Far above what hooks and agents open (one connection per shim request), far below a process's files. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1000;
+
+    /** Settings with the default idle timeout and connection limit. */
+    public ServerSettings(
+            InetSocketAddress listen,
+            String storeUrl,
+            Path credentials,
+            HookConfig hook,
+            int threads,
+            int queue,
+            int maxBodyBytes,
+            Duration grace,
+            Duration requestTimeout) {
+        this(
+                listen,
+                storeUrl,
+                credentials,
+                hook,
+                threads,
+                queue,
+                maxBodyBytes,
+                grace,
+                requestTimeout,
+                DEFAULT_IDLE_TIMEOUT,
+                DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /** These settings with other connection limits (for operators and tests). */
+    public ServerSettings withConnectionLimits(Duration requestTimeout, Duration idleTimeout, int maxConnections) {
+        return new ServerSettings(
+                listen,
+                storeUrl,
+                credentials,
+                hook,
+                threads,
+                queue,
+                maxBodyBytes,
+                grace,
+                requestTimeout,
+                idleTimeout,
+                maxConnections);
+    }
 
     /** Settings with the defaults for everything but the essentials. */
     public static ServerSettings of(InetSocketAddress listen, String storeUrl, Path credentials, HookConfig hook) {

@@ -132,4 +132,16 @@ class ArchitectureTest {
                 .resideInAPackage("com.fasterxml.jackson..")
                 .check(classes);
     }
+
+    @Test
+    void jettyOnlyInTheServer() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.fence.server")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.eclipse.jetty..")
+                .because("fence serve's HTTP server is its own business; its clients speak java.net.http")
+                .check(classes);
+    }
 }

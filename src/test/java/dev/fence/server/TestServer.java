@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 /**
  * An in-process {@code fence serve} on a free loopback port, with its own credentials file and hook
@@ -31,14 +32,16 @@ final class TestServer implements AutoCloseable {
     final String storeUrl;
     final List<String> log = new CopyOnWriteArrayList<>();
     private final Duration storeTimeout;
+    private final UnaryOperator<ServerSettings> adjust;
     private HookServer server;
 
-    private TestServer(Path dir, String storeUrl, Duration storeTimeout) {
+    private TestServer(Path dir, String storeUrl, Duration storeTimeout, UnaryOperator<ServerSettings> adjust) {
         this.dir = dir;
         this.credentials = dir.resolve("credentials");
         this.config = dir.resolve("fence.conf");
         this.storeUrl = storeUrl;
         this.storeTimeout = storeTimeout;
+        this.adjust = adjust;
     }
 
     /** Starts a server on {@code storeUrl}; {@code configText} is its hook configuration (fence.conf). */
@@ -47,9 +50,19 @@ final class TestServer implements AutoCloseable {
     }
 
     static TestServer start(Path dir, String storeUrl, String configText, Duration storeTimeout) {
+        return start(dir, storeUrl, configText, storeTimeout, UnaryOperator.identity());
+    }
+
+    /** As {@link #start(Path, String, String)}, with the server's settings changed by {@code adjust}. */
+    static TestServer start(Path dir, String storeUrl, String configText, UnaryOperator<ServerSettings> adjust) {
+        return start(dir, storeUrl, configText, Duration.ofSeconds(2), adjust);
+    }
+
+    private static TestServer start(
+            Path dir, String storeUrl, String configText, Duration storeTimeout, UnaryOperator<ServerSettings> adjust) {
         try {
             Files.createDirectories(dir);
-            TestServer t = new TestServer(dir, storeUrl, storeTimeout);
+            TestServer t = new TestServer(dir, storeUrl, storeTimeout, adjust);
             Files.writeString(t.config, configText);
             if (!Files.exists(t.credentials)) {
                 Files.writeString(t.credentials, "");
@@ -78,7 +91,7 @@ final class TestServer implements AutoCloseable {
                 StoreOptions.defaults().retention(),
                 0,
                 StoreOptions.defaults().waitTimeout());
-        server = HookServer.start(s, u -> Stores.open(u, options), Clock.systemUTC(), log::add);
+        server = HookServer.start(adjust.apply(s), u -> Stores.open(u, options), Clock.systemUTC(), log::add);
     }
 
     /** Stops the server and starts a new one on the same store, credentials and configuration (new port). */
