@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
 
@@ -111,6 +112,12 @@ final class BodyReader implements Runnable {
     }
 
     private static HttpError broken(Throwable failure) {
+        if (failure instanceof EofException) {
+            return new HttpError(
+                    400,
+                    "the request body could not be read: it ended before its Content-Length, or its chunked"
+                            + " encoding is malformed");
+        }
         if (failure instanceof HttpException h) {
             return new HttpError(
                     h.getCode() >= 400 && h.getCode() < 500 ? h.getCode() : 400,

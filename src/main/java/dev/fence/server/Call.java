@@ -1,7 +1,11 @@
 package dev.fence.server;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import dev.fence.json.Json;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -14,6 +18,15 @@ import org.eclipse.jetty.server.Request;
  * within the size limit) and the authenticated caller.
  */
 final class Call {
+    /**
+     * fence's mapper, refusing what a lenient parser would guess at: a second document after the first,
+     * and a field given twice (which of the two would a proxy or another parser have read?).
+     */
+    private static final ObjectReader STRICT = Json.mapper()
+            .reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
+
     private final Request request;
     private Form query;
     private byte[] body = new byte[0];
@@ -44,7 +57,7 @@ final class Call {
      */
     Form query() {
         if (query == null) {
-            query = Form.parse(request.getHttpURI().getQuery());
+            query = Form.parseQuery(request.getHttpURI().getQuery());
         }
         return query;
     }
@@ -105,16 +118,33 @@ final class Call {
     JsonNode json() {
         JsonNode n;
         try {
-            n = Json.read(bodyText());
+            n = STRICT.readTree(bodyText());
         } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the request body is not valid JSON: "
-                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ")");
+            throw HttpError.badRequest("the request body is not valid JSON: " + describe(e));
         }
         if (n == null || !n.isObject()) {
             throw HttpError.badRequest("the request body must be a JSON object");
         }
         return n;
+    }
+
+    /**
+     * What the parser found wrong, and where when it knows: a stream-limit exception (nesting depth,
+     * number or string length) has no location.
+     */
+    private static String describe(JsonProcessingException e) {
+        String what = e.getOriginalMessage();
+        if (what == null || what.isBlank()) {
+            what = e.getClass().getSimpleName();
+        } else if (what.startsWith("Trailing token")) {
+            // Jackson's own words name its classes.
+            what = "something follows the JSON object";
+        }
+        JsonLocation at = e.getLocation();
+        if (at == null || at.getLineNr() < 1) {
+            return what;
+        }
+        return what + " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
     }
 
     /** The body as a form ({@code application/x-www-form-urlencoded}). */

@@ -26,7 +26,10 @@ final class ErrorReplies extends ErrorHandler {
                 message = h.getReason();
             }
         }
-        if (status < 400) {
+        if (status == 505 || status == 501) {
+            // An unknown protocol version or transfer coding is the client's mistake, as any other.
+            status = 400;
+        } else if (status < 400) {
             status = 500;
         }
         Reply reply = Reply.error(status, describe(status, message), wantsText(request));
@@ -53,7 +56,7 @@ final class ErrorReplies extends ErrorHandler {
     /** Jetty's reason, as a sentence for the caller; a status alone when Jetty gave none. */
     static String describe(int status, String reason) {
         String what = reason == null || reason.isBlank() ? HttpStatus.getMessage(status) : reason;
-        if (status >= 500) {
+        if (status >= 500 && status != 505 && status != 501) {
             return "internal error";
         }
         return "the request is malformed: " + what;

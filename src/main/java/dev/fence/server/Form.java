@@ -30,6 +30,15 @@ final class Form {
      * @throws HttpError 400 for a malformed escape or invalid UTF-8
      */
     static Form parse(String text) {
+        return parse(text, "form body");
+    }
+
+    /** As {@link #parse(String)}, for a raw query string: messages name the query. */
+    static Form parseQuery(String text) {
+        return parse(text, "query");
+    }
+
+    private static Form parse(String text, String what) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         if (text == null || text.isEmpty()) {
             return new Form(out);
@@ -41,8 +50,8 @@ final class Form {
             if (end > start) {
                 String pair = text.substring(start, end);
                 int eq = pair.indexOf('=');
-                String name = decode(eq < 0 ? pair : pair.substring(0, eq));
-                String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+                String name = decode(eq < 0 ? pair : pair.substring(0, eq), what);
+                String value = eq < 0 ? "" : decode(pair.substring(eq + 1), what);
                 out.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
             }
             if (amp < 0) {
@@ -76,7 +85,7 @@ final class Form {
         return values.keySet();
     }
 
-    private static String decode(String s) {
+    private static String decode(String s, String what) {
         if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
             return s;
         }
@@ -88,19 +97,19 @@ final class Form {
                 out[n++] = ' ';
             } else if (c == '%') {
                 if (i + 2 >= s.length()) {
-                    throw HttpError.badRequest("malformed form body: '%' must be followed by two hex digits");
+                    throw HttpError.badRequest("malformed " + what + ": '%' must be followed by two hex digits");
                 }
                 int hi = Character.digit(s.charAt(i + 1), 16);
                 int lo = Character.digit(s.charAt(i + 2), 16);
                 if (hi < 0 || lo < 0) {
-                    throw HttpError.badRequest("malformed form body: '%' must be followed by two hex digits");
+                    throw HttpError.badRequest("malformed " + what + ": '%' must be followed by two hex digits");
                 }
                 out[n++] = (byte) (hi * 16 + lo);
                 i += 2;
             } else if (c < 0x100) {
                 out[n++] = (byte) c;
             } else {
-                throw HttpError.badRequest("malformed form body: unescaped non-ASCII text; percent-encode it");
+                throw HttpError.badRequest("malformed " + what + ": unescaped non-ASCII text; percent-encode it");
             }
         }
         try {
@@ -111,7 +120,7 @@ final class Form {
                     .decode(java.nio.ByteBuffer.wrap(out, 0, n))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw HttpError.badRequest("malformed form body: a value is not valid UTF-8");
+            throw HttpError.badRequest("malformed " + what + ": a value is not valid UTF-8");
         }
     }
 }

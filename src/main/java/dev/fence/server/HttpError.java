@@ -33,7 +33,7 @@ final class HttpError extends RuntimeException {
     static int exitCodeOf(int status) {
         return switch (status) {
             case 401, 403 -> 6;
-            case 503, 504 -> 5;
+            case 408, 503, 504 -> 5;
             case 500 -> 70;
             default -> 2;
         };

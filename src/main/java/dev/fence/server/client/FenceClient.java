@@ -205,14 +205,15 @@ public final class FenceClient {
 
     /**
      * The failure an error answer stands for: 400-class input errors → {@link InvalidInputException} (exit
-     * 2); 401/403 → {@link ConfigException} (exit 6: the credential is wrong or lacks the role); 503 and
-     * other 5xx → {@link StoreUnavailableException} (exit 5).
+     * 2); 401/403 → {@link ConfigException} (exit 6: the credential is wrong or lacks the role); 408 (the
+     * request did not arrive in time), 503 and other 5xx → {@link StoreUnavailableException} (exit 5).
      */
     public RuntimeException failure(Response r) {
         String m = "fence server: " + r.message();
         return switch (r.status()) {
             case 401, 403 -> new ConfigException(m);
-            case 400, 404, 405, 413, 415 -> new InvalidInputException(m);
+            case 400, 404, 405, 413, 415, 431 -> new InvalidInputException(m);
+            case 408 -> new StoreUnavailableException(m);
             default -> r.status() >= 500
                     ? new StoreUnavailableException(m)
                     : new InternalException("unexpected answer from the fence server: HTTP " + r.status());
