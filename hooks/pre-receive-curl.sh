@@ -23,6 +23,11 @@
 # users cannot read it in the process list; through /dev/tcp it never leaves bash. Exit 0 accepts the
 # push, 1 refuses it.
 #
+# Only fence serve's verdict accepts a push: each request carries a fresh random nonce, and the answer must
+# be status 200 with the first line exactly "fence-verdict/1 nonce=<that nonce> exit=0". Anything else
+# that answers (a proxy, a captive or login page, another service, a reply cut short or meant for another
+# request) refuses the push with reason=bad-server-reply, whatever FENCE_ON_SERVER_DOWN says.
+#
 # Every push pays for each process this script starts, so its usual path starts one or two: git (one
 # ancestry answer, a short walk) and, unless the server is on this host, curl. The rest is bash builtins.
 set -u
@@ -130,6 +135,16 @@ server_down() {
     exit 0
   fi
   refuse "the fence server is unavailable ($1); fenced pushes are refused until it is back. This is an infrastructure problem, not a conflict: report it to the operator."
+}
+
+# An answer that is not fence serve's verdict for this request: never a reason to let a push through, and
+# no sign that the server is down either (something else answered in its place).
+bad_reply() {
+  if [ "$hook" = post-receive ]; then
+    say "warning: fence could not record the landed push: the reply from $FENCE_SERVER is not a fence verdict ($1)"
+    exit 0
+  fi
+  refuse "the reply from $FENCE_SERVER is not a fence verdict ($1), so the push is refused. FENCE_SERVER must point at fence serve itself (not a proxy, a login page or another service), of a version that answers fence-verdict/1. This is an infrastructure problem, not a conflict: report it to the operator." bad-server-reply
 }
 
 # A configuration problem: never a reason to let a push through.
@@ -381,7 +396,7 @@ fi
 ask_curl() {
   local request=(curl -sS -X POST --max-time "$1" --connect-timeout "$2" -H 'Accept: text/plain' -H 'Expect:'
     -w '\n%{http_code}') field rc problem
-  for field in "${fields[@]}" "${facts[@]}"; do request+=(--data-urlencode "$field"); done
+  for field in "${fields[@]}" "${facts[@]}" "nonce=$nonce"; do request+=(--data-urlencode "$field"); done
   if [ -n "$tmp" ]; then
     request+=(--data-urlencode "stdin@$tmp")
   else
@@ -392,6 +407,8 @@ ask_curl() {
   rc=$?
   if [ "$rc" -ne 0 ]; then
     problem=${response##*$'\n'}
+    # 8: not an HTTP answer; 18: the answer ended before its Content-Length; 61: an encoding never asked for.
+    case $rc in 8 | 18 | 61) bad_reply "curl exit $rc: ${problem#curl: }" ;; esac
     server_down "curl exit $rc: ${problem#curl: }"
   fi
 }
@@ -400,11 +417,12 @@ ask_curl() {
 # closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
 # and the caller then asks with curl, which reports the problem exactly.
 ask_tcp() {
-  local fd body=$base_body field reply status head rc request
+  local fd body=$base_body field reply status head rc request length lower
   for field in "${facts[@]}"; do
     form_value "${field#*=}"
     body+="&${field%%=*}=$form"
   done
+  body+="&nonce=$nonce"
   { exec {fd}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || return 1
   local LC_ALL=C
   # A server that closes early must not kill the shim with SIGPIPE: the write fails, the read says why.
@@ -422,9 +440,38 @@ ask_tcp() {
   [ "$rc" -gt 128 ] && server_down "no answer within the ${budget}s budget"
   head=${reply%%$'\r\n\r\n'*}
   [ "$head" != "$reply" ] || server_down "the fence server closed the connection without an answer"
+  case "$head" in HTTP/1.[01]\ [0-9][0-9][0-9]*) ;; *) bad_reply "the answer is not HTTP" ;; esac
   status=${head#HTTP/1.? }
   status=${status:0:3}
-  response=${reply#*$'\r\n\r\n'}$'\n'$status
+  response=${reply#*$'\r\n\r\n'}
+  # A connection that broke off mid-answer ends it early; curl checks this itself.
+  lower=${head,,}
+  case "$lower" in
+    *$'\r\n'content-length:*)
+      length=${lower##*$'\r\n'content-length:}
+      length=${length%%$'\r'*}
+      length=${length//[[:space:]]/}
+      [ "$length" = "${#response}" ] || bad_reply "the answer ended after ${#response} of its ${length} bytes" ;;
+  esac
+  response+=$'\n'$status
+}
+
+# A fresh nonce for each request, which the verdict must carry back: 128 bits from the kernel's random
+# source where bash has SRANDOM (5.1+), else from bash's RANDOM with the time and process id.
+new_nonce() {
+  if [ -n "${SRANDOM:-}" ]; then
+    printf -v nonce '%08x%08x%08x%08x' "$SRANDOM" "$SRANDOM" "$SRANDOM" "$SRANDOM"
+  else
+    local t=${EPOCHREALTIME:-0}
+    printf -v nonce '%04x%04x%04x%04x%04x%04x%s%x' "$RANDOM" "$RANDOM" "$RANDOM" "$RANDOM" "$RANDOM" "$RANDOM" \
+      "${t//[^0-9]/}" "$$"
+  fi
+}
+
+# Text from the server, fit to show in one line of a message: printable, at most 120 characters.
+shown() {
+  local t=${1//[^[:print:]]/?}
+  printf '%s' "${t:0:120}"
 }
 
 for round in 1 2 3 4 5; do
@@ -435,6 +482,7 @@ for round in 1 2 3 4 5; do
   printf -v max_time '%d.%03d' $((left / 1000)) $((left % 1000))
   connect=$max_time
   [ "$left" -gt 1000 ] && connect=1
+  new_nonce
   if [ -n "$tcp_host" ] && [ -z "$tmp" ] && ask_tcp "$max_time"; then
     :
   else
@@ -448,19 +496,24 @@ for round in 1 2 3 4 5; do
   rest=${rest%$'\n'}
   case "$status" in
     200) ;;
-    5??) server_down "HTTP $status: ${rest:-$first}" ;;
-    401 | 403) misconfigured "the fence server refused this hook's credential (HTTP $status: ${rest:-$first})" ;;
-    *) misconfigured "the fence server answered HTTP $status: ${rest:-$first}" ;;
+    5?? | 408) server_down "HTTP $status: $(shown "${rest:-$first}")" ;;
+    401 | 403) misconfigured "the fence server refused this hook's credential (HTTP $status: $(shown "$rest"))" ;;
+    *)
+      # fence serve's own error answer ("error", then what was wrong) is a request it refused; anything else
+      # came from something that is not fence serve.
+      [ "$first" = error ] && misconfigured "the fence server answered HTTP $status: $(shown "$rest")"
+      bad_reply "HTTP $status, not from fence serve" ;;
   esac
   case "$first" in
-    accept | ok)
+    "fence-verdict/1 nonce=$nonce exit=0")
       [ -n "$rest" ] && printf '%s\n' "$rest" >&2
       exit 0 ;;
-    reject)
+    "fence-verdict/1 nonce=$nonce exit=1")
       [ -n "$rest" ] && printf '%s\n' "$rest" >&2
       exit 1 ;;
-    need\ *)
-      questions=$body
+    "fence-verdict/1 nonce=$nonce need")
+      [ "$hook" = pre-receive ] || bad_reply "ancestry questions to a post-receive hook"
+      questions=$rest
       while [ -n "$questions" ]; do
         line=${questions%%$'\n'*}
         if [ "$line" = "$questions" ]; then questions=""; else questions=${questions#*$'\n'}; fi
@@ -473,6 +526,7 @@ for round in 1 2 3 4 5; do
         facts+=("fact=$ancestor $descendant $ans")
       done
       ;;
-    *) server_down "unexpected answer from the fence server: ${first:0:80}" ;;
+    fence-verdict/1\ nonce=*) bad_reply "a verdict for another request, or of an unknown form: $(shown "$first")" ;;
+    *) bad_reply "HTTP 200, and its first line is '$(shown "$first")'" ;;
   esac
 done

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The server's verdict latency: pre-receive requests as the curl shim sends them (a form, text answer,
- * a new connection each), one after another, each a new fast-forward of one branch under a live lease
+ * The server's verdict latency: pre-receive requests as the curl shim sends them (a form with a nonce, the
+ * versioned text answer, a new connection each), one after another, each a new fast-forward of one branch under a live lease
  * with its ancestry fact, so that every verdict reads the store, accepts and records the push.
  */
 final class VerdictLoad {
@@ -57,6 +57,8 @@ final class VerdictLoad {
         if (!tip.equals("0".repeat(40))) {
             field(form, "fact", tip + " " + next + " yes");
         }
+        String nonce = randomId().substring(0, 32);
+        field(form, "nonce", nonce);
         byte[] body = form.toString().getBytes(StandardCharsets.US_ASCII);
         String head = "POST /v1/hook/pre-receive HTTP/1.1\r\n"
                 + "Host: " + server.getHost() + ":" + server.getPort() + "\r\n"
@@ -80,7 +82,7 @@ final class VerdictLoad {
         int split = reply.indexOf("\r\n\r\n");
         String status = reply.isEmpty() ? "" : reply.substring(0, Math.max(0, reply.indexOf("\r\n")));
         String answer = split < 0 ? "" : reply.substring(split + 4);
-        if (!status.contains(" 200 ") || !answer.startsWith("accept")) {
+        if (!status.contains(" 200 ") || !answer.startsWith("fence-verdict/1 nonce=" + nonce + " exit=0\n")) {
             throw new IOException("the server did not accept a verdict request: " + status + " " + answer.trim());
         }
         tip = next;

@@ -50,6 +50,11 @@ public enum Reason {
      * must name the target itself.
      */
     SYMBOLIC_REF("symbolic-ref"),
+    /**
+     * The hook's server answered with something that is not its verdict for this request (a proxy, a login
+     * page, another service, a cut-off or replayed answer); the push was refused.
+     */
+    BAD_SERVER_REPLY("bad-server-reply"),
     /** Admitted with a current token. */
     ACCEPTED("accepted"),
     /** Admitted tokenless; the counter was bumped. */

@@ -9,6 +9,7 @@ import dev.fence.hook.HookEnvironments;
 import dev.fence.hook.PostReceiveHook;
 import dev.fence.hook.PreReceiveHook;
 import dev.fence.json.Json;
+import dev.fence.server.client.VerdictFormat;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -69,16 +70,23 @@ final class HookApi {
             j = pre.judge(push.config(config), push.env(), null, push.stdin(), storeUrl, ancestry);
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
-            return need(needed.questions(), call.wantsText());
+            return need(needed.questions(), call.wantsText(), push.nonce());
         }
         boolean accepted = j.result().exitCode() == 0;
         metrics.verdict("pre-receive", accepted ? "accept" : "reject", j.reason());
         if (call.wantsText()) {
-            StringBuilder out = new StringBuilder(accepted ? "accept\n" : "reject\n");
+            StringBuilder out = new StringBuilder();
+            if (push.nonce() != null) {
+                out.append(VerdictFormat.verdictLine(push.nonce(), accepted ? 0 : 1))
+                        .append('\n');
+            } else {
+                out.append(accepted ? "accept\n" : "reject\n");
+            }
             j.result().lines().forEach(l -> out.append(l).append('\n'));
             return Reply.text(200, out.toString());
         }
         Map<String, Object> m = Json.object();
+        versioned(m, push.nonce());
         m.put("verdict", accepted ? "accept" : "reject");
         m.put("exitCode", j.result().exitCode());
         m.put("reason", j.reason());
@@ -97,19 +105,32 @@ final class HookApi {
         }
         metrics.verdict("post-receive", lines.isEmpty() ? "recorded" : "warning", "-");
         if (call.wantsText()) {
-            StringBuilder out = new StringBuilder("ok\n");
+            StringBuilder out = new StringBuilder(
+                    push.nonce() != null ? VerdictFormat.verdictLine(push.nonce(), 0) + "\n" : "ok\n");
             lines.forEach(l -> out.append(l).append('\n'));
             return Reply.text(200, out.toString());
         }
         Map<String, Object> m = Json.object();
+        versioned(m, push.nonce());
         m.put("status", lines.isEmpty() ? "recorded" : "warning");
         m.put("lines", lines);
         return Reply.json(200, m);
     }
 
-    private static Reply need(List<KnownAncestry.Question> questions, boolean text) {
+    /** The version and the caller's nonce, first in a JSON answer, when the caller sent a nonce. */
+    private static void versioned(Map<String, Object> m, String nonce) {
+        if (nonce != null) {
+            m.put("format", VerdictFormat.FORMAT);
+            m.put("nonce", nonce);
+        }
+    }
+
+    private static Reply need(List<KnownAncestry.Question> questions, boolean text, String nonce) {
         if (text) {
             StringBuilder out = new StringBuilder();
+            if (nonce != null) {
+                out.append(VerdictFormat.needLine(nonce)).append('\n');
+            }
             questions.forEach(q -> out.append("need ")
                     .append(q.ancestor())
                     .append(' ')
@@ -125,6 +146,7 @@ final class HookApi {
             asked.add(m);
         }
         Map<String, Object> m = Json.object();
+        versioned(m, nonce);
         m.put("verdict", "need");
         m.put("need", asked);
         return Reply.json(200, m);
@@ -133,8 +155,12 @@ final class HookApi {
     /** A fact the caller measured in its repository. */
     record Fact(String ancestor, String descendant, boolean isAncestor) {}
 
-    /** A hook request, read from JSON or a form. */
-    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts) {
+    /**
+     * A hook request, read from JSON or a form.
+     *
+     * @param nonce the caller's nonce for a versioned answer ({@link VerdictFormat}), or null
+     */
+    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts, String nonce) {
         ByteArrayInputStream stdin() {
             return new ByteArrayInputStream(stdinBytes);
         }
@@ -162,8 +188,9 @@ final class HookApi {
 
     private static Push readForm(Form form) {
         for (String name : form.names()) {
-            if (!List.of("stdin", "env", "option", "fact").contains(name)) {
-                throw HttpError.badRequest("unknown form field '" + name + "' (known: stdin, env, option, fact)");
+            if (!List.of("stdin", "env", "option", "fact", "nonce").contains(name)) {
+                throw HttpError.badRequest(
+                        "unknown form field '" + name + "' (known: stdin, env, option, fact, nonce)");
             }
         }
         String stdin = form.get("stdin");
@@ -195,7 +222,7 @@ final class HookApi {
             }
             facts.add(fact(parts[0], parts[1], answer(parts[2])));
         }
-        return new Push(stdin.getBytes(StandardCharsets.UTF_8), env, facts);
+        return new Push(stdin.getBytes(StandardCharsets.UTF_8), env, facts, nonce(form.get("nonce")));
     }
 
     private static Push readJson(JsonNode body) {
@@ -257,11 +284,31 @@ final class HookApi {
         }
         for (var it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
-            if (!List.of("stdin", "env", "pushOptions", "ancestry").contains(name)) {
-                throw HttpError.badRequest("unknown field '" + name + "' (known: stdin, env, pushOptions, ancestry)");
+            if (!List.of("stdin", "env", "pushOptions", "ancestry", "nonce").contains(name)) {
+                throw HttpError.badRequest(
+                        "unknown field '" + name + "' (known: stdin, env, pushOptions, ancestry, nonce)");
             }
         }
-        return new Push(stdin.asText().getBytes(StandardCharsets.UTF_8), env, facts);
+        JsonNode nonce = body.get("nonce");
+        if (nonce != null && !nonce.isNull() && !nonce.isTextual()) {
+            throw HttpError.badRequest("'nonce' must be a string");
+        }
+        return new Push(
+                stdin.asText().getBytes(StandardCharsets.UTF_8),
+                env,
+                facts,
+                nonce == null || nonce.isNull() ? null : nonce(nonce.asText()));
+    }
+
+    /** A nonce as given, checked; null when none was given. */
+    private static String nonce(String given) {
+        if (given == null) {
+            return null;
+        }
+        if (!VerdictFormat.NONCE.matcher(given).matches()) {
+            throw HttpError.badRequest("'nonce' must be 16 to 128 letters, digits, '-' or '_'");
+        }
+        return given;
     }
 
     private static void putEnv(Map<String, String> env, String name, String value) {

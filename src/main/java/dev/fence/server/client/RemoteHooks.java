@@ -1,9 +1,13 @@
 package dev.fence.server.client;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.Ancestry;
+import dev.fence.core.Fenced;
+import dev.fence.core.FencedMessage;
 import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Reason;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.hook.GitAncestry;
 import dev.fence.hook.HookConfig;
@@ -18,6 +22,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,11 +34,15 @@ import java.util.TreeMap;
  * ancestry questions with {@code git merge-base --is-ancestor} in this repository, and print what it
  * says. When the server cannot be reached or fails, the verdict is the one a hook gives when its store is
  * down (tokens fail closed, tokenless pushes follow {@code on-store-down}); when it refuses the hook's
- * credential, every fenced push is refused.
+ * credential, every fenced push is refused. Only fence serve's versioned answer to this request ({@link
+ * VerdictFormat}: its format and this request's nonce) counts as a verdict: any other answer with status
+ * 200 refuses the push ({@code reason=bad-server-reply}).
  */
 public final class RemoteHooks {
     /** Rounds of ancestry questions before giving up (one is the norm; a second only after a race). */
     public static final int MAX_ROUNDS = 4;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final FenceClient client;
     private final Clock clock;
@@ -61,6 +70,8 @@ public final class RemoteHooks {
         List<Map<String, Object>> facts = new ArrayList<>();
         body.put("ancestry", facts);
         for (int round = 0; round < MAX_ROUNDS; round++) {
+            String nonce = nonce();
+            body.put("nonce", nonce);
             FenceClient.Response r;
             try {
                 r = client.post("/v1/hook/pre-receive", body);
@@ -85,12 +96,16 @@ public final class RemoteHooks {
                         "the fence server answered HTTP " + r.status() + " (" + r.message() + ")",
                         r.status() < 500);
             }
-            JsonNode n = r.json();
+            JsonNode n = verdict(r, nonce);
+            String problem = n == null ? "it is not fence serve's versioned JSON for this request" : problem(n);
+            if (problem != null) {
+                return badReply(env, gitDir, config, problem);
+            }
             String verdict = Json.text(n, "verdict");
             if (!"need".equals(verdict)) {
                 List<String> lines = new ArrayList<>();
                 n.path("lines").forEach(l -> lines.add(l.asText()));
-                return new PreReceiveHook.Result(n.path("exitCode").asInt(1), lines);
+                return new PreReceiveHook.Result(n.path("exitCode").asInt(), lines);
             }
             for (JsonNode q : n.path("need")) {
                 String a = Json.text(q, "ancestor");
@@ -114,16 +129,93 @@ public final class RemoteHooks {
     /** Records landed updates through the server; returns warning lines (never fails the push). */
     public List<String> postReceive(Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config) {
         try {
-            FenceClient.Response r = client.post("/v1/hook/post-receive", body(env, gitDir, config, readAll(stdin)));
+            Map<String, Object> body = body(env, gitDir, config, readAll(stdin));
+            String nonce = nonce();
+            body.put("nonce", nonce);
+            FenceClient.Response r = client.post("/v1/hook/post-receive", body);
             if (r.status() != 200) {
                 return List.of("warning: fence could not record the landed push: " + r.message());
             }
+            JsonNode n = verdict(r, nonce);
+            if (n == null) {
+                return List.of("warning: fence could not record the landed push: the reply from " + client.base()
+                        + " is not a fence verdict");
+            }
             List<String> lines = new ArrayList<>();
-            r.json().path("lines").forEach(l -> lines.add(l.asText()));
+            n.path("lines").forEach(l -> lines.add(l.asText()));
             return lines;
         } catch (RuntimeException e) {
             return List.of("warning: fence could not record the landed push: " + e.getMessage());
         }
+    }
+
+    /**
+     * The answer as JSON when it is fence serve's versioned answer to the request that carried {@code
+     * nonce}; else null. Only its shape is checked here ({@link #problem} checks the verdict).
+     */
+    private static JsonNode verdict(FenceClient.Response r, String nonce) {
+        JsonNode n;
+        try {
+            n = Json.read(r.body());
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+        if (n == null
+                || !n.isObject()
+                || !VerdictFormat.FORMAT.equals(Json.text(n, "format"))
+                || !nonce.equals(Json.text(n, "nonce"))) {
+            return null;
+        }
+        return n;
+    }
+
+    /** Null when {@code n} is a well-formed pre-receive verdict; else what is wrong with it. */
+    private static String problem(JsonNode n) {
+        String verdict = Json.text(n, "verdict");
+        JsonNode exit = n.get("exitCode");
+        if ("need".equals(verdict)) {
+            return n.path("need").isArray() ? null : "it asks for ancestry without naming any";
+        }
+        if (!n.path("lines").isArray() || exit == null || !exit.isInt()) {
+            return "its verdict has no exit code or lines";
+        }
+        boolean consistent =
+                ("accept".equals(verdict) && exit.asInt() == 0) || ("reject".equals(verdict) && exit.asInt() == 1);
+        return consistent ? null : "its verdict '" + verdict + "' and exit code " + exit.asInt() + " disagree";
+    }
+
+    /**
+     * The refusal for an answer that is not a verdict: never an acceptance, whatever {@code on-store-down}
+     * says, since a proxy or another service answering 200 is no sign that fence was asked.
+     */
+    private PreReceiveHook.Result badReply(Map<String, String> env, Path gitDir, HookConfig config, String problem) {
+        String prefix = "";
+        try {
+            prefix = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null))
+                    .linePrefix();
+        } catch (InvalidInputException e) {
+            // no host prefix then
+        }
+        Fenced f = new Fenced("-", null, 0, 0, Reason.BAD_SERVER_REPLY, null, null, null);
+        return new PreReceiveHook.Result(
+                1,
+                List.of(
+                        prefix + FencedMessage.machineLine(f),
+                        prefix + "fence: the reply from " + client.base() + " is not a fence verdict (" + problem
+                                + "), so the push is refused. The server setting must point at fence serve itself"
+                                + " (not a proxy, a login page or another service), of a version that answers "
+                                + VerdictFormat.FORMAT + ". This is an infrastructure problem, not a conflict:"
+                                + " report it to the operator."));
+    }
+
+    private static String nonce() {
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        StringBuilder out = new StringBuilder(32);
+        for (byte x : b) {
+            out.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+        }
+        return out.toString();
     }
 
     private PreReceiveHook.Result unavailable(
