@@ -17,7 +17,8 @@
 #   FENCE_SHIM_TRANSPORT  auto (default) or curl. auto: a server on this host (http://127.x.x.x or
 #                         http://localhost) is asked through bash's own /dev/tcp, which saves starting curl on
 #                         every push; anything else (https://, another host, a push of 16 refs or more, a
-#                         bash without /dev/tcp) goes through curl, which bounds the connect time and speaks TLS.
+#                         bash without /dev/tcp) goes through curl, which speaks TLS. Either way the budget holds:
+#                         past it the push is treated as one whose server is down.
 #
 # The credential goes to curl through its config on standard input, not its command line, so other
 # users cannot read it in the process list; through /dev/tcp it never leaves bash. Exit 0 accepts the
@@ -334,7 +335,7 @@ answer() {
   esac
 }
 
-# The transport: bash's own TCP for plain HTTP to this host (a connect cannot hang there), else curl.
+# The transport: bash's own TCP for plain HTTP to this host (saves starting curl), else curl.
 tcp_host="" tcp_port="" tcp_path=""
 if [ "${FENCE_SHIM_TRANSPORT:-auto}" = auto ]; then
   case "$FENCE_SERVER" in
@@ -406,38 +407,59 @@ ask_curl() {
     <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
   rc=$?
   if [ "$rc" -ne 0 ]; then
-    problem=${response##*$'\n'}
+    # curl's own message ("curl: (7) Failed to connect ..."), wherever -w's status landed beside it.
+    problem=""
+    case "$response" in
+      *"curl: "*)
+        problem=${response##*curl: }
+        problem=${problem%%$'\n'*} ;;
+    esac
     # 8: not an HTTP answer; 18: the answer ended before its Content-Length; 61: an encoding never asked for.
-    case $rc in 8 | 18 | 61) bad_reply "curl exit $rc: ${problem#curl: }" ;; esac
-    server_down "curl exit $rc: ${problem#curl: }"
+    case $rc in 8 | 18 | 61) bad_reply "curl exit $rc: $problem" ;; esac
+    server_down "curl exit $rc: $problem"
   fi
 }
 
 # Asks over bash's /dev/tcp (a server on this host, plain HTTP/1.0, so the reply ends when the server
 # closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
 # and the caller then asks with curl, which reports the problem exactly.
+#
+# bash cannot bound a connect: to a server whose accept queue is full it waits as long as TCP retries
+# (minutes). So a child process connects, sends the request and copies the answer back, after a "+" that
+# says it got connected; the shim waits for it with read's own timeout and gives up at the budget.
 ask_tcp() {
-  local fd body=$base_body field reply status head rc request length lower
+  local fd pid body=$base_body field reply status head rc request length lower
   for field in "${facts[@]}"; do
     form_value "${field#*=}"
     body+="&${field%%=*}=$form"
   done
   body+="&nonce=$nonce"
-  { exec {fd}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || return 1
   local LC_ALL=C
-  # A server that closes early must not kill the shim with SIGPIPE: the write fails, the read says why.
-  trap '' PIPE
   # Built first and written with one printf: bash flushes its output at every newline of a format, and a
   # request in eight small writes reaches the server as eight packets.
   printf -v request 'POST %s/v1/hook/%s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/plain\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s' \
     "$tcp_path" "$hook" "$tcp_host:$tcp_port" "$FENCE_CREDENTIAL" "${#body}" "$body"
-  printf '%s' "$request" >&"$fd" 2>/dev/null
-  # -N reads in blocks until the server closes (-d '' would read a byte per system call).
-  IFS= read -r -N 1048576 -t "$1" -u "$fd" reply
+  exec {fd}< <(
+    # A server that closes early must not kill the child with SIGPIPE: the write fails, the read says why.
+    trap '' PIPE
+    { exec {sock}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || exit 0
+    printf +
+    printf '%s' "$request" >&"$sock" 2>/dev/null
+    # -N reads in blocks until the server closes (-d '' would read a byte per system call).
+    IFS= read -r -N 1048576 -t "$1" -u "$sock" reply
+    printf '%s' "$reply"
+  )
+  pid=$!
+  IFS= read -r -N 1048577 -t "$1" -u "$fd" reply
   rc=$?
-  trap - PIPE
-  exec {fd}>&-
-  [ "$rc" -gt 128 ] && server_down "no answer within the ${budget}s budget"
+  exec {fd}<&-
+  if [ "$rc" -gt 128 ]; then
+    kill "$pid" 2>/dev/null
+    [ -n "$reply" ] || server_down "could not connect within the ${budget}s budget"
+    server_down "no answer within the ${budget}s budget"
+  fi
+  [ -n "$reply" ] || return 1
+  reply=${reply#+}
   head=${reply%%$'\r\n\r\n'*}
   [ "$head" != "$reply" ] || server_down "the fence server closed the connection without an answer"
   case "$head" in HTTP/1.[01]\ [0-9][0-9][0-9]*) ;; *) bad_reply "the answer is not HTTP" ;; esac
@@ -474,18 +496,26 @@ shown() {
   printf '%s' "${t:0:120}"
 }
 
-for round in 1 2 3 4 5; do
-  [ "$round" -le 4 ] || refuse "the fence server still needed ancestry answers after 4 rounds" contended
+# Sets max_time (what is left of the budget, in seconds) and connect (curl's connect timeout); a budget
+# spent is a server that did not answer in time.
+time_left() {
   now_ms
   left=$((budget_ms - (now - start_ms)))
   [ "$left" -gt 100 ] || server_down "no answer within the ${budget}s budget"
   printf -v max_time '%d.%03d' $((left / 1000)) $((left % 1000))
   connect=$max_time
   [ "$left" -gt 1000 ] && connect=1
+}
+
+for round in 1 2 3 4 5; do
+  [ "$round" -le 4 ] || refuse "the fence server still needed ancestry answers after 4 rounds" contended
+  time_left
   new_nonce
   if [ -n "$tcp_host" ] && [ -z "$tmp" ] && ask_tcp "$max_time"; then
     :
   else
+    # (after a connection /dev/tcp could not open, what is left of the budget)
+    time_left
     ask_curl "$max_time" "$connect"
   fi
   status=${response##*$'\n'}

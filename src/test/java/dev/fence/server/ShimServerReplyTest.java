@@ -7,6 +7,11 @@ import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -207,6 +212,85 @@ class ShimServerReplyTest {
                 Run no = shim(via, Map.of("FENCE_SERVER", reject.url(), "FENCE_ON_SERVER_DOWN", "accept"), 15_000);
                 assertEquals(1, no.exit(), via + ": " + no.err());
                 assertEquals("FENCED resource=x ref=- token=1 current=2\n", no.err(), via.toString());
+            }
+        }
+    }
+
+    /**
+     * A listening socket whose accept queue is full: the kernel no longer completes new handshakes, so a
+     * connect waits (for minutes, as TCP retries its SYN) instead of failing.
+     */
+    static final class FullBacklog implements AutoCloseable {
+        final ServerSocket server;
+        final List<Socket> fillers = new ArrayList<>();
+
+        FullBacklog() throws IOException {
+            server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            for (int i = 0; i < 64; i++) {
+                Socket s = new Socket();
+                try {
+                    s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), 300);
+                    fillers.add(s);
+                } catch (SocketTimeoutException full) {
+                    s.close();
+                    return;
+                }
+            }
+            throw new IllegalStateException("the accept queue never filled");
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (Socket s : fillers) {
+                s.close();
+            }
+            server.close();
+        }
+    }
+
+    @Test
+    void aServerWhoseAcceptQueueIsFullCostsTheBudgetOnEveryPath() throws Exception {
+        try (FullBacklog full = new FullBacklog()) {
+            for (Transport via : Transport.values()) {
+                Run r = shim(via, Map.of("FENCE_SERVER", full.url(), "FENCE_SHIM_BUDGET", "1.5"), 10_000);
+                assertEquals(1, r.exit(), via + ": " + r.err());
+                assertTrue(r.millis() < 2500, via + " took " + r.millis() + " ms");
+                assertTrue(r.err().contains("reason=store-down"), via + ": " + r.err());
+                assertTrue(r.err().contains("the fence server is unavailable"), via + ": " + r.err());
+            }
+        }
+    }
+
+    @Test
+    void aServerThatAcceptsAndNeverAnswersCostsTheBudgetOnEveryPath() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> accepted = new ArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept());
+                    }
+                } catch (IOException closed) {
+                    // done
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            for (Transport via : Transport.values()) {
+                Run r = shim(
+                        via,
+                        Map.of("FENCE_SERVER", "http://127.0.0.1:" + silent.getLocalPort(), "FENCE_SHIM_BUDGET", "1.5"),
+                        10_000);
+                assertEquals(1, r.exit(), via + ": " + r.err());
+                assertTrue(r.millis() < 2500, via + " took " + r.millis() + " ms");
+                assertTrue(r.err().contains("the fence server is unavailable"), via + ": " + r.err());
+            }
+            for (Socket s : accepted) {
+                s.close();
             }
         }
     }
