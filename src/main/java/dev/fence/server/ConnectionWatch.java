@@ -14,15 +14,16 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * <p>A connection is timed from its opening until its first request's headers are complete, and again
  * from the first byte of each later request on it; while a request is handled it is not timed (its body
  * has a deadline of its own, and a handler is bounded by the store timeout). A connection waiting between
- * requests without sending anything is left to the idle timeout. Checks run on the server's scheduler a
- * few times per timeout, so a slow header is cut off between one and 1.25 timeouts after it began.
- * Thread-safe.
+ * requests without sending anything is left to the idle timeout. One task on the server's scheduler looks
+ * at every connection four times per timeout, so a slow header is cut off between one and 1.25 timeouts
+ * after it began. Thread-safe.
  */
 final class ConnectionWatch implements Connection.Listener {
     private final Scheduler scheduler;
     private final long timeoutNanos;
     private final long tickMillis;
     private final Map<Connection, Watch> watches = new ConcurrentHashMap<>();
+    private volatile boolean stopped;
 
     ConnectionWatch(Scheduler scheduler, Duration timeout) {
         this.scheduler = scheduler;
@@ -30,19 +31,23 @@ final class ConnectionWatch implements Connection.Listener {
         this.tickMillis = Math.max(50, timeout.toMillis() / 4);
     }
 
+    /** Starts the checks (once the scheduler runs); they go on until {@link #stop()}. */
+    void start() {
+        scheduler.schedule(this::sweep, tickMillis, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
     @Override
     public void onOpened(Connection connection) {
-        Watch w = new Watch(connection);
-        watches.put(connection, w);
-        w.schedule();
+        watches.put(connection, new Watch(connection));
     }
 
     @Override
     public void onClosed(Connection connection) {
-        Watch w = watches.remove(connection);
-        if (w != null) {
-            w.stop();
-        }
+        watches.remove(connection);
     }
 
     /** A request on {@code connection} has its headers and is being handled. */
@@ -66,36 +71,35 @@ final class ConnectionWatch implements Connection.Listener {
         return watches.size();
     }
 
-    private final class Watch implements Runnable {
+    /** One look at every connection; one task for all of them, so a connection costs no timer of its own. */
+    private void sweep() {
+        if (stopped) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Watch w : watches.values()) {
+            if (w.late(now)) {
+                w.connection.getEndPoint().close();
+            }
+        }
+        scheduler.schedule(this::sweep, tickMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private final class Watch {
         private final Connection connection;
         private boolean handling;
-        private boolean stopped;
         private long bytesSeen;
         private long messagesSeen;
         /** When the headers being waited for began to arrive, or -1 while none are. */
         private long since;
 
-        private long lastTick;
-        private Scheduler.Task task;
+        private long lastLook;
 
         Watch(Connection connection) {
             this.connection = connection;
-            this.lastTick = System.nanoTime();
+            this.lastLook = System.nanoTime();
             // A new connection owes its first request's headers from the moment it opened.
-            this.since = lastTick;
-        }
-
-        synchronized void schedule() {
-            if (!stopped) {
-                task = scheduler.schedule(this, tickMillis, TimeUnit.MILLISECONDS);
-            }
-        }
-
-        synchronized void stop() {
-            stopped = true;
-            if (task != null) {
-                task.cancel();
-            }
+            this.since = lastLook;
         }
 
         synchronized void handling() {
@@ -110,34 +114,24 @@ final class ConnectionWatch implements Connection.Listener {
             messagesSeen = connection.getMessagesIn();
         }
 
-        @Override
-        public void run() {
-            boolean close = false;
-            synchronized (this) {
-                if (stopped) {
-                    return;
+        /** True when headers have been arriving, without completing, for the timeout or longer. */
+        synchronized boolean late(long now) {
+            boolean late = false;
+            if (!handling) {
+                long bytes = connection.getBytesIn();
+                long messages = connection.getMessagesIn();
+                if (messages != messagesSeen) {
+                    // A request began since the last look; its handling says when it ends.
+                    messagesSeen = messages;
+                    bytesSeen = bytes;
+                    since = -1;
+                } else if (bytes != bytesSeen && since < 0) {
+                    since = lastLook;
                 }
-                long now = System.nanoTime();
-                if (!handling) {
-                    long bytes = connection.getBytesIn();
-                    long messages = connection.getMessagesIn();
-                    if (messages != messagesSeen) {
-                        // A request began since the last look; its handling says when it ends.
-                        messagesSeen = messages;
-                        bytesSeen = bytes;
-                        since = -1;
-                    } else if (bytes != bytesSeen && since < 0) {
-                        since = lastTick;
-                    }
-                    close = since >= 0 && now - since >= timeoutNanos;
-                }
-                lastTick = now;
+                late = since >= 0 && now - since >= timeoutNanos;
             }
-            if (close) {
-                connection.getEndPoint().close();
-                return;
-            }
-            schedule();
+            lastLook = now;
+            return late;
         }
     }
 }

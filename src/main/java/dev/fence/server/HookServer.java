@@ -160,6 +160,7 @@ public final class HookServer implements AutoCloseable {
         server.wire();
         try {
             server.jetty.start();
+            server.watch.start();
         } catch (Exception e) {
             server.stopQuietly();
             store.close();
@@ -476,6 +477,7 @@ public final class HookServer implements AutoCloseable {
     }
 
     private void stopQuietly() {
+        watch.stop();
         try {
             jetty.stop();
         } catch (Exception e) {

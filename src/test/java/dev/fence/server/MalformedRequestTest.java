@@ -161,6 +161,11 @@ class MalformedRequestTest {
                         + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
                 400,
                 "chunked"));
+        c.add(raw(
+                "headers larger than the limit",
+                "GET /healthz HTTP/1.1\r\nHost: a\r\nX-Big: " + "b".repeat(9000) + "\r\n\r\n",
+                431,
+                "malformed"));
         c.add(raw("a request line that is not HTTP", "HELLO THERE\r\n\r\n", 400, "malformed"));
         c.add(raw(
                 "a header line without a colon",
