@@ -85,6 +85,7 @@ public final class HookServer implements AutoCloseable {
     private final StoreCalls calls;
     private final Clock clock;
     private volatile boolean stopping;
+    private boolean closing;
     private boolean stopped;
 
     /** A handler of one route. */
@@ -449,9 +450,11 @@ public final class HookServer implements AutoCloseable {
     @Override
     public void close() {
         synchronized (stopLock) {
-            if (stopped) {
+            if (closing) {
+                awaitStopped();
                 return;
             }
+            closing = true;
             stopping = true;
             long deadline = System.nanoTime() + settings.grace().toNanos();
             try {
@@ -466,13 +469,27 @@ public final class HookServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            stopQuietly();
-            requestPool.shutdownNow();
-            storePool.shutdownNow();
-            store.close();
+        }
+        // Not under stopLock: Jetty's stop waits for its I/O threads, which may be finishing an answer and
+        // take the lock to say so.
+        stopQuietly();
+        requestPool.shutdownNow();
+        storePool.shutdownNow();
+        store.close();
+        synchronized (stopLock) {
             stopped = true;
             stopLock.notifyAll();
-            log.accept("fence serve stopped");
+        }
+        log.accept("fence serve stopped");
+    }
+
+    private void awaitStopped() {
+        try {
+            while (!stopped) {
+                stopLock.wait();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -263,4 +263,33 @@ class SlowClientsTest {
             }
         }
     }
+
+    @Test
+    void closingWhileAnswersAreBeingWrittenReturns() throws Exception {
+        TestServer t = TestServer.start(tmp.resolve("closing"), "sqlite:" + tmp.resolve("closing.db"), "");
+        URI uri = URI.create(t.url());
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> clients = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Thread c = new Thread(() -> {
+                while (!done.get()) {
+                    probe(uri);
+                }
+            });
+            c.setDaemon(true);
+            c.start();
+            clients.add(c);
+        }
+        Thread.sleep(300);
+        // Requests keep arriving while the server stops: each is answered 503 on an I/O thread, which the
+        // stop waits for.
+        Thread closer = new Thread(t::close);
+        closer.start();
+        closer.join(15_000);
+        done.set(true);
+        assertTrue(!closer.isAlive(), "close() did not return within 15 s");
+        for (Thread c : clients) {
+            c.join(5000);
+        }
+    }
 }
