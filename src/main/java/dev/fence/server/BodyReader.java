@@ -33,6 +33,8 @@ final class BodyReader implements Runnable {
     private final AtomicBoolean done = new AtomicBoolean();
     private final ByteArrayOutputStream out;
     private long total;
+    private Scheduler scheduler;
+    private long started;
     private Scheduler.Task deadline;
 
     private BodyReader(Request request, int max, Duration timeout, int expected, Consumer<Outcome> then) {
@@ -52,7 +54,8 @@ final class BodyReader implements Runnable {
     static void read(Request request, int max, Duration timeout, Scheduler scheduler, Consumer<Outcome> then) {
         long declared = request.getLength();
         BodyReader r = new BodyReader(request, max, timeout, (int) Math.min(declared, Integer.MAX_VALUE), then);
-        r.deadline = scheduler.schedule(r::late, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        r.scheduler = scheduler;
+        r.started = System.nanoTime();
         r.run();
     }
 
@@ -61,6 +64,7 @@ final class BodyReader implements Runnable {
         while (!done.get()) {
             Content.Chunk chunk = request.read();
             if (chunk == null) {
+                armDeadline();
                 request.demand(this);
                 return;
             }
@@ -89,6 +93,17 @@ final class BodyReader implements Runnable {
         }
     }
 
+    /**
+     * Starts the body's deadline the first time the reader has to wait: the usual body arrives with its
+     * headers and is read at once, without a timer set and cancelled for it.
+     */
+    private synchronized void armDeadline() {
+        if (deadline == null && !done.get()) {
+            long left = timeout.toNanos() - (System.nanoTime() - started);
+            deadline = scheduler.schedule(this::late, Math.max(0, left), TimeUnit.NANOSECONDS);
+        }
+    }
+
     private void late() {
         finish(new Outcome(
                 null,
@@ -100,8 +115,12 @@ final class BodyReader implements Runnable {
 
     private void finish(Outcome o) {
         if (done.compareAndSet(false, true)) {
-            if (deadline != null) {
-                deadline.cancel();
+            Scheduler.Task d;
+            synchronized (this) {
+                d = deadline;
+            }
+            if (d != null) {
+                d.cancel();
             }
             then.accept(o);
         }
