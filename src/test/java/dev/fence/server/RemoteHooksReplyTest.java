@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RemoteHooksReplyTest {
     private static final String LINE = "0".repeat(40) + " " + "6".repeat(40) + " refs/heads/main\n";
-    private static final Map<String, String> PUSH = Map.of("FENCE_PUSHER", "alice", "FENCE_REPO_ID", "app");
+    private static final Map<String, String> PUSH = Map.of("REMOTE_USER", "alice");
 
     @TempDir
     static Path tmp;
@@ -43,8 +43,8 @@ class RemoteHooksReplyTest {
         t = TestServer.start(tmp.resolve("server"), "sqlite:" + tmp.resolve("remote.db"), "");
         hook = t.add("githost", Role.HOOK);
         Path conf = tmp.resolve("fence.conf");
-        Files.writeString(conf, "on-store-down = accept\n");
-        config = HookConfig.load(Map.of(), null, conf, null);
+        Files.writeString(conf, "on-store-down = accept\nrepo-id = app\n");
+        config = HookConfig.load(null, conf, null);
     }
 
     @AfterAll

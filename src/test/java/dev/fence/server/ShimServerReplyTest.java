@@ -70,7 +70,7 @@ class ShimServerReplyTest {
         Map<String, String> env = new HashMap<>(Map.of(
                 "PATH",
                 via == Transport.TCP ? noCurl.toString() : "/usr/bin:/bin",
-                "FENCE_PUSHER",
+                "REMOTE_USER",
                 "alice",
                 "FENCE_REPO_ID",
                 "app",

@@ -37,7 +37,7 @@ class VerdictFormatTest {
     }
 
     static String form(String stdin, String pusher, String nonce) {
-        return "stdin=" + URLEncoder.encode(stdin, StandardCharsets.UTF_8) + "&env=FENCE_PUSHER%3D" + pusher
+        return "stdin=" + URLEncoder.encode(stdin, StandardCharsets.UTF_8) + "&env=REMOTE_USER%3D" + pusher
                 + "&env=FENCE_REPO_ID%3Dfmt" + (nonce == null ? "" : "&nonce=" + nonce);
     }
 
@@ -96,7 +96,7 @@ class VerdictFormatTest {
                         "stdin",
                         create,
                         "env",
-                        Map.of("FENCE_PUSHER", "alice", "FENCE_REPO_ID", "fmt"),
+                        Map.of("REMOTE_USER", "alice", "FENCE_REPO_ID", "fmt"),
                         "nonce",
                         NONCE)));
         JsonNode n = Json.read(r.body());
