@@ -150,8 +150,10 @@ final class HostRecord implements AutoCloseable {
                         StandardOpenOption.CREATE,
                         StandardOpenOption.TRUNCATE_EXISTING,
                         StandardOpenOption.WRITE)) {
+                    // Not forced to disk: git does not sync the ref update this record stands beside either
+                    // (core.fsync leaves refs out by default), and a sync costs every push milliseconds.
+                    // A crash can lose the newest mark, never raise one: protection lapses, nothing is refused.
                     ch.write(ByteBuffer.wrap(line));
-                    ch.force(true);
                 }
                 try {
                     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
