@@ -2,6 +2,7 @@ package dev.fence.store.postgres;
 
 import dev.fence.core.InternalException;
 import dev.fence.store.JarResources;
+import dev.fence.store.SqlScripts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import java.util.regex.Pattern;
  * thread-safe.
  */
 final class PostgresSql {
-    private static final String NAME_MARK = "-- name:";
     private static final Pattern INCLUDE = Pattern.compile("\\{([a-z_.]+)}");
     private static final String DIR = "dev/fence/store/postgres/";
 
@@ -33,7 +33,8 @@ final class PostgresSql {
     }
 
     private static PostgresSql load() {
-        return new PostgresSql(includeAll(parseNamed(read("statements.sql"))), splitScript(read("schema.sql")));
+        return new PostgresSql(
+                includeAll(SqlScripts.parseNamed(read("statements.sql"))), SqlScripts.splitScript(read("schema.sql")));
     }
 
     /** The statement called {@code name} in {@code statements.sql}. */
@@ -59,30 +60,6 @@ final class PostgresSql {
             return new String(bytes, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new InternalException("cannot read " + DIR + name + ": " + e.getMessage(), e);
-        }
-    }
-
-    static Map<String, String> parseNamed(String text) {
-        Map<String, String> out = new HashMap<>();
-        String name = null;
-        StringBuilder body = new StringBuilder();
-        for (String line : text.split("\n", -1)) {
-            String trimmed = line.strip();
-            if (trimmed.startsWith(NAME_MARK)) {
-                put(out, name, body);
-                name = trimmed.substring(NAME_MARK.length()).strip();
-                body.setLength(0);
-            } else if (!trimmed.startsWith("--") && !trimmed.isEmpty()) {
-                body.append(line).append('\n');
-            }
-        }
-        put(out, name, body);
-        return out;
-    }
-
-    private static void put(Map<String, String> out, String name, StringBuilder body) {
-        if (name != null && out.put(name, body.toString().strip()) != null) {
-            throw new InternalException("statements.sql names '" + name + "' twice");
         }
     }
 
@@ -112,25 +89,5 @@ final class PostgresSql {
         m.appendTail(sb);
         path.remove(path.size() - 1);
         return sb.toString();
-    }
-
-    static List<String> splitScript(String text) {
-        List<String> out = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (String line : text.split("\n", -1)) {
-            String trimmed = line.strip();
-            if (trimmed.startsWith("--") || trimmed.isEmpty()) {
-                continue;
-            }
-            current.append(line).append('\n');
-            if (trimmed.endsWith(";")) {
-                out.add(current.toString().strip());
-                current.setLength(0);
-            }
-        }
-        if (!current.toString().isBlank()) {
-            throw new InternalException("schema.sql ends without ';'");
-        }
-        return List.copyOf(out);
     }
 }
