@@ -252,17 +252,18 @@ public final class Admission {
                     Reason.STALE_TOKEN,
                     "token " + mark.token() + " has already written to " + u.ref() + " (this repository's own record)");
         }
-        if (mark != null
-                && n == mark.token()
-                && mark.holder() != null
-                && !mark.holder().equals(holder)) {
+        if (mark != null && n == mark.token() && !holder.equals(mark.holder())) {
+            // A mark without a holder is a bump's number, which no grant ever carries: a store that grants
+            // it has counted again after losing data, like one that grants a holder's token to another.
             return refused(
                     u,
                     resource,
                     n,
                     s,
                     Reason.DUPLICATE_TOKEN,
-                    "token " + n + " already wrote to " + u.ref() + " for " + mark.holder() + ", not " + holder
+                    "token " + n + " already wrote to " + u.ref()
+                            + (mark.holder() == null ? " without a lease (a bump)" : " for " + mark.holder())
+                            + ", not for " + holder
                             + " (this repository's own record): the store granted one token twice after losing data");
         }
         if (n != s.latestGranted()) {

@@ -324,6 +324,10 @@ class AdmissionTest {
                 NOW,
                 Map.of(RES, new AcceptedMark(RES, 1003, null)));
         assertEquals(Reason.STORE_ROLLED_BACK, refusal(tokenless), "a bump from a store behind would repeat tokens");
+        // The host bumped to 1001 on a tokenless push; a store that lost that grants 1001 to alice.
+        var bumped = Admission.decide(
+                push, states, ID, FencePolicy.defaults(), HISTORY, NOW, Map.of(RES, new AcceptedMark(RES, 1001, null)));
+        assertEquals(Reason.DUPLICATE_TOKEN, refusal(bumped), "no grant ever carries a bump's number");
         // Its own mark, same holder: admitted as usual.
         var own = Admission.decide(
                 push,
