@@ -197,104 +197,13 @@ public final class Admission {
             AcceptedMark mark) {
         long n = push.options().token().getAsLong();
         String proof = push.options().proof();
-        if (proof == null) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.BAD_PROOF,
-                    "the push carried fence=" + n + " without fence-proof; a token number alone is not a credential");
-        }
-        switch (Proofs.verify(identity, resource, n, proof)) {
-            case OLD_GENERATION:
-                return refused(
-                        u,
-                        resource,
-                        n,
-                        s,
-                        Reason.OLD_GENERATION,
-                        "the token was granted before the fence store lost or rolled back its data; it is void");
-            case OLD_FORMAT:
-                return refused(u, resource, n, s, Reason.OLD_GENERATION, Proofs.OLD_FORMAT_DETAIL);
-            case BAD:
-                return refused(
-                        u,
-                        resource,
-                        n,
-                        s,
-                        Reason.BAD_PROOF,
-                        "fence-proof is not the proof of token " + n + " on " + u.ref());
-            case VALID:
-                break;
+        Refusal r = tokenRule(
+                resource, u.ref(), "the push carried fence=" + n + " without fence-proof", n, proof, s, identity, mark);
+        if (r != null) {
+            return refused(u, resource, n, s, r.reason(), r.detail());
         }
         // From here on the proof is valid: the store did grant n to this holder.
         String holder = Proofs.holderOf(proof);
-        Step behind = storeBehind(u, resource, n, s, identity, mark);
-        if (behind != null) {
-            return behind;
-        }
-        if (n < s.highestAccepted()) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.STALE_TOKEN,
-                    "token " + s.highestAccepted() + " has already written to " + u.ref());
-        }
-        if (mark != null && n < mark.token()) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.STALE_TOKEN,
-                    "token " + mark.token() + " has already written to " + u.ref() + " (this repository's own record)");
-        }
-        if (mark != null && n == mark.token() && !holder.equals(mark.holder())) {
-            // A mark without a holder is a bump's number, which no grant ever carries: a store that grants
-            // it has counted again after losing data, like one that grants a holder's token to another.
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.DUPLICATE_TOKEN,
-                    "token " + n + " already wrote to " + u.ref()
-                            + (mark.holder() == null ? " without a lease (a bump)" : " for " + mark.holder())
-                            + ", not for " + holder
-                            + " (this repository's own record): the store granted one token twice after losing data");
-        }
-        if (n != s.latestGranted()) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    n < s.latestGranted() ? Reason.SUPERSEDED : Reason.BAD_PROOF,
-                    n < s.latestGranted() ? null : "token " + n + " was never granted by this store");
-        }
-        Lease lease = s.lease();
-        if (lease != null && lease.token() == n && !lease.holder().equals(holder)) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.DUPLICATE_TOKEN,
-                    "the store granted token " + n + " to " + lease.holder() + ", not to " + holder
-                            + ": one token number was granted twice after the store lost data");
-        }
-        if (lease != null && lease.token() == n && lease.released()) {
-            return refused(
-                    u,
-                    resource,
-                    n,
-                    s,
-                    Reason.RELEASED,
-                    "the lease of token " + n + " was released; a released token writes nothing");
-        }
         if (!policy.mayPushFor(holder, push.actor().pusher())) {
             return refused(
                     u,
@@ -369,27 +278,101 @@ public final class Admission {
         return new Step(new RefDecision.Admitted(u, resource, Reason.ACCEPTED, n, null), w);
     }
 
+    /** Why a token may not write, as {@link #tokenRule} finds it. */
+    record Refusal(Reason reason, String detail) {}
+
     /**
-     * Refuses the update when the store's counter (or its generation's floor, which the next grant starts
-     * above) is below the token the repository itself last admitted on the ref: the store lost or rolled
-     * back data without starting a new generation, and whatever it says about this ref is not trusted.
+     * The token rule every fenced write obeys, whatever it writes (a push, a migration, a shared file):
+     * the proof is valid for (resource, n, generation); the store is not behind the writer's own record;
+     * n is at or above every token that has written ({@code highestAccepted} and the record); n is the
+     * latest token granted (the sequencer rule), granted to the proof's holder and not released.
+     *
+     * @param resource the resource the proof must be for
+     * @param what what is written, for the messages (a ref name, a resource name)
+     * @param noProof the first words of the message when the write carried no proof
+     * @param mark the writer's own record of accepted tokens for the resource, or null when it keeps none
+     * @return null when n may write, else why not
      */
-    private static Step storeBehind(
-            RefUpdate u, String resource, long n, ResourceState s, StoreIdentity identity, AcceptedMark mark) {
+    static Refusal tokenRule(
+            String resource,
+            String what,
+            String noProof,
+            long n,
+            String proof,
+            ResourceState s,
+            StoreIdentity identity,
+            AcceptedMark mark) {
+        if (proof == null) {
+            return new Refusal(Reason.BAD_PROOF, noProof + "; a token number alone is not a credential");
+        }
+        switch (Proofs.verify(identity, resource, n, proof)) {
+            case OLD_GENERATION:
+                return new Refusal(
+                        Reason.OLD_GENERATION,
+                        "the token was granted before the fence store lost or rolled back its data; it is void");
+            case OLD_FORMAT:
+                return new Refusal(Reason.OLD_GENERATION, Proofs.OLD_FORMAT_DETAIL);
+            case BAD:
+                return new Refusal(Reason.BAD_PROOF, "fence-proof is not the proof of token " + n + " on " + what);
+            case VALID:
+                break;
+        }
+        String holder = Proofs.holderOf(proof);
+        String behind = storeBehind(what, s, identity, mark);
+        if (behind != null) {
+            return new Refusal(Reason.STORE_ROLLED_BACK, behind);
+        }
+        if (n < s.highestAccepted()) {
+            return new Refusal(Reason.STALE_TOKEN, "token " + s.highestAccepted() + " has already written to " + what);
+        }
+        if (mark != null && n < mark.token()) {
+            return new Refusal(
+                    Reason.STALE_TOKEN,
+                    "token " + mark.token() + " has already written to " + what + " (this repository's own record)");
+        }
+        if (mark != null && n == mark.token() && !holder.equals(mark.holder())) {
+            // A mark without a holder is a bump's number, which no grant ever carries: a store that grants
+            // it has counted again after losing data, like one that grants a holder's token to another.
+            return new Refusal(
+                    Reason.DUPLICATE_TOKEN,
+                    "token " + n + " already wrote to " + what
+                            + (mark.holder() == null ? " without a lease (a bump)" : " for " + mark.holder())
+                            + ", not for " + holder
+                            + " (this repository's own record): the store granted one token twice after losing data");
+        }
+        if (n != s.latestGranted()) {
+            return new Refusal(
+                    n < s.latestGranted() ? Reason.SUPERSEDED : Reason.BAD_PROOF,
+                    n < s.latestGranted() ? null : "token " + n + " was never granted by this store");
+        }
+        Lease lease = s.lease();
+        if (lease != null && lease.token() == n && !lease.holder().equals(holder)) {
+            return new Refusal(
+                    Reason.DUPLICATE_TOKEN,
+                    "the store granted token " + n + " to " + lease.holder() + ", not to " + holder
+                            + ": one token number was granted twice after the store lost data");
+        }
+        if (lease != null && lease.token() == n && lease.released()) {
+            return new Refusal(
+                    Reason.RELEASED, "the lease of token " + n + " was released; a released token writes nothing");
+        }
+        return null;
+    }
+
+    /**
+     * Why the store is not trusted, or null: the store's counter (or its generation's floor, which the next
+     * grant starts above) is below the token the writer's own record last admitted: the store lost or rolled
+     * back data without starting a new generation, and whatever it says about this resource is not trusted.
+     */
+    private static String storeBehind(String what, ResourceState s, StoreIdentity identity, AcceptedMark mark) {
         if (mark == null || Math.max(s.latestGranted(), identity.floor()) >= mark.token()) {
             return null;
         }
-        return refused(
-                u,
-                resource,
-                n,
-                s,
-                Reason.STORE_ROLLED_BACK,
-                "the lease store is behind this repository: token " + mark.token() + " was admitted on " + u.ref()
-                        + " but the store's latest grant is " + s.latestGranted() + ". It was restored or failed over"
-                        + " without fence noticing. An admin should start a new generation (restart"
-                        + " the Redis server, or delete the SQLite store's meta row; see README, Store faults);"
-                        + " then acquire a new lease");
+        return "the lease store is behind this repository: token " + mark.token() + " was admitted on " + what
+                + " but the store's latest grant is " + s.latestGranted() + ". It was restored or failed over"
+                + " without fence noticing. An admin should start a new generation (restart"
+                + " the Redis server, or delete the SQLite store's meta row; see README, Store faults);"
+                + " then acquire a new lease";
     }
 
     /**
@@ -422,9 +405,9 @@ public final class Admission {
         if (policy.isAgent(pusher) || p == PusherPolicy.REJECT) {
             return refused(u, resource, 0, s, Reason.TOKEN_REQUIRED, tokenRequiredDetail(pusher));
         }
-        Step behind = storeBehind(u, resource, 0, s, identity, mark);
+        String behind = storeBehind(u.ref(), s, identity, mark);
         if (behind != null) {
-            return behind;
+            return refused(u, resource, 0, s, Reason.STORE_ROLLED_BACK, behind);
         }
         Tip tip = new Tip(u.newId(), Tokens.NONE, null, pusher, now);
         if (p == PusherPolicy.ALLOW) {

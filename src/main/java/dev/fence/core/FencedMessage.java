@@ -30,7 +30,8 @@ public final class FencedMessage {
             Reason.NOT_HOLDER,
             Reason.DUPLICATE_TOKEN,
             Reason.PUSHER_NOT_HOLDER,
-            Reason.REMOTE_CHANGED);
+            Reason.REMOTE_CHANGED,
+            Reason.FILE_CHANGED);
 
     private FencedMessage() {}
 
@@ -61,6 +62,15 @@ public final class FencedMessage {
 
     /** Every line of the message, machine line first. */
     public static List<String> lines(Fenced f) {
+        return lines(f, null);
+    }
+
+    /**
+     * Every line of the message, machine line first, naming {@code reread} as the command that re-reads
+     * the resource (for resources that are not leases' own: {@code fence migrate status …}, {@code fence
+     * read --path …}); null for the lease's status.
+     */
+    public static List<String> lines(Fenced f, String reread) {
         List<String> out = new ArrayList<>();
         out.add(machineLine(f));
         String what = f.ref() != null ? f.ref() : f.resource();
@@ -103,7 +113,8 @@ public final class FencedMessage {
         out.add("This is NOT a transient error. Do not retry, rebase, renumber, force-push, drop the token"
                 + " or switch branches to get around it.");
         out.add("Anything your plan, memory or context summary says you \"hold\" on this resource is stale.");
-        out.add("Next step: re-read the resource (" + rereadHint(f) + ") and re-plan from what is actually there.");
+        out.add("Next step: re-read the resource (" + (reread != null ? reread : rereadHint(f))
+                + ") and re-plan from what is actually there.");
         out.add("If your goal is already met by the current state, report that and stop."
                 + " To write again you must acquire a new lease.");
         return out;
@@ -115,9 +126,16 @@ public final class FencedMessage {
                     + " is older than a token that has already written here.";
             case SUPERSEDED -> "You no longer own " + what + ": your lease (token " + f.token()
                     + ") was superseded by token " + f.current() + ".";
-            case FOREIGN_OVERWRITE -> "You may not overwrite " + what
-                    + ": the push would discard commits that were not written under your token " + f.token() + ".";
-            case BAD_PROOF -> "The push to " + what + " did not prove token " + f.token()
+            case FOREIGN_OVERWRITE -> f.ref() == null
+                    ? "You may not overwrite " + what + ": what you would replace was not written under your token "
+                            + f.token() + "."
+                    : "You may not overwrite " + what
+                            + ": the push would discard commits that were not written under your token " + f.token()
+                            + ".";
+            case FILE_CHANGED -> "You may not write " + what
+                    + ": the file changed since you read it, so what you planned from is stale.";
+            case BAD_PROOF -> (f.ref() == null ? "The write to " : "The push to ") + what + " did not prove token "
+                    + f.token()
                     + ": a token number alone is not a lease.";
             case OLD_GENERATION -> "Your token " + f.token() + " on " + what
                     + " is void: the fence store lost its data after it was granted.";

@@ -43,6 +43,11 @@ public enum Reason {
     OTHER_REF_REJECTED("other-ref-rejected"),
     /** The recorded expected SHA no longer matches the remote (force-with-lease refused the push). */
     REMOTE_CHANGED("remote-changed"),
+    /**
+     * A shared file's content is not the one the writer read (its sha256 differs from the expected one):
+     * someone else wrote it since.
+     */
+    FILE_CHANGED("file-changed"),
     /** The resource kept changing under concurrent pushes; nothing was recorded. */
     CONTENDED("contended"),
     /**
