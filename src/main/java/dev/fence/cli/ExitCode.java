@@ -8,11 +8,15 @@ package dev.fence.cli;
  */
 public enum ExitCode {
     OK(0, "Success (for the hook: the push is accepted)."),
-    REJECTED(1, "Rejected: the hook, the remote or the pre-push guard refused the push (reason on stderr)."),
+    REJECTED(
+            1,
+            "Rejected: the hook, the remote or the pre-push guard refused the push, or the database refused a"
+                    + " migration's SQL (reason on stderr)."),
     USAGE(2, "Usage error: a bad option, argument or input."),
     FENCED(3, "FENCED: the lease or token is superseded; re-read the resource and re-plan, do not retry."),
     BUSY(4, "Busy: another holder's lease is live (see holder and expiresAt)."),
-    STORE_UNAVAILABLE(5, "The store (or fence server) could not be reached or timed out."),
+    STORE_UNAVAILABLE(
+            5, "The store (or fence server, or the database being migrated) could not be reached or timed out."),
     CONFIG(6, "Bad configuration (store URL, configuration file, credentials, environment)."),
     INTERNAL(70, "Internal error: a bug in fence; rerun with --verbose and report it.");
 

@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class,
             LeaseCommand.class,
+            MigrateCommand.class,
             PushCommand.class,
             ExecCommand.class,
             StatusCommand.class,

@@ -93,10 +93,15 @@ class ArchitectureTest {
                 .resideInAPackage("redis.clients..")
                 .check(classes);
         // The fault harness also speaks SQL: it administers the PostgreSQL servers it starts and reads their
-        // counters to count the grants a promotion lost; it is a tool beside the product, like the bench.
+        // counters to count the grants a promotion lost; it is a tool beside the product, like the bench. fence
+        // migrate speaks SQL to the database it migrates, the thing being written to, never to fence's store.
         noClasses()
                 .that()
-                .resideOutsideOfPackages("dev.fence.store.sqlite..", "dev.fence.store.postgres..", "dev.fence.faults..")
+                .resideOutsideOfPackages(
+                        "dev.fence.store.sqlite..",
+                        "dev.fence.store.postgres..",
+                        "dev.fence.faults..",
+                        "dev.fence.migrate..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("java.sql..")
@@ -107,6 +112,18 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("org.postgresql..")
+                .check(classes);
+    }
+
+    @Test
+    void driversAreReachedByUrlInMigrate() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.fence.migrate..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.postgresql..", "org.mariadb..", "org.sqlite..")
+                .because("fence migrate names drivers by their JDBC URL, so no driver's classes are its API")
                 .check(classes);
     }
 

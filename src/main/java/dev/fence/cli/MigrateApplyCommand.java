@@ -1,0 +1,42 @@
+package dev.fence.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence migrate apply}. */
+@Command(
+        name = "apply",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Apply the pending migrations of DIR in version order (or only --version V) under your lease",
+            "token, each in a transaction of its own that first claims the database's fence row.",
+            "0: applied (or nothing pending); 3: FENCED, nothing of that migration applied, re-read and",
+            "re-plan; 1: the database refused a statement (file and line named; rolled back on",
+            "PostgreSQL and SQLite); 2: bad input (a missing file, a bad version); 5: database or store down."
+        })
+final class MigrateApplyCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    MigrationOptions migrations;
+
+    @Option(names = "--version", paramLabel = "V", description = "Apply only this version (the file's digits).")
+    String version;
+
+    @Mixin
+    TokenOptions token;
+
+    @Mixin
+    StoreOption store;
+
+    MigrateApplyCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        return MigrateOutput.run(ctx, store, migrations, token, version, false);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.fence.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fence migrate reapply}. */
+@Command(
+        name = "reapply",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run an applied version's file again. Legal only for a version applied under your own token:",
+            "a version another token applied is FENCED (exit 3); the fence row is claimed first, as for",
+            "apply. Exit codes as for apply."
+        })
+final class MigrateReapplyCommand implements Callable<Integer> {
+    private final Context ctx;
+
+    @Mixin
+    MigrationOptions migrations;
+
+    @Option(
+            names = "--version",
+            required = true,
+            paramLabel = "V",
+            description = "The version to reapply (the file's digits).")
+    String version;
+
+    @Mixin
+    TokenOptions token;
+
+    @Mixin
+    StoreOption store;
+
+    MigrateReapplyCommand(Context ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() {
+        return MigrateOutput.run(ctx, store, migrations, token, version, true);
+    }
+}

@@ -1,0 +1,207 @@
+package dev.fence.migrate;
+
+import dev.fence.core.InternalException;
+import dev.fence.core.StoreUnavailableException;
+import dev.fence.store.JarResources;
+import dev.fence.store.SqlScripts;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * A connection to the database being migrated, with the dialect's statements ({@code
+ * dev/fence/migrate/<kind>.sql}). Not thread-safe: one per run.
+ */
+final class Database implements AutoCloseable {
+    /** How long connecting may take, in seconds. */
+    static final int CONNECT_TIMEOUT_SECONDS = 5;
+
+    /** How long SQLite waits for another writer's lock, in milliseconds. */
+    static final int SQLITE_BUSY_MILLIS = 30_000;
+
+    private final DatabaseUrl url;
+    private final Connection connection;
+    private final Map<String, String> sql;
+
+    private Database(DatabaseUrl url, Connection connection, Map<String, String> sql) {
+        this.url = url;
+        this.connection = connection;
+        this.sql = sql;
+    }
+
+    /**
+     * Connects to {@code url}.
+     *
+     * @throws StoreUnavailableException when the database cannot be reached (exit 5)
+     */
+    static Database open(DatabaseUrl url) {
+        Map<String, String> statements = statements(url.kind());
+        Properties p = new Properties();
+        if (url.user() != null) {
+            p.setProperty("user", url.user());
+        }
+        if (url.password() != null) {
+            p.setProperty("password", url.password());
+        }
+        switch (url.kind()) {
+            case POSTGRESQL -> {
+                p.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_SECONDS));
+                p.setProperty("ApplicationName", "fence-migrate");
+            }
+            case MARIADB -> p.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_SECONDS * 1000));
+            case SQLITE -> {
+                // The claim and the migration's DDL are one write transaction from its first statement on.
+                p.setProperty("transaction_mode", "IMMEDIATE");
+                p.setProperty("busy_timeout", Integer.toString(SQLITE_BUSY_MILLIS));
+            }
+        }
+        try {
+            Connection c = DriverManager.getConnection(url.jdbcUrl(), p);
+            c.setAutoCommit(true);
+            return new Database(url, c, statements);
+        } catch (SQLException e) {
+            throw unavailable(url, e);
+        }
+    }
+
+    static StoreUnavailableException unavailable(DatabaseUrl url, SQLException e) {
+        return new StoreUnavailableException(
+                "the database " + url.describe() + " cannot be reached: " + e.getMessage(), e);
+    }
+
+    /** True for an error that says the connection, not the SQL, failed. */
+    static boolean isConnectionFailure(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && state.startsWith("08");
+    }
+
+    DatabaseUrl url() {
+        return url;
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    /** The dialect's statement {@code name}. */
+    String sql(String name) {
+        String s = sql.get(name);
+        if (s == null) {
+            throw new InternalException("no statement '" + name + "' for " + url.kind());
+        }
+        return s;
+    }
+
+    /** Runs the dialect's statement {@code name} with {@code args}; returns the update count. */
+    int update(String name, Object... args) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql(name))) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** The first column of the first row of the dialect's query {@code name}, as a long, or null for none. */
+    Long queryLong(String name, Object... args) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql(name))) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                long v = rs.getLong(1);
+                return rs.wasNull() ? null : v;
+            }
+        }
+    }
+
+    /**
+     * The columns of {@code table} as the database resolves its name (lower-cased name to JDBC type), or
+     * null when there is no such table. Runs in autocommit mode, where a failed statement spoils nothing.
+     */
+    Map<String, Integer> columnsOf(String table) {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+            ResultSetMetaData md = rs.getMetaData();
+            Map<String, Integer> out = new HashMap<>();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                out.put(md.getColumnName(i).toLowerCase(Locale.ROOT), md.getColumnType(i));
+            }
+            return out;
+        } catch (SQLException e) {
+            if (isConnectionFailure(e)) {
+                throw unavailable(url, e);
+            }
+            return null;
+        }
+    }
+
+    static boolean isNumeric(int jdbcType) {
+        return switch (jdbcType) {
+            case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT, Types.NUMERIC, Types.DECIMAL -> true;
+            default -> false;
+        };
+    }
+
+    void rollbackQuietly() {
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            // The connection is gone; the server rolls back what it had.
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // Nothing to do about a connection that will not close.
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            if (a instanceof Long l) {
+                ps.setLong(i + 1, l);
+            } else if (a instanceof Integer n) {
+                ps.setInt(i + 1, n);
+            } else if (a == null) {
+                ps.setNull(i + 1, Types.VARCHAR);
+            } else {
+                ps.setString(i + 1, a.toString());
+            }
+        }
+    }
+
+    private static final Map<DatabaseUrl.Kind, Map<String, String>> STATEMENTS =
+            new java.util.EnumMap<>(DatabaseUrl.Kind.class);
+
+    private static synchronized Map<String, String> statements(DatabaseUrl.Kind kind) {
+        return STATEMENTS.computeIfAbsent(kind, k -> {
+            String name = "dev/fence/migrate/" + k.name().toLowerCase(Locale.ROOT) + ".sql";
+            try {
+                byte[] bytes = JarResources.read(Database.class, name);
+                if (bytes == null) {
+                    throw new InternalException("missing resource " + name);
+                }
+                return SqlScripts.parseNamed(new String(bytes, StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new InternalException("cannot read " + name + ": " + e);
+            }
+        });
+    }
+}

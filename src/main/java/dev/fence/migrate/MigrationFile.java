@@ -1,0 +1,113 @@
+package dev.fence.migrate;
+
+import dev.fence.core.InvalidInputException;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * One migration: a plain SQL file {@code NNNN_name.sql} in the migrations directory. Its version is the
+ * number its name starts with: {@code 0042} and {@code 42} are the same version, {@code 0043} is another
+ * (renumbering a migration makes a new version, which needs a current token like any change).
+ *
+ * @param version the version as a number
+ * @param label the version as the file name spells it ({@code 0042})
+ * @param file the file
+ */
+public record MigrationFile(long version, String label, Path file) {
+    private static final Pattern NAME = Pattern.compile("([0-9]{1,18})_([^/\\\\]+)\\.sql");
+
+    /** The file's name, as messages name it. */
+    public String fileName() {
+        return file.getFileName().toString();
+    }
+
+    /**
+     * The migrations of {@code dir}, in version order. Every {@code *.sql} file must be named {@code
+     * NNNN_name.sql}, and no two may share a version; other files are ignored.
+     *
+     * @throws InvalidInputException for a missing directory, a badly named file or a version given twice
+     */
+    public static List<MigrationFile> scan(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new InvalidInputException("migrations directory " + dir + " does not exist or is not a directory");
+        }
+        List<MigrationFile> out = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted()::iterator) {
+                String name = p.getFileName().toString();
+                if (!name.endsWith(".sql")) {
+                    continue;
+                }
+                Matcher m = NAME.matcher(name);
+                if (!m.matches()) {
+                    throw new InvalidInputException(
+                            "bad migration file name " + p + ": expected NNNN_name.sql (digits, '_', a name)");
+                }
+                out.add(new MigrationFile(Long.parseLong(m.group(1)), m.group(1), p));
+            }
+        } catch (IOException e) {
+            throw new InvalidInputException("cannot list migrations directory " + dir + ": " + e.getMessage());
+        }
+        out.sort(Comparator.comparingLong(MigrationFile::version));
+        for (int i = 1; i < out.size(); i++) {
+            if (out.get(i).version() == out.get(i - 1).version()) {
+                throw new InvalidInputException("two migration files have version "
+                        + out.get(i).version() + ": " + out.get(i - 1).fileName() + " and "
+                        + out.get(i).fileName());
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Parses a version given on the command line ({@code 0042}).
+     *
+     * @throws InvalidInputException unless it is 1 to 18 digits
+     */
+    public static long parseVersion(String version) {
+        if (version == null || !version.matches("[0-9]{1,18}")) {
+            throw new InvalidInputException("bad version '" + version
+                    + "': expected the digits a migration file name starts with (0042 for 0042_name.sql)");
+        }
+        return Long.parseLong(version);
+    }
+
+    /**
+     * The file's statements.
+     *
+     * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it
+     */
+    public List<SqlStatements.Statement> statements() {
+        String text;
+        try {
+            byte[] bytes = Files.readAllBytes(file);
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new InvalidInputException("migration " + file + " is not UTF-8 text");
+        } catch (IOException e) {
+            throw new InvalidInputException("cannot read migration " + file + ": " + e.getMessage());
+        }
+        if (text.startsWith("\uFEFF")) {
+            text = text.substring(1);
+        }
+        List<SqlStatements.Statement> statements = SqlStatements.split(text);
+        if (statements.isEmpty()) {
+            throw new InvalidInputException("migration " + file + " holds no SQL statement");
+        }
+        return statements;
+    }
+}

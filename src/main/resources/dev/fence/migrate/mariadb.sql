@@ -1,0 +1,45 @@
+-- fence migrate's own tables and statements on MariaDB and MySQL. Statements are named "-- name: <name>"
+-- and read with dev.fence.store.SqlScripts.parseNamed. DDL commits by itself here: the claim is a
+-- transaction of its own, made just before the migration, under a named lock (see Migrator).
+
+-- name: create_fence_table
+CREATE TABLE IF NOT EXISTS fence_tokens (
+    resource VARCHAR(512) NOT NULL PRIMARY KEY,
+    token    BIGINT NOT NULL
+) ENGINE = InnoDB
+
+-- name: create_migrations_table
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version VARCHAR(64) NOT NULL PRIMARY KEY
+) ENGINE = InnoDB
+
+-- name: add_applied_token
+ALTER TABLE schema_migrations ADD COLUMN applied_token BIGINT NULL
+
+-- name: add_applied_holder
+ALTER TABLE schema_migrations ADD COLUMN applied_holder VARCHAR(512) NULL
+
+-- name: seed_fence_row
+INSERT IGNORE INTO fence_tokens (resource, token) VALUES (?, 0)
+
+-- name: claim
+UPDATE fence_tokens SET token = ? WHERE resource = ? AND token <= ?
+
+-- name: fence_token
+SELECT token FROM fence_tokens WHERE resource = ?
+
+-- name: applied
+SELECT version, applied_token, applied_holder FROM schema_migrations
+
+-- name: record_applied
+INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?, ?, ?)
+
+-- name: record_reapplied
+UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
+
+-- Serialises fence migrate runners on one resource, since the claim cannot share the DDL's transaction.
+-- name: lock
+SELECT GET_LOCK(?, ?)
+
+-- name: unlock
+SELECT RELEASE_LOCK(?)

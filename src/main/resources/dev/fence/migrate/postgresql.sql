@@ -1,0 +1,40 @@
+-- fence migrate's own tables and statements on PostgreSQL. Statements are named "-- name: <name>" and read
+-- with dev.fence.store.SqlScripts.parseNamed. DDL is transactional here: the claim runs in the
+-- migration's own transaction, before its first statement.
+
+-- name: create_fence_table
+CREATE TABLE IF NOT EXISTS fence_tokens (
+    resource VARCHAR(512) PRIMARY KEY,
+    token    BIGINT NOT NULL
+)
+
+-- name: create_migrations_table
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version VARCHAR(64) PRIMARY KEY
+)
+
+-- name: add_applied_token
+ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS applied_token BIGINT
+
+-- name: add_applied_holder
+ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS applied_holder VARCHAR(512)
+
+-- name: seed_fence_row
+INSERT INTO fence_tokens (resource, token) VALUES (?, 0) ON CONFLICT (resource) DO NOTHING
+
+-- The claim: zero rows means a newer token has written; the caller rolls back. The row stays locked until
+-- the transaction ends, so claims of one resource run one after another.
+-- name: claim
+UPDATE fence_tokens SET token = ? WHERE resource = ? AND token <= ?
+
+-- name: fence_token
+SELECT token FROM fence_tokens WHERE resource = ?
+
+-- name: applied
+SELECT version, applied_token, applied_holder FROM schema_migrations
+
+-- name: record_applied
+INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?, ?, ?)
+
+-- name: record_reapplied
+UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
