@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
             DemoCommand.class,
             LeaseCommand.class,
             MigrateCommand.class,
+            WriteCommand.class,
+            ReadCommand.class,
             PushCommand.class,
             ExecCommand.class,
             StatusCommand.class,

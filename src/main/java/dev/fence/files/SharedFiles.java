@@ -1,0 +1,284 @@
+package dev.fence.files;
+
+import dev.fence.core.Fenced;
+import dev.fence.core.FencedWrites;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.Reason;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The shared-file compare-and-swap: {@code fence read} and {@code fence write} as a library.
+ *
+ * <p>A write names the sha256 of the file as the writer last read it ({@link #MISSING} for a file that did
+ * not exist). Under the file's lock, it is refused (FENCED, {@code file-changed}) when the file's sha256 is
+ * another, then judged by the lease store ({@link FencedWrites#admit}, the hook's token rule: a stale token
+ * is FENCED), and only then made: the content goes to a temporary file in the same directory, which is
+ * synced, renamed over the file and followed by a sync of the directory. A crash at any point leaves the old
+ * file or the new one, never a torn one (and at worst a {@code .*.fence-tmp} file beside it).
+ *
+ * <p>The lock is a lock file beside the target, {@code .<name>.fence-lock}, held with an OS file lock
+ * ({@link FileChannel#lock()}, {@code fcntl} on Linux) from the hash check to the rename, so of two
+ * writers from the same hash, in one process or many, exactly one succeeds and the other sees the new hash.
+ * The lock file is left in place: deleting it would let a third writer lock a new file while a second
+ * holds the old one. Writers that do not go through fence take no lock.
+ *
+ * <p>Paths are confined to a root: a path whose directory resolves (symbolic links followed) outside it is
+ * refused, and so is a path that is itself a symbolic link. Thread-safe.
+ */
+public final class SharedFiles {
+    /** The expected sha256 of a file that does not exist: 64 zeros (no content hashes to it). */
+    public static final String MISSING = "0".repeat(64);
+
+    private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
+
+    private final FencedWrites writes;
+    private final Seam seam;
+
+    /** Points in a write where a test may step in; the real writer has none. */
+    public interface Seam {
+        /** After the temporary file is written and synced, before it is renamed over the target. */
+        default void beforeRename(Path temp, Path target) {}
+    }
+
+    private static final Seam NONE = new Seam() {};
+
+    public SharedFiles(FencedWrites writes) {
+        this(writes, NONE);
+    }
+
+    public SharedFiles(FencedWrites writes, Seam seam) {
+        this.writes = writes;
+        this.seam = seam;
+    }
+
+    /**
+     * A file as read.
+     *
+     * @param path the file (its directory's real path)
+     * @param sha256 the sha256 of its content in lower-case hex, or {@link #MISSING}
+     * @param content its bytes, or null when it does not exist
+     */
+    public record Content(Path path, String sha256, byte[] content) {
+        public boolean exists() {
+            return content != null;
+        }
+    }
+
+    /**
+     * A write.
+     *
+     * @param root the directory writes are confined to
+     * @param path the file, absolute or relative to the caller's working directory
+     * @param label the path as the user named it, for the re-read command
+     * @param expectedSha256 the sha256 the writer read, or {@link #MISSING}
+     * @param content the new content
+     * @param proof the grant's proof, or null (then FENCED)
+     */
+    public record Request(
+            Path root,
+            Path path,
+            String label,
+            String expectedSha256,
+            byte[] content,
+            String resource,
+            String holder,
+            long token,
+            String proof) {
+        @Override
+        public String toString() {
+            return "Request[path=" + path + ", expected=" + expectedSha256 + ", resource=" + resource + ", holder="
+                    + holder + ", token=" + token + ", proof=(hidden)]";
+        }
+    }
+
+    /** What a write did. Exit codes: {@code Written} 0, {@code Refused} 3. */
+    public sealed interface Outcome {
+        /** The file now holds the new content. */
+        record Written(Path path, String oldSha256, String newSha256) implements Outcome {}
+
+        /** FENCED: the file changed since it was read, or the token may not write; nothing was written. */
+        record Refused(Fenced fenced, String reread) implements Outcome {}
+    }
+
+    /**
+     * Reads {@code path} (confined to {@code root}).
+     *
+     * @throws InvalidInputException for a path outside the root, a symbolic link, a directory or an
+     *     unreadable file
+     */
+    public static Content read(Path root, Path path) {
+        Path target = confine(root, path);
+        try {
+            byte[] bytes = Files.readAllBytes(target);
+            return new Content(target, sha256(bytes), bytes);
+        } catch (NoSuchFileException e) {
+            return new Content(target, MISSING, null);
+        } catch (IOException e) {
+            throw new InvalidInputException("cannot read " + target + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Writes {@code r} if the file's hash is still the expected one and the token may write.
+     *
+     * @throws InvalidInputException for a malformed hash, a path outside the root, a symbolic link, or a
+     *     file or directory that cannot be written; nothing was written
+     * @throws dev.fence.core.StoreUnavailableException when the lease store cannot be reached
+     */
+    public Outcome write(Request r) {
+        String expected = normaliseSha(r.expectedSha256());
+        Path target = confine(r.root(), r.path());
+        Path dir = target.getParent();
+        String reread = "fence read --path " + r.label();
+        FencedWrites.Attempt attempt = new FencedWrites.Attempt(
+                r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
+        ReentrantLock local = IN_PROCESS.computeIfAbsent(target, k -> new ReentrantLock());
+        local.lock();
+        try (FileChannel lockFile = FileChannel.open(
+                        dir.resolve("." + target.getFileName() + ".fence-lock"),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE);
+                FileLock held = lockFile.lock()) {
+            String current = read(r.root(), target).sha256();
+            if (!current.equals(expected)) {
+                Fenced f = new Fenced(
+                        r.resource(),
+                        null,
+                        r.token(),
+                        0,
+                        Reason.FILE_CHANGED,
+                        null,
+                        null,
+                        target + " has sha256 " + describe(current) + ", not the " + describe(expected)
+                                + " you read; someone wrote it since");
+                writes.refusedByTarget(attempt, f);
+                return new Outcome.Refused(f, reread);
+            }
+            if (writes.admit(attempt) instanceof FencedWrites.Decision.Refused refused) {
+                return new Outcome.Refused(refused.fenced(), reread);
+            }
+            replace(target, r.content());
+            String written = sha256(r.content());
+            writes.landed(attempt, "wrote " + target + " (sha256 " + written + ", was " + describe(current) + ")");
+            return new Outcome.Written(target, current, written);
+        } catch (IOException e) {
+            throw new InvalidInputException("cannot write " + target + ": " + e.getMessage());
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /** Temporary file in the same directory, synced, renamed over the target, then the directory synced. */
+    private void replace(Path target, byte[] content) throws IOException {
+        Path dir = target.getParent();
+        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".fence-tmp");
+        try {
+            copyPermissions(target, temp);
+            try (FileChannel ch =
+                    FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            seam.beforeRename(temp, target);
+            try {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the file system cannot rename atomically in " + dir, e);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+        // The rename is durable once the directory is: without this a crash could bring the old name back.
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+    }
+
+    private static void copyPermissions(Path from, Path to) throws IOException {
+        PosixFileAttributeView source = Files.getFileAttributeView(from, PosixFileAttributeView.class);
+        PosixFileAttributeView dest = Files.getFileAttributeView(to, PosixFileAttributeView.class);
+        if (source == null || dest == null || !Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        dest.setPermissions(source.readAttributes().permissions());
+    }
+
+    /**
+     * The file {@code path} names, with its directory's real path: refused when that directory is outside
+     * the root's real path, when the path is a symbolic link, {@code .} or {@code ..}, or a directory.
+     */
+    static Path confine(Path root, Path path) {
+        Path rootReal;
+        try {
+            rootReal = root.toRealPath();
+        } catch (IOException e) {
+            throw new InvalidInputException("root " + root + " does not exist");
+        }
+        Path abs = root.resolve(path).toAbsolutePath();
+        Path name = abs.getFileName();
+        if (name == null || name.toString().equals(".") || name.toString().equals("..")) {
+            throw new InvalidInputException("--path " + path + " does not name a file");
+        }
+        Path parentReal;
+        try {
+            parentReal = abs.getParent().toRealPath();
+        } catch (IOException e) {
+            throw new InvalidInputException("the directory of " + path + " does not exist: " + abs.getParent());
+        }
+        if (!parentReal.startsWith(rootReal)) {
+            throw new InvalidInputException("--path " + path + " is outside the root " + rootReal + " (it resolves to "
+                    + parentReal.resolve(name) + "); fence writes only files under --root");
+        }
+        Path target = parentReal.resolve(name);
+        if (Files.isSymbolicLink(target)) {
+            throw new InvalidInputException("--path " + path + " is a symbolic link; fence does not write through"
+                    + " links (it would replace the link, or write outside the root)");
+        }
+        if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new InvalidInputException("--path " + path + " is a directory");
+        }
+        return target;
+    }
+
+    /** The sha256 of {@code bytes}, lower-case hex. */
+    public static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+
+    private static String normaliseSha(String sha) {
+        if (sha == null || !sha.matches("[0-9a-fA-F]{64}")) {
+            throw new InvalidInputException("--expected-sha256 must be 64 hex digits (the sha256 fence read printed;"
+                    + " " + MISSING + " for a file that does not exist yet), got '" + sha + "'");
+        }
+        return sha.toLowerCase(Locale.ROOT);
+    }
+
+    private static String describe(String sha) {
+        return sha.equals(MISSING) ? MISSING + " (no file)" : sha;
+    }
+}
