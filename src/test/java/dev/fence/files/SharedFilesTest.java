@@ -1,0 +1,235 @@
+package dev.fence.files;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.EventType;
+import dev.fence.core.FencedWrites;
+import dev.fence.core.Grant;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.LedgerQuery;
+import dev.fence.core.Reason;
+import dev.fence.files.SharedFiles.Outcome;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
+import dev.fence.testing.FakeClock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shared-file compare-and-swap against a real SQLite lease store and real files. */
+class SharedFilesTest {
+    static final String RESOURCE = "file:docs/plan.md";
+    static final Duration TTL = Duration.ofMinutes(5);
+
+    @TempDir
+    Path tmp;
+
+    Path root;
+    Path file;
+    FakeClock clock;
+    LeaseStore store;
+    LeaseService leases;
+    FencedWrites writes;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        root = Files.createDirectories(tmp.resolve("repo"));
+        file = Files.createDirectories(root.resolve("docs")).resolve("plan.md");
+        Files.writeString(file, "v1\n");
+        clock = new FakeClock(Instant.parse("2026-12-01T14:26:10Z"));
+        store = Stores.open(
+                "sqlite:" + tmp.resolve("store.db"), StoreOptions.defaults().withCallerClock());
+        leases = new LeaseService(store, clock);
+        writes = new FencedWrites(store, clock);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    Grant acquire(String holder) {
+        return ((LeaseService.AcquireOutcome.Acquired) leases.acquire(RESOURCE, holder, TTL, null)).grant();
+    }
+
+    SharedFiles.Request request(Grant g, Path path, String expected, String content) {
+        return new SharedFiles.Request(
+                root,
+                path,
+                root.relativize(path).toString(),
+                expected,
+                content.getBytes(StandardCharsets.UTF_8),
+                RESOURCE,
+                g.holder(),
+                g.token(),
+                g.proof());
+    }
+
+    String sha(String s) {
+        return SharedFiles.sha256(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    List<LedgerEvent> ledger() {
+        return store.query(new LedgerQuery(RESOURCE, null, null, null, null, null, 0));
+    }
+
+    @Test
+    void writesWhenTheHashIsTheOneReadAndPrintsTheNewOne() throws IOException {
+        Grant a = acquire("agent-A");
+        SharedFiles.Content read = SharedFiles.read(root, file);
+        assertEquals(sha("v1\n"), read.sha256());
+        Outcome.Written w = assertInstanceOf(
+                Outcome.Written.class, new SharedFiles(writes).write(request(a, file, read.sha256(), "v2\n")));
+        assertEquals(sha("v2\n"), w.newSha256());
+        assertEquals("v2\n", Files.readString(file));
+        assertTrue(ledger().stream().anyMatch(e -> e.type() == EventType.LANDED));
+        try (var leftovers = Files.list(file.getParent())) {
+            assertTrue(leftovers.noneMatch(p -> p.getFileName().toString().endsWith(".fence-tmp")));
+        }
+    }
+
+    @Test
+    void aMissingFileIsExpectedAsSixtyFourZeros() throws IOException {
+        Grant a = acquire("agent-A");
+        Path fresh = file.resolveSibling("new.md");
+        assertEquals(SharedFiles.MISSING, SharedFiles.read(root, fresh).sha256());
+        assertFalse(SharedFiles.read(root, fresh).exists());
+        assertInstanceOf(
+                Outcome.Written.class, new SharedFiles(writes).write(request(a, fresh, SharedFiles.MISSING, "x")));
+        // Now it exists: expecting it missing again is a changed file.
+        Outcome.Refused r = assertInstanceOf(
+                Outcome.Refused.class, new SharedFiles(writes).write(request(a, fresh, SharedFiles.MISSING, "y")));
+        assertEquals(Reason.FILE_CHANGED, r.fenced().reason());
+        assertEquals("x", Files.readString(fresh));
+    }
+
+    @Test
+    void aHashMismatchIsFencedAsFileChangedAndWritesNothing() throws IOException {
+        Grant a = acquire("agent-A");
+        String readByA = SharedFiles.read(root, file).sha256();
+        Files.writeString(file, "someone else's v2\n");
+        Outcome.Refused r = assertInstanceOf(
+                Outcome.Refused.class, new SharedFiles(writes).write(request(a, file, readByA, "A's v2\n")));
+        assertEquals(Reason.FILE_CHANGED, r.fenced().reason());
+        assertEquals("fence read --path docs/plan.md", r.reread());
+        assertEquals("someone else's v2\n", Files.readString(file));
+        List<String> lines = dev.fence.core.FencedMessage.lines(r.fenced(), r.reread());
+        assertTrue(lines.get(0).startsWith("FENCED resource=" + RESOURCE + " ref=- "), lines.get(0));
+        assertTrue(lines.get(0).endsWith("reason=file-changed"), lines.get(0));
+        assertTrue(String.join("\n", lines).contains("fence read --path docs/plan.md"));
+        assertTrue(ledger().stream()
+                .anyMatch(e -> e.type() == EventType.REJECT
+                        && RESOURCE.equals(e.resource())
+                        && "file-changed".equals(e.reason())));
+    }
+
+    @Test
+    void aStaleTokenIsFencedAndWritesNothing() throws IOException {
+        Grant a = acquire("agent-A");
+        String readByA = SharedFiles.read(root, file).sha256();
+        clock.advance(TTL.plusSeconds(4));
+        acquire("agent-B");
+        Outcome.Refused r = assertInstanceOf(
+                Outcome.Refused.class, new SharedFiles(writes).write(request(a, file, readByA, "A's v2\n")));
+        assertEquals(Reason.SUPERSEDED, r.fenced().reason());
+        assertEquals("v1\n", Files.readString(file));
+        // A token number alone is not a credential.
+        Grant b = acquire("agent-B");
+        SharedFiles.Request noProof = new SharedFiles.Request(
+                root, file, "docs/plan.md", readByA, new byte[] {1}, RESOURCE, b.holder(), b.token(), null);
+        assertEquals(
+                Reason.BAD_PROOF,
+                assertInstanceOf(Outcome.Refused.class, new SharedFiles(writes).write(noProof))
+                        .fenced()
+                        .reason());
+    }
+
+    @Test
+    void ofTwoRacingWritersFromOneHashExactlyOneWins() throws Exception {
+        Grant a = acquire("agent-A");
+        String read = SharedFiles.read(root, file).sha256();
+        // Each writer pauses between its temporary file and the rename, so both are in flight at once.
+        SharedFiles slow = new SharedFiles(writes, new SharedFiles.Seam() {
+            @Override
+            public void beforeRename(Path temp, Path target) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        CyclicBarrier start = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Outcome> one = pool.submit(() -> {
+                start.await();
+                return slow.write(request(a, file, read, "one\n"));
+            });
+            Future<Outcome> two = pool.submit(() -> {
+                start.await();
+                return slow.write(request(a, file, read, "two\n"));
+            });
+            List<Outcome> outcomes = List.of(one.get(30, TimeUnit.SECONDS), two.get(30, TimeUnit.SECONDS));
+            assertEquals(
+                    1,
+                    outcomes.stream().filter(o -> o instanceof Outcome.Written).count(),
+                    outcomes.toString());
+            Outcome.Refused lost = (Outcome.Refused) outcomes.stream()
+                    .filter(o -> o instanceof Outcome.Refused)
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(Reason.FILE_CHANGED, lost.fenced().reason());
+            String content = Files.readString(file);
+            assertTrue(content.equals("one\n") || content.equals("two\n"), content);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void pathsOutsideTheRootAreRefusedSymbolicLinksIncluded() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Path secret = Files.writeString(outside.resolve("secret"), "keep\n");
+        String h = sha("keep\n");
+        SharedFiles files = new SharedFiles(writes);
+        assertThrows(
+                InvalidInputException.class, () -> files.write(request(a, root.resolve("../outside/secret"), h, "x")));
+        assertThrows(InvalidInputException.class, () -> files.write(request(a, secret, h, "x")));
+        // A link to a file outside, and a link to a directory outside.
+        Path fileLink = Files.createSymbolicLink(root.resolve("link"), secret);
+        assertThrows(InvalidInputException.class, () -> files.write(request(a, fileLink, h, "x")));
+        Path dirLink = Files.createSymbolicLink(root.resolve("out"), outside);
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class, () -> files.write(request(a, dirLink.resolve("secret"), h, "x")));
+        assertTrue(e.getMessage().contains("outside the root"), e.getMessage());
+        assertThrows(InvalidInputException.class, () -> SharedFiles.read(root, dirLink.resolve("secret")));
+        // A link inside the root to a file inside is refused too: the rename would replace the link.
+        Path inner = Files.createSymbolicLink(root.resolve("inner"), file);
+        assertThrows(InvalidInputException.class, () -> files.write(request(a, inner, sha("v1\n"), "x")));
+        assertEquals("keep\n", Files.readString(secret));
+        assertEquals("v1\n", Files.readString(file));
+        assertThrows(InvalidInputException.class, () -> files.write(request(a, file, "abc", "x")));
+    }
+}
