@@ -8,7 +8,6 @@ import picocli.CommandLine.Option;
 /** {@code fence migrate apply}. */
 @Command(
         name = "apply",
-        mixinStandardHelpOptions = true,
         description = {
             "Apply the pending migrations of DIR in version order (or only --version V) under your lease",
             "token, each in a transaction of its own that first claims the database's fence row.",
@@ -18,6 +17,13 @@ import picocli.CommandLine.Option;
         })
 final class MigrateApplyCommand implements Callable<Integer> {
     private final Context ctx;
+
+    // Not mixinStandardHelpOptions: its -V/--version would take the --version the command needs.
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help message and exit.")
+    boolean help;
 
     @Mixin
     MigrationOptions migrations;

@@ -8,7 +8,6 @@ import picocli.CommandLine.Option;
 /** {@code fence migrate reapply}. */
 @Command(
         name = "reapply",
-        mixinStandardHelpOptions = true,
         description = {
             "Run an applied version's file again. Legal only for a version applied under your own token:",
             "a version another token applied is FENCED (exit 3); the fence row is claimed first, as for",
@@ -16,6 +15,13 @@ import picocli.CommandLine.Option;
         })
 final class MigrateReapplyCommand implements Callable<Integer> {
     private final Context ctx;
+
+    // Not mixinStandardHelpOptions: its -V/--version would take the --version the command needs.
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help message and exit.")
+    boolean help;
 
     @Mixin
     MigrationOptions migrations;
