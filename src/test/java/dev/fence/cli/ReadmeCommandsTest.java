@@ -42,7 +42,7 @@ class ReadmeCommandsTest {
     /** Every top-level command the README must show at least once. */
     private static final List<String> DOCUMENTED = List.of(
             "demo", "lease", "exec", "push", "status", "guard", "hook", "install", "serve", "audit", "bench", "faults",
-            "doctor");
+            "doctor", "migrate", "write", "read");
 
     @TempDir
     Path home;
