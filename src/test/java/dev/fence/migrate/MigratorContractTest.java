@@ -378,6 +378,25 @@ abstract class MigratorContractTest {
         assertFalse(hasColumn("invoices", "note"));
     }
 
+    @Test
+    void aNumericVersionColumnIsAdoptedAsNumbers() throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE schema_migrations (version BIGINT NOT NULL PRIMARY KEY)");
+        }
+        migration("0043_seed_rows.sql", "INSERT INTO invoices (id, amount) VALUES (7, 1);\n");
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        assertEquals(a.token(), queryLong("SELECT applied_token FROM schema_migrations WHERE version = 42"));
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("DELETE FROM invoices");
+        }
+        Outcome.Done again = assertInstanceOf(Outcome.Done.class, reapply(a, "43"));
+        assertEquals(1, again.applied().size());
+        assertTrue(Migrator.status(db, dir, RESOURCE).pending().isEmpty());
+    }
+
     /** The reasons that mean "FENCED" (not REJECTED). */
     static final class FenceReasons {
         static boolean isFencing(Reason r) {
