@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fence bench}: the options; the benchmark itself is {@link Bench}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.INTERNAL})
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,

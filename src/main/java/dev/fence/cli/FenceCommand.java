@@ -8,6 +8,7 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The root command: {@code fence}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "fence",
         mixinStandardHelpOptions = true,
