@@ -502,7 +502,7 @@ public final class Bench {
     }
 
     /** The first JDK 25+ under /usr/lib/jvm named temurin-25*, or null. */
-    public static Path findJdk25() {
+    static Path findJdk25() {
         Path base = Path.of("/usr/lib/jvm");
         if (!Files.isDirectory(base)) {
             return null;
@@ -519,7 +519,7 @@ public final class Bench {
     }
 
     /** The running JVM's home when it is a JDK 17 to 24, else the first such JDK under /usr/lib/jvm, or null. */
-    public static Path findJdk17(Path running) {
+    static Path findJdk17(Path running) {
         int major = jdkMajor(running);
         if (major >= 17 && major < 25) {
             return running;

@@ -6,7 +6,7 @@ package dev.fence.cli;
  * <p>For the pre-receive hook, git treats any non-zero code as "reject every ref"; whether the hook
  * fails open or closed when the store is down is a configuration choice, never a side effect of these.
  */
-public enum ExitCode {
+enum ExitCode {
     OK(0, "Success (for the hook: the push is accepted)."),
     REJECTED(1, "Rejected: the hook, the remote or the pre-push guard refused the push (reason on stderr)."),
     USAGE(2, "Usage error: a bad option, argument or input."),

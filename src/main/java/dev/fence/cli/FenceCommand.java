@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
             BenchCommand.class,
             FaultsCommand.class
         })
-public final class FenceCommand implements Runnable {
+final class FenceCommand implements Runnable {
     @Spec
     CommandSpec spec;
 

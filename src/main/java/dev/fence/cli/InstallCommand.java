@@ -65,7 +65,7 @@ import picocli.CommandLine.TypeConversionException;
             "  fence install --ghes ./ghes-fence --shim curl --server https://fence.internal:8700",
             "  fence install --gitlab-global /var/opt/gitlab/gitaly/custom_hooks --shim curl --server http://fence:8700"
         })
-public final class InstallCommand implements Callable<Integer> {
+final class InstallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -197,7 +197,7 @@ public final class InstallCommand implements Callable<Integer> {
     }
 
     /** @param env the process environment: {@code PATH} (to find git) and {@code FENCE_LAUNCHER} */
-    public InstallCommand(Map<String, String> env) {
+    InstallCommand(Map<String, String> env) {
         this.env = Map.copyOf(env);
     }
 
