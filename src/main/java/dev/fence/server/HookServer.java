@@ -168,7 +168,8 @@ public final class HookServer implements AutoCloseable {
             if (e instanceof IOException io) {
                 Throwable cause = io.getCause() != null ? io.getCause() : io;
                 throw new ConfigException(
-                        "cannot listen on " + settings.listen() + ": " + cause.getMessage()
+                        "cannot listen on " + settings.listen().getHostString() + ":"
+                                + settings.listen().getPort() + ": " + cause.getMessage()
                                 + " (another process holds the port, or the address is not this host's); choose"
                                 + " another address or stop what listens there",
                         io);
