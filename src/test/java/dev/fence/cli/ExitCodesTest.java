@@ -86,6 +86,50 @@ class ExitCodesTest {
                 List.of(Cli.exitCodesOf(root).value()));
     }
 
+    /** Tries to make each store command return a code its --help does not list: a store down, a bad URL. */
+    @Test
+    void storeFailuresComeOutAsCodesTheCommandDeclares() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        PrintWriter discard = new PrintWriter(new StringWriter());
+        CommandLine root = Cli.commandLine(
+                new Context(new ByteArrayInputStream(new byte[0]), discard, discard, Map.of(), Clock.systemUTC(), tmp));
+        List<List<String>> commands = List.of(
+                List.of("lease", "acquire", "--resource", "x", "--holder", "a"),
+                List.of("lease", "renew", "--resource", "x", "--holder", "a", "--token", "1"),
+                List.of("lease", "release", "--resource", "x", "--holder", "a", "--token", "1"),
+                List.of("lease", "status", "--resource", "x"),
+                List.of("status", "--holder", "a"),
+                List.of("audit"),
+                List.of("store", "retention"),
+                List.of("doctor"));
+        Map<String, Integer> stores = Map.of("redis://127.0.0.1:" + closed, 5, "bogus:x", 6);
+        for (List<String> command : commands) {
+            CommandLine cl = root;
+            for (String word : command) {
+                if (word.startsWith("-")) {
+                    break;
+                }
+                cl = cl.getSubcommands().get(word);
+            }
+            List<Integer> declared = List.of(Cli.exitCodesOf(cl).value()).stream()
+                    .map(ExitCode::code)
+                    .toList();
+            for (var store : stores.entrySet()) {
+                List<String> args = new ArrayList<>(command);
+                args.addAll(List.of("--store", store.getKey()));
+                Run r = fence(args.toArray(String[]::new));
+                String what = String.join(" ", args) + " -> " + r.exit() + "\n" + r.out() + r.err();
+                assertTrue(declared.contains(r.exit()), what + "\nnot in " + declared);
+                // doctor reports an unreachable store as a finding of a bad set-up.
+                int expected = command.get(0).equals("doctor") ? 6 : store.getValue();
+                assertEquals(expected, r.exit(), what);
+            }
+        }
+    }
+
     @Test
     void helpAsUsersSeeItShowsTheCommandsOwnCodesOnly() {
         Run r = fence("lease", "status", "--help");
