@@ -3,6 +3,7 @@ package dev.fence.bench;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.Grant;
 import dev.fence.core.Identities;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
@@ -77,6 +78,94 @@ public final class Bench {
             List<Integer> callers,
             int verdicts,
             Build baseline) {}
+
+    /**
+     * What the operator asked for; {@link #options} checks it and fills in the defaults.
+     *
+     * @param jdk17 JDK 17 home, or null for the running JDK (17 to 24) or one under /usr/lib/jvm
+     * @param jdk25 JDK 25+ home, or null for /usr/lib/jvm/temurin-25* when present
+     * @param noJdk25 skip the JDK 25 rows
+     * @param hookLauncher the launcher of the Java hook rows, or null for {@code $FENCE_LAUNCHER}
+     * @param hookJar the jar of the Java hook rows, or null for the one this class came from
+     * @param baselineLauncher with {@code baselineJar}: another build to run beside this one, or null
+     */
+    public record Request(
+            int pushes,
+            int warmup,
+            Path jdk17,
+            Path jdk25,
+            boolean noJdk25,
+            int leaseSeconds,
+            int verdicts,
+            Path hookLauncher,
+            Path hookJar,
+            Path baselineLauncher,
+            Path baselineJar) {}
+
+    /**
+     * Checks {@code r} and resolves its defaults.
+     *
+     * @param env the process environment ({@code FENCE_LAUNCHER})
+     * @throws InvalidInputException for a value out of range, a path that is not a JDK home, launcher or
+     *     jar, or a baseline launcher without its jar
+     */
+    public static Options options(Request r, Map<String, String> env) {
+        if (r.pushes() < 1 || r.pushes() > 1000 || r.warmup() < 0 || r.warmup() > 100) {
+            throw new InvalidInputException("--pushes must be from 1 to 1000 and --warmup from 0 to 100");
+        }
+        if (r.leaseSeconds() < 1 || r.leaseSeconds() > 60 || r.verdicts() < 1 || r.verdicts() > 100_000) {
+            throw new InvalidInputException("--lease-seconds must be from 1 to 60 and --verdicts from 1 to 100000");
+        }
+        for (Path j : new Path[] {r.jdk17(), r.jdk25()}) {
+            if (j != null && !Files.isExecutable(j.resolve("bin").resolve("java"))) {
+                throw new InvalidInputException(j + " is not a JDK home (no bin/java)");
+            }
+        }
+        Path running = Path.of(System.getProperty("java.home"));
+        Path j17 = r.jdk17() != null ? r.jdk17() : findJdk17(running);
+        Path j25 = r.noJdk25() ? null : r.jdk25() != null ? r.jdk25() : findJdk25();
+        String launcherEnv = env.get("FENCE_LAUNCHER");
+        Path launcher = r.hookLauncher() != null
+                ? r.hookLauncher()
+                : launcherEnv == null || launcherEnv.isBlank() ? null : Path.of(launcherEnv);
+        Path jar = r.hookJar() != null ? r.hookJar() : thisJar();
+        if ((r.baselineLauncher() == null) != (r.baselineJar() == null)) {
+            throw new InvalidInputException("--baseline-launcher and --baseline-jar go together");
+        }
+        Build baseline = null;
+        if (r.baselineLauncher() != null) {
+            if (!Files.isExecutable(r.baselineLauncher()) || !Files.isRegularFile(r.baselineJar())) {
+                throw new InvalidInputException("--baseline-launcher must be an executable launcher and --baseline-jar"
+                        + " a jar: " + r.baselineLauncher() + ", " + r.baselineJar());
+            }
+            baseline = new Build(
+                    r.baselineLauncher().toAbsolutePath(), r.baselineJar().toAbsolutePath());
+        }
+        return new Options(
+                r.pushes(),
+                r.warmup(),
+                j17,
+                j25,
+                launcher,
+                jar,
+                r.leaseSeconds(),
+                List.of(1, 8, 32),
+                r.verdicts(),
+                baseline);
+    }
+
+    /** The jar (or classes directory) fence runs from. */
+    private static Path thisJar() {
+        try {
+            return Path.of(Bench.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException("fence's own location is not a path", e);
+        }
+    }
 
     /**
      * Another build of fence, whose Java hook rows run beside this build's, push by push, so that the
@@ -413,7 +502,7 @@ public final class Bench {
     }
 
     /** The first JDK 25+ under /usr/lib/jvm named temurin-25*, or null. */
-    public static Path findJdk25() {
+    static Path findJdk25() {
         Path base = Path.of("/usr/lib/jvm");
         if (!Files.isDirectory(base)) {
             return null;
@@ -430,7 +519,7 @@ public final class Bench {
     }
 
     /** The running JVM's home when it is a JDK 17 to 24, else the first such JDK under /usr/lib/jvm, or null. */
-    public static Path findJdk17(Path running) {
+    static Path findJdk17(Path running) {
         int major = jdkMajor(running);
         if (major >= 17 && major < 25) {
             return running;

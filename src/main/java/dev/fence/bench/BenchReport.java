@@ -9,13 +9,13 @@ import java.util.Map;
 /** What {@code fence bench} measured, as a table for people or one JSON object for programs. */
 public final class BenchReport {
     /** The design's budget: the Java hook costs at most this much more than the JVM floor. */
-    public static final double HOOK_OVER_FLOOR_MS = 15.0;
+    static final double HOOK_OVER_FLOOR_MS = 15.0;
 
     /** The design's budget: the curl shim is at most this many times the reference hook. */
-    public static final double SHIM_TO_REFERENCE = 1.0;
+    static final double SHIM_TO_REFERENCE = 1.0;
 
     /** The design's budget: lease throughput at least this share of redis-benchmark's (8 and 32 callers). */
-    public static final double LEASES_TO_REDIS_BENCHMARK = 0.8;
+    static final double LEASES_TO_REDIS_BENCHMARK = 0.8;
 
     private Map<String, Object> machine = new LinkedHashMap<>();
     private final List<PushBench.Scenario> pushes = new ArrayList<>();

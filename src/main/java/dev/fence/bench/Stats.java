@@ -14,7 +14,7 @@ import java.util.List;
  * @param min the smallest value
  * @param max the largest value
  */
-public record Stats(int count, double median, double p90, double p99, double min, double max) {
+record Stats(int count, double median, double p90, double p99, double min, double max) {
 
     /** The statistics of {@code values}; an empty sample is all zeros. */
     public static Stats of(double... values) {

@@ -11,6 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence audit timeline}: one resource's lease events and pushes in time order. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.STORE_UNAVAILABLE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "timeline",
         mixinStandardHelpOptions = true,

@@ -2,16 +2,14 @@ package dev.fence.cli;
 
 import dev.fence.bench.Bench;
 import dev.fence.bench.BenchReport;
-import dev.fence.core.InvalidInputException;
 import dev.fence.json.Json;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fence bench}: the options; the benchmark itself is {@link Bench}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.INTERNAL})
 @Command(
         name = "bench",
         mixinStandardHelpOptions = true,
@@ -108,44 +106,20 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (pushes < 1 || pushes > 1000 || warmup < 0 || warmup > 100) {
-            throw new InvalidInputException("--pushes must be from 1 to 1000 and --warmup from 0 to 100");
-        }
-        if (leaseSeconds < 1 || leaseSeconds > 60 || verdicts < 1 || verdicts > 100_000) {
-            throw new InvalidInputException("--lease-seconds must be from 1 to 60 and --verdicts from 1 to 100000");
-        }
-        Path running = Path.of(System.getProperty("java.home"));
-        Path j17 = jdk17 != null ? jdk17 : Bench.findJdk17(running);
-        Path j25 = noJdk25 ? null : jdk25 != null ? jdk25 : Bench.findJdk25();
-        for (Path j : new Path[] {jdk17, jdk25}) {
-            if (j != null && !Files.isExecutable(j.resolve("bin").resolve("java"))) {
-                throw new InvalidInputException(j + " is not a JDK home (no bin/java)");
-            }
-        }
-        String launcherEnv = ctx.env().get("FENCE_LAUNCHER");
-        Path launcher = hookLauncher != null
-                ? hookLauncher
-                : launcherEnv == null || launcherEnv.isBlank() ? null : Path.of(launcherEnv);
-        Path jar = hookJar != null
-                ? hookJar
-                : Path.of(BenchCommand.class
-                        .getProtectionDomain()
-                        .getCodeSource()
-                        .getLocation()
-                        .toURI());
-        if ((baselineLauncher == null) != (baselineJar == null)) {
-            throw new InvalidInputException("--baseline-launcher and --baseline-jar go together");
-        }
-        Bench.Build baseline = null;
-        if (baselineLauncher != null) {
-            if (!Files.isExecutable(baselineLauncher) || !Files.isRegularFile(baselineJar)) {
-                throw new InvalidInputException("--baseline-launcher must be an executable launcher and --baseline-jar"
-                        + " a jar: " + baselineLauncher + ", " + baselineJar);
-            }
-            baseline = new Bench.Build(baselineLauncher.toAbsolutePath(), baselineJar.toAbsolutePath());
-        }
-        Bench.Options options = new Bench.Options(
-                pushes, warmup, j17, j25, launcher, jar, leaseSeconds, List.of(1, 8, 32), verdicts, baseline);
+        Bench.Options options = Bench.options(
+                new Bench.Request(
+                        pushes,
+                        warmup,
+                        jdk17,
+                        jdk25,
+                        noJdk25,
+                        leaseSeconds,
+                        verdicts,
+                        hookLauncher,
+                        hookJar,
+                        baselineLauncher,
+                        baselineJar),
+                ctx.env());
         BenchReport report = Bench.run(options, ctx.env(), ctx.err());
         if (json) {
             ctx.out().println(Json.write(report.toMap()));

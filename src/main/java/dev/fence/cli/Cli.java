@@ -31,21 +31,39 @@ final class Cli {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(Cli::handleExecutionException);
         cl.setParameterExceptionHandler(Cli::handleParameterException);
-        Map<String, String> codes = new LinkedHashMap<>();
-        for (ExitCode c : ExitCode.values()) {
-            codes.put(String.format("%3d", c.code()), c.description());
-        }
-        applyExitCodes(cl, codes);
+        applyExitCodes(cl);
         return cl;
     }
 
-    private static void applyExitCodes(CommandLine cl, Map<String, String> codes) {
+    /** Each command's exit codes in its --help: those its {@link ExitCodes} names, nothing else. */
+    private static void applyExitCodes(CommandLine cl) {
         var usage = cl.getCommandSpec().usageMessage();
-        usage.exitCodeListHeading("%nExit codes:%n").exitCodeList(codes);
+        usage.exitCodeListHeading("%nExit codes:%n").exitCodeList(exitCodeList(exitCodesOf(cl)));
         usage.description(reflow(usage.description()));
         for (CommandLine sub : cl.getSubcommands().values()) {
-            applyExitCodes(sub, codes);
+            applyExitCodes(sub);
         }
+    }
+
+    /** The command's declared exit codes; a command without a declaration is a bug in fence. */
+    static ExitCodes exitCodesOf(CommandLine cl) {
+        Object command = cl.getCommandSpec().userObject();
+        ExitCodes declared = command == null ? null : command.getClass().getAnnotation(ExitCodes.class);
+        if (declared == null) {
+            throw new IllegalStateException(cl.getCommandSpec().qualifiedName() + " does not declare its exit codes");
+        }
+        return declared;
+    }
+
+    private static Map<String, String> exitCodeList(ExitCodes declared) {
+        Map<String, String> codes = new LinkedHashMap<>();
+        for (ExitCode c : declared.value()) {
+            codes.put(String.format("%3d", c.code()), c.description());
+        }
+        if (!declared.otherwise().isEmpty()) {
+            codes.put("any", declared.otherwise());
+        }
+        return codes;
     }
 
     /**

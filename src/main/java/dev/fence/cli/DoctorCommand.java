@@ -20,6 +20,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence doctor}: checks the set-up fence's safety depends on. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "doctor",
         mixinStandardHelpOptions = true,

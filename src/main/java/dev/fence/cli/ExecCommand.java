@@ -13,6 +13,18 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code fence exec}. */
+@ExitCodes(
+        value = {
+            ExitCode.OK,
+            ExitCode.USAGE,
+            ExitCode.FENCED,
+            ExitCode.BUSY,
+            ExitCode.STORE_UNAVAILABLE,
+            ExitCode.CONFIG,
+            ExitCode.INTERNAL,
+            ExitCode.COMMAND_FAILED
+        },
+        otherwise = ExecCommand.CHILD_STATUS)
 @Command(
         name = "exec",
         mixinStandardHelpOptions = true,
@@ -27,8 +39,12 @@ import picocli.CommandLine.Parameters;
             "",
             "If a renewal finds the lease lost (superseded, released), the FENCED message is printed on stderr"
                     + " at once and fence exits 3 when the command ends; --kill-on-loss stops the command at once."
-                    + " Otherwise the exit code is the command's own. Exits 4 (busy) without running anything when"
-                    + " another holder's lease is live.",
+                    + " Exits 4 (busy) without running anything when another holder's lease is live.",
+            "",
+            "Otherwise the exit code is the command's own status, unless that is a number fence uses for its own"
+                    + " outcomes (2-6, 70) or 125: then fence exits 125, so that a command's own 3 is never read as"
+                    + " FENCED. Whenever fence's exit code is not the command's status, the last line on stderr is"
+                    + " 'fence exec: exit=<fence's code> child-exit=<the command's status>' (for a harness to read).",
             "",
             "With --server URL (or $FENCE_SERVER) the lease is acquired and renewed through fence serve, with the"
                     + " agent credential from $FENCE_CREDENTIAL or $FENCE_CREDENTIAL_FILE.",
@@ -36,6 +52,9 @@ import picocli.CommandLine.Parameters;
             "Example: fence exec --resource db/migrations --holder agent-a --ttl 30s -- ./migrate.sh up"
         })
 final class ExecCommand implements Callable<Integer> {
+    /** What --help says of the statuses passed through. */
+    static final String CHILD_STATUS = "Any other number: the command's own exit status, passed through.";
+
     private final Context ctx;
 
     @Mixin
@@ -128,10 +147,33 @@ final class ExecCommand implements Callable<Integer> {
                         .println("fence: the lease on " + ran.resource() + " (token " + ran.token() + ") was lost"
                                 + (ran.killed() ? "; the command was stopped" : " while the command ran")
                                 + " (its exit code was " + ran.exitCode() + "); exiting 3 (FENCED)");
+                ctx.err().println(statusLine(ExitCode.FENCED.code(), ran.exitCode()));
             }
             return ExitCode.FENCED.code();
         }
-        return ran.exitCode();
+        int code = exitCode(ran.exitCode());
+        if (code != ran.exitCode()) {
+            ctx.err().println(statusLine(code, ran.exitCode()));
+        }
+        return code;
+    }
+
+    /**
+     * fence's exit code for a command that ran to its end under a held lease: its own status, unless a harness
+     * could mistake that for one of exec's own outcomes (the codes {@link ExitCodes} lists for exec).
+     */
+    static int exitCode(int childStatus) {
+        for (ExitCode own : ExecCommand.class.getAnnotation(ExitCodes.class).value()) {
+            if (own != ExitCode.OK && own.code() == childStatus) {
+                return ExitCode.COMMAND_FAILED.code();
+            }
+        }
+        return childStatus;
+    }
+
+    /** The machine line that gives both numbers when they differ; its format is documented in --help. */
+    static String statusLine(int exit, int childStatus) {
+        return "fence exec: exit=" + exit + " child-exit=" + childStatus;
     }
 
     private static String blankToNull(String s) {

@@ -6,7 +6,7 @@ package dev.fence.cli;
  * <p>For the pre-receive hook, git treats any non-zero code as "reject every ref"; whether the hook
  * fails open or closed when the store is down is a configuration choice, never a side effect of these.
  */
-public enum ExitCode {
+enum ExitCode {
     OK(0, "Success (for the hook: the push is accepted)."),
     REJECTED(
             1,
@@ -18,7 +18,15 @@ public enum ExitCode {
     STORE_UNAVAILABLE(
             5, "The store (or fence server, or the database being migrated) could not be reached or timed out."),
     CONFIG(6, "Bad configuration (store URL, configuration file, credentials, environment)."),
-    INTERNAL(70, "Internal error: a bug in fence; rerun with --verbose and report it.");
+    INTERNAL(70, "Internal error: a bug in fence; rerun with --verbose and report it."),
+    /**
+     * {@code fence exec} only: the command it ran exited with a status fence returns for outcomes of its own
+     * (2-6, 70) or with 125 itself, so it is not passed through; the status is in the last stderr line.
+     */
+    COMMAND_FAILED(
+            125,
+            "fence exec: the command failed with a status that fence uses for its own outcomes (2-6, 70, 125);"
+                    + " its own status is on the last line of stderr: 'fence exec: exit=125 child-exit=N'.");
 
     private final int code;
     private final String description;

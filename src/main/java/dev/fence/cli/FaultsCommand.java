@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fence faults}: the options; the harness itself is {@link Faults}. */
+@ExitCodes({ExitCode.OK, ExitCode.REJECTED, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "faults",
         mixinStandardHelpOptions = true,

@@ -8,6 +8,7 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The root command: {@code fence}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "fence",
         mixinStandardHelpOptions = true,
@@ -44,7 +45,7 @@ import picocli.CommandLine.Spec;
             BenchCommand.class,
             FaultsCommand.class
         })
-public final class FenceCommand implements Runnable {
+final class FenceCommand implements Runnable {
     @Spec
     CommandSpec spec;
 

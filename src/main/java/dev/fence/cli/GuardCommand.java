@@ -19,6 +19,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code fence guard}: the client-side pre-push guard. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "guard",
         mixinStandardHelpOptions = true,
@@ -44,6 +45,7 @@ final class GuardCommand implements Runnable {
         throw new ParameterException(spec.commandLine(), "a guard subcommand is required (install)");
     }
 
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
     @Command(
             name = "install",
             mixinStandardHelpOptions = true,
@@ -121,6 +123,14 @@ final class GuardCommand implements Runnable {
         }
     }
 
+    @ExitCodes({
+        ExitCode.OK,
+        ExitCode.REJECTED,
+        ExitCode.USAGE,
+        ExitCode.STORE_UNAVAILABLE,
+        ExitCode.CONFIG,
+        ExitCode.INTERNAL
+    })
     @Command(
             name = "pre-push",
             hidden = true,

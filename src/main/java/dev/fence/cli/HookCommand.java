@@ -9,6 +9,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code fence hook}: the git server hooks. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "hook",
         mixinStandardHelpOptions = true,
@@ -26,6 +27,14 @@ final class HookCommand implements Runnable {
         throw new ParameterException(spec.commandLine(), "a hook name is required (pre-receive, post-receive)");
     }
 
+    @ExitCodes({
+        ExitCode.OK,
+        ExitCode.REJECTED,
+        ExitCode.USAGE,
+        ExitCode.STORE_UNAVAILABLE,
+        ExitCode.CONFIG,
+        ExitCode.INTERNAL
+    })
     @Command(
             name = "pre-receive",
             mixinStandardHelpOptions = true,
@@ -61,6 +70,7 @@ final class HookCommand implements Runnable {
         }
     }
 
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.INTERNAL})
     @Command(
             name = "post-receive",
             mixinStandardHelpOptions = true,

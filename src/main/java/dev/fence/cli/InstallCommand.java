@@ -40,6 +40,7 @@ import picocli.CommandLine.TypeConversionException;
  * ({@code InvalidInputException} → 2, {@code ConfigException} → 6, anything else → 70); a refusal to
  * replace someone else's hook is an outcome, returned here as 6.
  */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "install",
         mixinStandardHelpOptions = true,
@@ -47,16 +48,12 @@ import picocli.CommandLine.TypeConversionException;
         description = {
             "Install fence's pre-receive hook into a bare repository (plain git, Gitea), or write the files a GitLab"
                     + " or GHES administrator installs. Prints what it did and the next steps.",
+            "",
+            "Exits 6 when it refuses to replace a hook or file fence did not install (rerun with --force) or the"
+                    + " environment is wrong (git not on PATH, a file cannot be written); 2 for no mode or two, an"
+                    + " option that does not apply to the mode, a path that is not a bare repository or an invalid"
+                    + " repo id.",
             ""
-        },
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {
-            " 0:Installed (or already installed; nothing needed changing).",
-            " 2:Usage error: no mode or two modes, an option that does not apply to the mode, a path that is not"
-                    + " a bare repository, an invalid repo id.",
-            " 6:Refused to replace a hook or file fence did not install (rerun with --force), or the environment is"
-                    + " wrong (git not on PATH, a file cannot be written).",
-            "70:Internal error: a bug in fence; rerun with --verbose and report it."
         },
         footerHeading = "%nExamples:%n",
         footer = {
@@ -68,7 +65,7 @@ import picocli.CommandLine.TypeConversionException;
             "  fence install --ghes ./ghes-fence --shim curl --server https://fence.internal:8700",
             "  fence install --gitlab-global /var/opt/gitlab/gitaly/custom_hooks --shim curl --server http://fence:8700"
         })
-public final class InstallCommand implements Callable<Integer> {
+final class InstallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -200,7 +197,7 @@ public final class InstallCommand implements Callable<Integer> {
     }
 
     /** @param env the process environment: {@code PATH} (to find git) and {@code FENCE_LAUNCHER} */
-    public InstallCommand(Map<String, String> env) {
+    InstallCommand(Map<String, String> env) {
         this.env = Map.copyOf(env);
     }
 

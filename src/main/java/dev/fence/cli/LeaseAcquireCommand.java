@@ -7,6 +7,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence lease acquire}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.BUSY, ExitCode.STORE_UNAVAILABLE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "acquire",
         mixinStandardHelpOptions = true,

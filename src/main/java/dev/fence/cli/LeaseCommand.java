@@ -6,6 +6,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code fence lease}: the lease operations. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "lease",
         mixinStandardHelpOptions = true,

@@ -6,6 +6,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence migrate apply}. */
+@ExitCodes({
+    ExitCode.OK,
+    ExitCode.REJECTED,
+    ExitCode.USAGE,
+    ExitCode.FENCED,
+    ExitCode.STORE_UNAVAILABLE,
+    ExitCode.CONFIG,
+    ExitCode.INTERNAL
+})
 @Command(
         name = "apply",
         description = {

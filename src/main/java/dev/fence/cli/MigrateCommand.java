@@ -6,6 +6,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code fence migrate}: fenced database migrations. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "migrate",
         mixinStandardHelpOptions = true,

@@ -6,6 +6,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence migrate reapply}. */
+@ExitCodes({
+    ExitCode.OK,
+    ExitCode.REJECTED,
+    ExitCode.USAGE,
+    ExitCode.FENCED,
+    ExitCode.STORE_UNAVAILABLE,
+    ExitCode.CONFIG,
+    ExitCode.INTERNAL
+})
 @Command(
         name = "reapply",
         description = {

@@ -14,6 +14,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code fence push}. */
+@ExitCodes({
+    ExitCode.OK,
+    ExitCode.REJECTED,
+    ExitCode.USAGE,
+    ExitCode.FENCED,
+    ExitCode.STORE_UNAVAILABLE,
+    ExitCode.CONFIG,
+    ExitCode.INTERNAL
+})
 @Command(
         name = "push",
         mixinStandardHelpOptions = true,

@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fence read}. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.INTERNAL})
 @Command(
         name = "read",
         mixinStandardHelpOptions = true,

@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code fence serve}: the hook server. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.STORE_UNAVAILABLE, ExitCode.CONFIG, ExitCode.INTERNAL})
 @Command(
         name = "serve",
         mixinStandardHelpOptions = true,
@@ -175,6 +176,7 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code fence serve credentials}: manage the credentials file. */
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE})
     @Command(
             name = "credentials",
             mixinStandardHelpOptions = true,
@@ -196,6 +198,7 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code fence serve credentials add}. */
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
     @Command(
             name = "add",
             mixinStandardHelpOptions = true,
@@ -238,6 +241,7 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code fence serve credentials revoke}. */
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
     @Command(
             name = "revoke",
             mixinStandardHelpOptions = true,
@@ -266,6 +270,7 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** {@code fence serve credentials list}. */
+    @ExitCodes({ExitCode.OK, ExitCode.USAGE, ExitCode.CONFIG, ExitCode.INTERNAL})
     @Command(
             name = "list",
             mixinStandardHelpOptions = true,

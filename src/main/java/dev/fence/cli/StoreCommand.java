@@ -6,6 +6,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code fence store}: settings of the store itself, the same for every client. */
+@ExitCodes({ExitCode.OK, ExitCode.USAGE})
 @Command(
         name = "store",
         mixinStandardHelpOptions = true,

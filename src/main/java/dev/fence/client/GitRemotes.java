@@ -51,7 +51,7 @@ public final class GitRemotes {
      *
      * @throws InvalidInputException when {@code dir} is not inside a clone with a work tree
      */
-    public Path workTree(Path dir) {
+    Path workTree(Path dir) {
         if (!Files.isDirectory(dir)) {
             throw new InvalidInputException("--clone " + dir + ": no such directory");
         }
@@ -111,7 +111,7 @@ public final class GitRemotes {
     }
 
     /** The current branch of the clone (full ref name), or null when HEAD is detached. */
-    public String currentBranch(Path clone) {
+    String currentBranch(Path clone) {
         Git.Result r = git.run(workTree(clone), "symbolic-ref", "-q", "HEAD");
         return r.exit() == 0 ? Git.chomp(r.stdout()).strip() : null;
     }

@@ -36,11 +36,11 @@ import java.util.List;
  */
 public final class PrePushGuard {
     /** The git config keys the guard reads from the clone. */
-    public static final String HOLDER_KEY = "fence.holder";
+    static final String HOLDER_KEY = "fence.holder";
 
-    public static final String REPO_ID_KEY = "fence.repoId";
-    public static final String STORE_KEY = "fence.store";
-    public static final String SERVER_KEY = "fence.server";
+    static final String REPO_ID_KEY = "fence.repoId";
+    static final String STORE_KEY = "fence.store";
+    static final String SERVER_KEY = "fence.server";
 
     /** Opens lease access for what the clone's git config names. */
     @FunctionalInterface

@@ -45,7 +45,7 @@ public final class Admission {
      * How long an admitted push counts as in flight: a push under the same token from another base is
      * refused as contended for this long, so two racing pushes cannot both be recorded.
      */
-    public static final java.time.Duration IN_FLIGHT = java.time.Duration.ofSeconds(30);
+    static final java.time.Duration IN_FLIGHT = java.time.Duration.ofSeconds(30);
 
     /** Ancestry for a caller that has no repository: it knows nothing, so nothing counts as a fast-forward. */
     public static final Ancestry NO_ANCESTRY = new Ancestry() {

@@ -62,7 +62,7 @@ public record FencePolicy(
     }
 
     /** True unless a {@code holder-pushers} rule names {@code holder} and {@code pusher} does not match it. */
-    public boolean mayPushFor(String holder, String pusher) {
+    boolean mayPushFor(String holder, String pusher) {
         for (HolderRule r : holderPushers) {
             if (Globs.matches(r.holderPattern(), holder)) {
                 return pusher != null && Globs.matches(r.pusherPattern(), pusher);

@@ -35,7 +35,7 @@ public final class KnownAncestry implements Ancestry {
     private final Set<Question> missing = new LinkedHashSet<>();
 
     /** Strict: a missing fact throws {@link Needed} immediately. */
-    public KnownAncestry() {
+    KnownAncestry() {
         this(false);
     }
 

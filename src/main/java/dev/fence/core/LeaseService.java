@@ -16,7 +16,7 @@ import java.util.List;
  */
 public final class LeaseService implements LeaseOperations {
     /** Longest lease accepted: a longer one is a reservation, not a lease. */
-    public static final Duration MAX_TTL = Duration.ofDays(1);
+    static final Duration MAX_TTL = Duration.ofDays(1);
 
     private final LeaseStore store;
     private final Clock clock;

@@ -6,9 +6,9 @@ package dev.fence.core;
  * records the grant, so no two grants of one resource ever share a token and no grant ever sees a
  * smaller token than an earlier one. Tokens never carry a TTL and are never evicted.
  */
-public final class Tokens {
+final class Tokens {
     /** "No token": a tokenless push, or a resource that has had no grant. */
-    public static final long NONE = 0L;
+    static final long NONE = 0L;
 
     private Tokens() {}
 }

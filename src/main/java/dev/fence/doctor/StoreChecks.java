@@ -31,17 +31,17 @@ import java.util.Optional;
  * running the check may not be the one the hooks run as): only its directory is judged.
  */
 public final class StoreChecks implements Check {
-    public static final String REACHABLE = "store.reachable";
-    public static final String WRITABLE = "store.writable";
-    public static final String SETUP = "store.setup";
+    static final String REACHABLE = "store.reachable";
+    static final String WRITABLE = "store.writable";
+    static final String SETUP = "store.setup";
     public static final String ROLE = "redis.role";
-    public static final String EVICTION = "redis.eviction";
-    public static final String PERSISTENCE = "redis.persistence";
-    public static final String REPLICAS = "redis.replicas";
-    public static final String SQLITE = "sqlite.file";
+    static final String EVICTION = "redis.eviction";
+    static final String PERSISTENCE = "redis.persistence";
+    static final String REPLICAS = "redis.replicas";
+    static final String SQLITE = "sqlite.file";
 
     /** The resource the write check writes back unchanged. */
-    public static final String PROBE = "fence:doctor";
+    static final String PROBE = "fence:doctor";
 
     private final String url;
     private final StoreOptions options;

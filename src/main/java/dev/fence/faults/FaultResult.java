@@ -23,7 +23,7 @@ import java.util.Map;
  * @param refusals refused pushes by reason (the FENCED line's reason code, or the hook's or git's message)
  * @param notes what the run did and saw, in order
  */
-public record FaultResult(
+record FaultResult(
         Fault fault,
         Status status,
         String reason,
@@ -63,7 +63,7 @@ public record FaultResult(
     }
 
     /** Generation changes the clients saw: distinct generations of their grants, less one. */
-    public int generationChanges() {
+    int generationChanges() {
         return findings == null ? 0 : Math.max(0, findings.generations() - 1);
     }
 

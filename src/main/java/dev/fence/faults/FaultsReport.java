@@ -19,7 +19,7 @@ public final class FaultsReport {
 
     private final List<FaultResult> results;
 
-    public FaultsReport(List<FaultResult> results) {
+    FaultsReport(List<FaultResult> results) {
         this.results = List.copyOf(results);
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  *
  * <p>Thread-safe: clients record concurrently; readers get copies.
  */
-public final class History {
+final class History {
     /**
      * A lease granted to a client.
      *
@@ -76,7 +76,7 @@ public final class History {
     }
 
     /** Accepted pushes to {@code ref} acknowledged after {@code sinceNanos}. */
-    public synchronized int acceptedSince(String ref, long sinceNanos) {
+    synchronized int acceptedSince(String ref, long sinceNanos) {
         int n = 0;
         for (Push p : pushes) {
             if (p.accepted() && p.ref().equals(ref) && p.ackedNanos() > sinceNanos) {
@@ -90,7 +90,7 @@ public final class History {
      * True when {@code ref} took an accepted push under a grant invoked after {@code sinceNanos}: a write
      * whose grant and push both happened since then.
      */
-    public synchronized boolean wroteSince(String ref, String resource, long sinceNanos) {
+    synchronized boolean wroteSince(String ref, String resource, long sinceNanos) {
         for (Push p : pushes) {
             if (!p.accepted() || p.stale() || !p.ref().equals(ref) || p.ackedNanos() <= sinceNanos) {
                 continue;
@@ -108,7 +108,7 @@ public final class History {
     }
 
     /** Grants acknowledged after {@code sinceNanos}. */
-    public synchronized int grantsSince(long sinceNanos) {
+    synchronized int grantsSince(long sinceNanos) {
         int n = 0;
         for (Grant g : grants) {
             if (g.ackedNanos() > sinceNanos) {

@@ -10,7 +10,6 @@ import dev.fence.hook.PostReceiveHook;
 import dev.fence.hook.PreReceiveHook;
 import dev.fence.json.Json;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -151,7 +150,8 @@ public final class HookServer implements AutoCloseable {
      * @param openStore opens the store URL (the composition root picks implementations and options)
      * @param log where the server writes its operational lines (never secrets)
      * @throws ConfigException for an unreadable credentials file or a bad store URL
-     * @throws UncheckedIOException when the address cannot be bound
+     * @throws ConfigException when the address cannot be bound (in use, not this host's, a privileged port):
+     *     the operator's to fix, not a bug in fence
      */
     public static HookServer start(
             ServerSettings settings, Function<String, LeaseStore> openStore, Clock clock, Consumer<String> log) {
@@ -166,7 +166,13 @@ public final class HookServer implements AutoCloseable {
             server.stopQuietly();
             store.close();
             if (e instanceof IOException io) {
-                throw new UncheckedIOException("cannot listen on " + settings.listen() + ": " + e.getMessage(), io);
+                Throwable cause = io.getCause() != null ? io.getCause() : io;
+                throw new ConfigException(
+                        "cannot listen on " + settings.listen().getHostString() + ":"
+                                + settings.listen().getPort() + ": " + cause.getMessage()
+                                + " (another process holds the port, or the address is not this host's); choose"
+                                + " another address or stop what listens there",
+                        io);
             }
             throw new IllegalStateException("fence serve could not start: " + e, e);
         }

@@ -86,7 +86,7 @@ class DemoTest {
         Path credentials = serverDir.resolve("credentials");
         Path config = serverDir.resolve("fence.conf");
         Files.writeString(credentials, "");
-        Files.writeString(config, DemoCommand.POLICY);
+        Files.writeString(config, dev.fence.demo.Demo.POLICY);
         // An operator's credential that must survive the demo untouched.
         String ops = CredentialsFile.add(credentials, "ops", Role.ADMIN, List.of(), new SecureRandom());
         String reader = CredentialsFile.add(credentials, "reader", Role.AUDITOR, List.of(), new SecureRandom());

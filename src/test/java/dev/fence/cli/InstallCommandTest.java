@@ -16,8 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -254,23 +252,6 @@ class InstallCommandTest {
     private static void assertUsage(TestRootCommand.Run r, String expected) {
         assertEquals(2, r.exit(), r.err());
         assertTrue(r.err().contains(expected), r.err());
-    }
-
-    @Test
-    void helpListsTheExitCodes() {
-        var r = install("--help");
-        assertEquals(0, r.exit());
-        Matcher m = Pattern.compile("(?m)^\\s+(\\d+)\\s+\\S")
-                .matcher(r.out().substring(r.out().indexOf("Exit codes:")));
-        List<Integer> codes = new ArrayList<>();
-        while (m.find()) {
-            codes.add(Integer.parseInt(m.group(1)));
-        }
-        assertEquals(List.of(0, 2, 6, 70), codes.subList(0, 4), r.out());
-        for (int code : codes.subList(0, 4)) {
-            assertTrue(List.of(ExitCode.values()).stream().anyMatch(c -> c.code() == code));
-        }
-        assertTrue(r.out().contains("--gitlab-tarball=FILE"), r.out());
     }
 
     /** A dispatcher in the manner of Gitea's: runs every executable in hooks/<name>.d with the same stdin. */

@@ -1,13 +1,11 @@
-package dev.fence.cli;
+package dev.fence.demo;
 
 import dev.fence.core.Grant;
 import dev.fence.git.Git;
 import dev.fence.install.HookScripts;
 import dev.fence.json.Json;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,7 +61,9 @@ final class IncidentDemo {
                 implements Mode {}
     }
 
-    private final Context ctx;
+    private final PrintWriter out;
+    private final Map<String, String> env;
+    private final FenceRunner cli;
     private final Path dir;
     private final Mode mode;
     private final String store;
@@ -76,8 +76,22 @@ final class IncidentDemo {
     /** A fence run: exit code, output. */
     record Run(int exit, String out, String err) {}
 
-    IncidentDemo(Context ctx, Path dir, Mode mode, Duration ttl, Progress progress) {
-        this.ctx = ctx;
+    /**
+     * @param out where the story is told
+     * @param env the environment the demo's commands and git start from (tools, {@code FENCE_JAVA}, …)
+     * @param cli runs fence's own commands in-process
+     */
+    IncidentDemo(
+            PrintWriter out,
+            Map<String, String> env,
+            FenceRunner cli,
+            Path dir,
+            Mode mode,
+            Duration ttl,
+            Progress progress) {
+        this.out = out;
+        this.env = Map.copyOf(env);
+        this.cli = cli;
         this.dir = dir;
         this.mode = mode;
         this.store = mode instanceof Mode.Store st ? st.url() : null;
@@ -88,7 +102,6 @@ final class IncidentDemo {
     /** Replays the incident; returns true when every expected outcome happened. */
     boolean run() {
         long start = System.nanoTime();
-        PrintWriter out = ctx.out();
         baseEnv = gitEnv();
         out.println(
                 "fence demo: the incident, replayed in compressed time (lease TTL " + ttl.toMillis() / 1000.0 + " s)");
@@ -199,7 +212,7 @@ final class IncidentDemo {
                 "fence status tells agent-A it holds no lease: token " + tokenA + " superseded by " + tokenB,
                 status.out + status.err);
         if (!sentence.isEmpty()) {
-            ctx.out().println("           | " + sentence);
+            out.println("           | " + sentence);
         }
 
         String proofA = grantA.proof();
@@ -271,14 +284,14 @@ final class IncidentDemo {
 
     private void say(String storyTime, String who, String what) {
         progress.done();
-        ctx.out().println(String.format("[%s] %-14s %s", storyTime, who, what));
+        out.println(String.format("[%s] %-14s %s", storyTime, who, what));
         progress.step(who + ": " + what);
     }
 
     private void expect(boolean ok, String what, String evidence) {
         progress.done();
         checks++;
-        ctx.out().println("           " + (ok ? "ok      " : "MISSING ") + what);
+        out.println("           " + (ok ? "ok      " : "MISSING ") + what);
         if (!ok) {
             failures.add(what + (evidence == null || evidence.isBlank() ? "" : ": " + evidence.strip()));
         }
@@ -299,7 +312,7 @@ final class IncidentDemo {
                 .map(l -> l.replaceFirst("^remote: ", "").strip())
                 .filter(l -> !l.isEmpty())
                 .limit(12)
-                .forEach(l -> ctx.out().println("           | " + l));
+                .forEach(l -> out.println("           | " + l));
     }
 
     private Grant acquire(Path clone, String holder) {
@@ -408,17 +421,8 @@ final class IncidentDemo {
     }
 
     private Run fence(Map<String, String> env, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Context c = new Context(
-                new ByteArrayInputStream(new byte[0]),
-                new PrintWriter(out),
-                new PrintWriter(err),
-                env,
-                ctx.clock(),
-                dir);
-        int code = Main.run(c, args);
-        return new Run(code, out.toString(), err.toString());
+        FenceRunner.Result r = cli.run(env, dir, args);
+        return new Run(r.exit(), r.out(), r.err());
     }
 
     private Path clone(Path bare, String who) {
@@ -488,7 +492,7 @@ final class IncidentDemo {
     }
 
     private Map<String, String> gitEnv() {
-        Map<String, String> env = Git.isolatedEnv(ctx.env(), dir, "demo", "demo@fence.invalid");
+        Map<String, String> env = Git.isolatedEnv(this.env, dir, "demo", "demo@fence.invalid");
         env.put("REMOTE_USER", "dana");
         env.put("LANG", "C");
         // In server mode every command gets its own role's credential file, and the shim its hook
@@ -497,8 +501,8 @@ final class IncidentDemo {
                 ? List.of("FENCE_JAVA", "JAVA_HOME")
                 : List.of("FENCE_JAVA", "JAVA_HOME", "FENCE_CREDENTIAL", "FENCE_CREDENTIAL_FILE");
         for (String k : inherited) {
-            if (ctx.env().containsKey(k)) {
-                env.put(k, ctx.env().get(k));
+            if (this.env.containsKey(k)) {
+                env.put(k, this.env.get(k));
             }
         }
         return env;
@@ -506,7 +510,7 @@ final class IncidentDemo {
 
     /** The launcher the hook runs: bin/fence when known (it uses the CDS archive), else this JVM. */
     private Path launcher() {
-        String known = ctx.env().get("FENCE_LAUNCHER");
+        String known = env.get("FENCE_LAUNCHER");
         if (known != null && Path.of(known).isAbsolute() && Files.isExecutable(Path.of(known))) {
             return Path.of(known);
         }
@@ -533,43 +537,5 @@ final class IncidentDemo {
 
     private static String abbrev(String sha) {
         return sha == null || sha.length() < 12 ? String.valueOf(sha) : sha.substring(0, 12);
-    }
-
-    /** A one-line progress display on a terminal; nothing otherwise (the story lines are the record). */
-    interface Progress {
-        void step(String what);
-
-        void done();
-
-        static Progress none() {
-            return new Progress() {
-                @Override
-                public void step(String what) {}
-
-                @Override
-                public void done() {}
-            };
-        }
-
-        /** Rewrites one status line on stderr. */
-        static Progress terminal(PrintWriter err) {
-            return new Progress() {
-                private int n;
-
-                @Override
-                public void step(String what) {
-                    n++;
-                    String line = "  [" + n + "] " + what;
-                    err.print("\r\033[2K" + (line.length() > 100 ? line.substring(0, 100) : line));
-                    err.flush();
-                }
-
-                @Override
-                public void done() {
-                    err.print("\r\033[2K");
-                    err.flush();
-                }
-            };
-        }
     }
 }
