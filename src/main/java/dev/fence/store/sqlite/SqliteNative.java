@@ -1,5 +1,7 @@
 package dev.fence.store.sqlite;
 
+import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
@@ -10,18 +12,15 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
@@ -137,9 +136,9 @@ final class SqliteNative {
      */
     static Choice choose(Path dir, String resource, String patchedFor) {
         try {
-            UserPrincipal me = FileSystems.getDefault()
-                    .getUserPrincipalLookupService()
-                    .lookupPrincipalByName(System.getProperty("user.name"));
+            // The JVM sets user.name from the passwd entry of the process's user id, and an owner's name comes
+            // from the same table: compared by name, without the lookup service a hook would otherwise load.
+            String me = System.getProperty("user.name");
             String problem = privateDirectory(dir, me);
             if (problem != null) {
                 return Choice.driver(problem);
@@ -167,7 +166,7 @@ final class SqliteNative {
      * Null when {@code dir} is a directory only {@code me} can write (creating it, mode 0700, when missing;
      * taking group and world read away from one of {@code me}'s that no one else could write); else why not.
      */
-    private static String privateDirectory(Path dir, UserPrincipal me) throws IOException {
+    private static String privateDirectory(Path dir, String me) throws IOException {
         Path parent = dir.getParent();
         PosixFileAttributes a = null;
         try {
@@ -176,9 +175,9 @@ final class SqliteNative {
             Files.createDirectories(parent, PRIVATE_DIR);
         }
         PosixFileAttributes p = Files.readAttributes(parent, PosixFileAttributes.class);
-        if (!p.owner().equals(me) || writableByOthers(p.permissions())) {
-            return "fence's library cache " + dir + " is in a directory " + describe(p) + ", not one only "
-                    + me.getName() + " can write";
+        if (!p.owner().getName().equals(me) || writableByOthers(p.permissions())) {
+            return "fence's library cache " + dir + " is in a directory " + describe(p) + ", not one only " + me
+                    + " can write";
         }
         if (a == null) {
             try {
@@ -194,8 +193,8 @@ final class SqliteNative {
                     + (a.isSymbolicLink() ? "a symbolic link" : "not a directory")
                     + " (remove it: fence makes it again, mode 0700)";
         }
-        if (!a.owner().equals(me) || writableByOthers(a.permissions())) {
-            return "fence's library cache " + dir + " is " + describe(a) + ", not a directory only " + me.getName()
+        if (!a.owner().getName().equals(me) || writableByOthers(a.permissions())) {
+            return "fence's library cache " + dir + " is " + describe(a) + ", not a directory only " + me
                     + " can write (remove it: fence makes it again, mode 0700)";
         }
         if (!a.permissions().equals(PRIVATE)) {
@@ -209,7 +208,7 @@ final class SqliteNative {
      * The library {@code manifest} records, when the manifest is this user's own and everything it records
      * still holds (the same driver jar and resource; the same library file, as this user's own); else null.
      */
-    private static Path recordedLibrary(Path manifest, String jar, String resource, UserPrincipal me) {
+    private static Path recordedLibrary(Path manifest, String jar, String resource, String me) {
         try {
             if (!trustedFile(lstat(manifest), me)) {
                 return null;
@@ -232,8 +231,7 @@ final class SqliteNative {
 
     /** The slow path: the library from the jar, checked, written if need be, and recorded in the manifest. */
     private static Choice verifyAndRecord(
-            Path dir, Path manifest, String jar, String resource, String patchedFor, UserPrincipal me)
-            throws IOException {
+            Path dir, Path manifest, String jar, String resource, String patchedFor, String me) throws IOException {
         String version = SQLiteJDBCLoader.getVersion();
         if (!patchedFor.equals(version)) {
             return Choice.driver("sqlite-jdbc " + version + " is on the class path, but fence's classes in its"
@@ -271,7 +269,7 @@ final class SqliteNative {
     }
 
     /** True when {@code library} is this user's own regular file, writable by no one else, of that SHA-256. */
-    private static boolean holds(Path library, String sha, UserPrincipal me) {
+    private static boolean holds(Path library, String sha, String me) {
         try {
             if (!trustedFile(lstat(library), me)) {
                 return false;
@@ -310,8 +308,9 @@ final class SqliteNative {
                     .getCodeSource()
                     .getLocation()
                     .toURI());
-            BasicFileAttributes a = Files.readAttributes(jar, BasicFileAttributes.class);
-            return jar + " " + a.size() + " " + a.lastModifiedTime().toMillis() + " " + a.fileKey();
+            // java.io's stat: the size and time in ms, without the conversions of NIO's times.
+            File file = jar.toFile();
+            return jar + " " + file.length() + " " + file.lastModified();
         } catch (URISyntaxException | NullPointerException e) {
             throw new IOException("the driver's jar is not known: " + e, e);
         }
@@ -328,7 +327,10 @@ final class SqliteNative {
 
     private static Map<String, String> readManifest(Path manifest) throws IOException {
         byte[] bytes;
-        try (InputStream in = Files.newInputStream(manifest, LinkOption.NOFOLLOW_LINKS)) {
+        // java.io, not NIO's channels (some forty classes more for every hook start). The manifest was just
+        // found, without following links, to be a regular file of this user's in a directory only this user
+        // can write: only this user could put a link in its place before this open.
+        try (InputStream in = new FileInputStream(manifest.toFile())) {
             bytes = in.readNBytes(8192);
         }
         Map<String, String> m = new HashMap<>();
@@ -341,8 +343,8 @@ final class SqliteNative {
         return m;
     }
 
-    private static boolean trustedFile(PosixFileAttributes a, UserPrincipal me) {
-        return a.isRegularFile() && a.owner().equals(me) && !writableByOthers(a.permissions());
+    private static boolean trustedFile(PosixFileAttributes a, String me) {
+        return a.isRegularFile() && a.owner().getName().equals(me) && !writableByOthers(a.permissions());
     }
 
     private static boolean writableByOthers(Set<PosixFilePermission> p) {
