@@ -18,7 +18,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
@@ -47,16 +47,17 @@ import org.sqlite.core.DirectAccess;
  *   <li>the directory is a real directory (not a symbolic link), owned by this user, mode 0700 (created so,
  *       in one {@code mkdir}), in a parent owned by this user that no one else can write; a directory that
  *       fails this is not used at all;
- *   <li>the library and the manifest beside it are regular files (not links, opened without following
- *       one), owned by this user and writable by no one else;
+ *   <li>the library and the manifest beside it are regular files (checked without following links), owned
+ *       by this user (its user id, read from {@code /proc/self}) and writable by no one else;
  *   <li>the library's SHA-256 equals that of the library inside the driver's jar. Hashing it on every start
  *       would cost a hook milliseconds, so the check is made once, when the file is written or first found,
  *       and recorded in the manifest with what identifies that file (device and inode, size, modification
- *       time in ns) and the driver's jar (path, size, modification time). A later start that finds all of
- *       them unchanged loads the file without reading the jar; anything else is checked again. The
- *       manifest cannot be forged by anyone the check is meant to stop: only this user (or root) can write
- *       a file in a 0700 directory of this user's, and whoever can write as this user can already run code
- *       as this user.
+ *       and change times in ns: the change time moves with every write, chmod, chown or new link, and no
+ *       owner can set it back) and the driver's jar (path, size, modification time). A later start that
+ *       finds all of them unchanged loads the file without reading the jar; anything else is checked again.
+ *       The manifest cannot be forged by anyone the check is meant to stop: only this user (or root) can
+ *       write a file in a 0700 directory of this user's, and whoever can write as this user can already run
+ *       code as this user.
  * </ul>
  *
  * A library that fails a check is replaced by a fresh copy from the jar, written to a new private file
@@ -136,9 +137,8 @@ final class SqliteNative {
      */
     static Choice choose(Path dir, String resource, String patchedFor) {
         try {
-            // The JVM sets user.name from the passwd entry of the process's user id, and an owner's name comes
-            // from the same table: compared by name, without the lookup service a hook would otherwise load.
-            String me = System.getProperty("user.name");
+            // This process's user id: /proc/self is the process's own directory, owned by it.
+            int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             String problem = privateDirectory(dir, me);
             if (problem != null) {
                 return Choice.driver(problem);
@@ -166,18 +166,18 @@ final class SqliteNative {
      * Null when {@code dir} is a directory only {@code me} can write (creating it, mode 0700, when missing;
      * taking group and world read away from one of {@code me}'s that no one else could write); else why not.
      */
-    private static String privateDirectory(Path dir, String me) throws IOException {
+    private static String privateDirectory(Path dir, int me) throws IOException {
         Path parent = dir.getParent();
-        PosixFileAttributes a = null;
+        Map<String, Object> a = null;
         try {
             a = lstat(dir);
         } catch (NoSuchFileException e) {
             Files.createDirectories(parent, PRIVATE_DIR);
         }
-        PosixFileAttributes p = Files.readAttributes(parent, PosixFileAttributes.class);
-        if (!p.owner().getName().equals(me) || writableByOthers(p.permissions())) {
-            return "fence's library cache " + dir + " is in a directory " + describe(p) + ", not one only " + me
-                    + " can write";
+        Map<String, Object> p = Files.readAttributes(parent, ATTRIBUTES);
+        if (uid(p) != me || writableByOthers(p)) {
+            return "fence's library cache " + dir + " is in a directory " + describe(parent)
+                    + ", not one only its user can write";
         }
         if (a == null) {
             try {
@@ -188,16 +188,16 @@ final class SqliteNative {
             }
             a = lstat(dir);
         }
-        if (a.isSymbolicLink() || !a.isDirectory()) {
+        if (type(a) != S_IFDIR) {
             return "fence's library cache " + dir + " is "
-                    + (a.isSymbolicLink() ? "a symbolic link" : "not a directory")
+                    + (type(a) == S_IFLNK ? "a symbolic link" : "not a directory")
                     + " (remove it: fence makes it again, mode 0700)";
         }
-        if (!a.owner().getName().equals(me) || writableByOthers(a.permissions())) {
-            return "fence's library cache " + dir + " is " + describe(a) + ", not a directory only " + me
-                    + " can write (remove it: fence makes it again, mode 0700)";
+        if (uid(a) != me || writableByOthers(a)) {
+            return "fence's library cache " + dir + " is " + describe(dir)
+                    + ", not a directory only its user can write (remove it: fence makes it again, mode 0700)";
         }
-        if (!a.permissions().equals(PRIVATE)) {
+        if ((mode(a) & 0777) != 0700) {
             // No one else could have written into it (such as an older fence's cache, made with the umask).
             Files.setPosixFilePermissions(dir, PRIVATE);
         }
@@ -208,7 +208,7 @@ final class SqliteNative {
      * The library {@code manifest} records, when the manifest is this user's own and everything it records
      * still holds (the same driver jar and resource; the same library file, as this user's own); else null.
      */
-    private static Path recordedLibrary(Path manifest, String jar, String resource, String me) {
+    private static Path recordedLibrary(Path manifest, String jar, String resource, int me) {
         try {
             if (!trustedFile(lstat(manifest), me)) {
                 return null;
@@ -222,7 +222,7 @@ final class SqliteNative {
                 return null;
             }
             Path library = manifest.resolveSibling(name);
-            PosixFileAttributes a = lstat(library);
+            Map<String, Object> a = lstat(library);
             return trustedFile(a, me) && identity(a).equals(m.get("file")) ? library : null;
         } catch (IOException | RuntimeException e) {
             return null;
@@ -231,7 +231,7 @@ final class SqliteNative {
 
     /** The slow path: the library from the jar, checked, written if need be, and recorded in the manifest. */
     private static Choice verifyAndRecord(
-            Path dir, Path manifest, String jar, String resource, String patchedFor, String me) throws IOException {
+            Path dir, Path manifest, String jar, String resource, String patchedFor, int me) throws IOException {
         String version = SQLiteJDBCLoader.getVersion();
         if (!patchedFor.equals(version)) {
             return Choice.driver("sqlite-jdbc " + version + " is on the class path, but fence's classes in its"
@@ -269,7 +269,7 @@ final class SqliteNative {
     }
 
     /** True when {@code library} is this user's own regular file, writable by no one else, of that SHA-256. */
-    private static boolean holds(Path library, String sha, String me) {
+    private static boolean holds(Path library, String sha, int me) {
         try {
             if (!trustedFile(lstat(library), me)) {
                 return false;
@@ -317,12 +317,10 @@ final class SqliteNative {
     }
 
     /** What identifies a library file: a copy, a rename or a rewrite changes it. */
-    private static String identity(PosixFileAttributes a) {
-        Object key = a.fileKey();
-        if (key == null) {
-            throw new IllegalStateException("this file system gives files no identity");
-        }
-        return key + " " + a.size() + " " + a.lastModifiedTime().to(TimeUnit.NANOSECONDS);
+    private static String identity(Map<String, Object> a) {
+        return a.get("dev") + " " + a.get("ino") + " " + a.get("size") + " "
+                + ((FileTime) a.get("lastModifiedTime")).to(TimeUnit.NANOSECONDS) + " "
+                + ((FileTime) a.get("ctime")).to(TimeUnit.NANOSECONDS);
     }
 
     private static Map<String, String> readManifest(Path manifest) throws IOException {
@@ -343,20 +341,45 @@ final class SqliteNative {
         return m;
     }
 
-    private static boolean trustedFile(PosixFileAttributes a, String me) {
-        return a.isRegularFile() && a.owner().getName().equals(me) && !writableByOthers(a.permissions());
+    private static boolean trustedFile(Map<String, Object> a, int me) {
+        return type(a) == S_IFREG && uid(a) == me && !writableByOthers(a);
     }
 
-    private static boolean writableByOthers(Set<PosixFilePermission> p) {
-        return p.contains(PosixFilePermission.GROUP_WRITE) || p.contains(PosixFilePermission.OTHERS_WRITE);
+    private static boolean writableByOthers(Map<String, Object> a) {
+        return (mode(a) & 0022) != 0;
     }
 
-    private static String describe(PosixFileAttributes a) {
-        return "owned by " + a.owner().getName() + ", mode " + PosixFilePermissions.toString(a.permissions());
+    /** For a refusal's message only: the owner's name costs a passwd lookup. */
+    private static String describe(Path p) throws IOException {
+        return "owned by " + Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName() + ", mode "
+                + PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
     }
 
-    private static PosixFileAttributes lstat(Path p) throws IOException {
-        return Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    /**
+     * The file's {@code lstat}, through the JDK's {@code unix} attribute view: its owner as a number, where
+     * {@link java.nio.file.attribute.PosixFileAttributes#owner} looks the name up in the passwd table on
+     * every call, which a hook would pay for each file checked.
+     */
+    private static Map<String, Object> lstat(Path p) throws IOException {
+        return Files.readAttributes(p, ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static final String ATTRIBUTES = "unix:mode,uid,dev,ino,size,lastModifiedTime,ctime";
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFLNK = 0120000;
+
+    private static int mode(Map<String, Object> a) {
+        return (Integer) a.get("mode");
+    }
+
+    private static int type(Map<String, Object> a) {
+        return mode(a) & S_IFMT;
+    }
+
+    private static int uid(Map<String, Object> a) {
+        return (Integer) a.get("uid");
     }
 
     private static void replace(Path tmp, Path target) throws IOException {
