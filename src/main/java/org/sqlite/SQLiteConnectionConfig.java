@@ -15,8 +15,10 @@ import org.sqlite.date.FastDateFormat;
  * time-zone, calendar and locale data; in a fresh JVM that costs tens of milliseconds, and every fence
  * hook is a fresh JVM that stores no dates through the driver (fence keeps instants as epoch
  * milliseconds). Behaviour is otherwise the driver's: the same defaults, the same pragma names, the same
- * begin statements. {@code SqliteDriverPatchTest} compares this class's API with the driver's class in
- * the sqlite-jdbc jar, so a driver upgrade that changes it fails the build instead of the first push.
+ * begin statements. {@code SqliteDriverPatchTest} checks that against the driver's own class, loaded from
+ * the driver's jar (its API, and what each tells the driver for the same pragma tables, dates included),
+ * and through the driver's JDBC layer on a real file; it fails the build on another driver version than
+ * {@link org.sqlite.core.DirectAccess#PATCHED_FOR}.
  *
  * <p>An invalid {@code date_string_format} is reported when the first date is formatted rather than
  * when the connection opens.

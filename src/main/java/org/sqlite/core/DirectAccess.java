@@ -13,8 +13,12 @@ import org.sqlite.SQLiteConfig;
  * first uses it, which a hook (a new JVM for every push) paid on every push: about 20 ms on JDK 17. fence
  * needs none of what the layer adds (type mapping, metadata, batches), only prepared statements, and
  * {@code dev.fence.store.sqlite.SqliteDb} builds those on this class. The driver's own tests do not cover
- * this use, fence's do: the store contract suite runs on it, and a driver upgrade that renames these
- * calls fails the build.
+ * this use, fence's do: {@code SqliteDriverPatchTest} runs each call against the driver's JDBC path on the
+ * same file, and the store contract suite runs on it.
+ *
+ * <p>This class and fence's other classes in the driver's packages ({@code SQLiteConnectionConfig},
+ * {@code util.LoggerFactory}) are written for one driver version, {@link #PATCHED_FOR}; the pom's {@code
+ * sqlite.version} is the one place that chooses the driver, and the build fails when the two differ.
  *
  * <p>Thread-safety: the binding synchronizes every call on its connection object; a statement handle must
  * still be used by one thread at a time.
@@ -29,7 +33,30 @@ public final class DirectAccess {
     /** {@code sqlite3_column_type}: the value is NULL. */
     public static final int NULL = Codes.SQLITE_NULL;
 
+    /**
+     * The sqlite-jdbc version fence's classes in the driver's packages were written for and checked
+     * against. Not a second pin: the pom's {@code sqlite.version} chooses the driver, and {@code
+     * SqliteDriverPatchTest} fails the build when the driver it chose is another version, so that an upgrade
+     * re-reads the driver's own classes of these names before changing this.
+     */
+    public static final String PATCHED_FOR = "3.51.1.0";
+
     private DirectAccess() {}
+
+    /**
+     * The operator's message for a {@link LinkageError} out of this class: the driver on the class path
+     * lacks a call this class makes, which only another driver version than {@link #PATCHED_FOR} does.
+     */
+    public static String mismatch(LinkageError e) {
+        String version;
+        try {
+            version = org.sqlite.SQLiteJDBCLoader.getVersion();
+        } catch (RuntimeException | LinkageError unknown) {
+            version = "of an unknown version";
+        }
+        return "sqlite-jdbc " + version + " is on the class path, but fence's SQLite binding was written for "
+                + PATCHED_FOR + " (" + e + "); run the fence jar as built, whose driver is that version";
+    }
 
     /**
      * {@code sqlite3_open_v2}: opens (or creates) the database file with the open flags and busy timeout of

@@ -13,8 +13,9 @@ import java.util.function.Supplier;
  * started SLF4J, whose start with an explicitly named binding formats a message with {@code
  * String.format}; on JDK 17 that compiles {@code java.util.Formatter}'s regular expression and links
  * eight lambdas, several milliseconds of a process that lives about a hundred. {@code
- * SqliteDriverPatchTest} compares this class's API with the driver's class in the sqlite-jdbc jar, so a
- * driver upgrade that changes it fails the build.
+ * SqliteDriverPatchTest} checks its API against the driver's class, that the driver's class would publish
+ * what this one drops, and that the driver works and logs nothing through it; it fails the build on
+ * another driver version than {@link org.sqlite.core.DirectAccess#PATCHED_FOR}.
  *
  * <p>Thread-safe (stateless).
  */

@@ -43,6 +43,7 @@ import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteException;
 import org.sqlite.SQLiteJDBCLoader;
+import org.sqlite.core.DirectAccess;
 
 /**
  * The embedded {@link LeaseStore}: one SQLite file in WAL mode, shared by every fence process on the
@@ -150,6 +151,15 @@ public final class SqliteLeaseStore implements LeaseStore {
     /** Begins loading the driver's native library on a thread of its own, if no store of this process has. */
     public static void preloadLibrary() {
         Startup.begin();
+    }
+
+    /**
+     * Why this process's SQLite library was not loaded from fence's verified cache (an unsafe cache
+     * directory, another driver version than fence's binding was written for...), for an operator; null
+     * when it was, or when no store has loaded it yet. The driver's own extraction loads it instead.
+     */
+    public static String nativeLibraryNote() {
+        return SqliteNative.note();
     }
 
     /**
@@ -592,6 +602,9 @@ public final class SqliteLeaseStore implements LeaseStore {
                 dropConnection();
             }
             throw unavailable(e, what);
+        } catch (IncompatibleClassChangeError | UnsatisfiedLinkError e) {
+            // Another driver version than fence's binding was written for: say so instead of a stack trace.
+            throw new InternalException(DirectAccess.mismatch(e), e);
         } finally {
             lock.unlock();
         }
