@@ -1,10 +1,10 @@
 package dev.fence.cli;
 
-import dev.fence.client.LeaseAccess;
 import dev.fence.client.LeasedExec;
 import dev.fence.client.Scheduler;
 import dev.fence.core.Durations;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseOperations;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -133,7 +133,7 @@ final class ExecCommand implements Callable<Integer> {
                 ctx.err(),
                 ProcessStreams.isProcess(ctx.err()));
         LeasedExec.Outcome outcome;
-        try (LeaseAccess leases = access.open(ctx);
+        try (LeaseOperations leases = access.open(ctx);
                 Scheduler scheduler = Scheduler.daemon("fence-lease-keeper")) {
             outcome = new LeasedExec(leases, ctx.clock(), scheduler).run(request, streams);
         }

@@ -1,13 +1,13 @@
 package dev.fence.cli;
 
-import dev.fence.client.DirectLeaseAccess;
 import dev.fence.client.GitRemotes;
 import dev.fence.client.GuardInstaller;
-import dev.fence.client.LeaseAccess;
 import dev.fence.client.PrePushGuard;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
 import dev.fence.server.client.FenceClient;
-import dev.fence.server.client.RemoteLeaseAccess;
+import dev.fence.server.client.RemoteLeases;
 import dev.fence.store.Stores;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -165,7 +165,7 @@ final class GuardCommand implements Runnable {
          * The clone's fence.server, else its fence.store, else $FENCE_SERVER, else $FENCE_STORE or the
          * default store: the order {@code --server}, {@code --store} and the environment have elsewhere.
          */
-        private LeaseAccess open(String storeUrl, String serverUrl) {
+        private LeaseOperations open(String storeUrl, String serverUrl) {
             String server = serverUrl;
             if (server == null && storeUrl == null) {
                 String env = ctx.env().get(FenceClient.SERVER_ENV);
@@ -176,9 +176,9 @@ final class GuardCommand implements Runnable {
                     throw new InvalidInputException("the clone's git config sets both fence.store and fence.server;"
                             + " rerun 'fence guard install' with one of --store or --server");
                 }
-                return new RemoteLeaseAccess(ServerOption.client(ctx, server));
+                return new RemoteLeases(ServerOption.client(ctx, server));
             }
-            return new DirectLeaseAccess(
+            return new LeaseService(
                     Stores.open(Stores.resolveUrl(storeUrl, ctx.env()), ctx.storeDefaults()), ctx.clock());
         }
     }

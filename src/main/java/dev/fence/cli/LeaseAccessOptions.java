@@ -1,16 +1,16 @@
 package dev.fence.cli;
 
-import dev.fence.client.DirectLeaseAccess;
-import dev.fence.client.LeaseAccess;
-import dev.fence.server.client.RemoteLeaseAccess;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
+import dev.fence.server.client.RemoteLeases;
 import picocli.CommandLine.Mixin;
 
 /**
- * Where the agent-side commands ({@code push}, {@code exec}, {@code status}) reach leases: the store
- * ({@code --store}, direct mode: the harness holds store credentials and issues proofs itself), or
- * {@code fence serve} ({@code --server URL} or {@code FENCE_SERVER}, server mode: the agent holds only
- * its API credential, from {@code FENCE_CREDENTIAL} or {@code FENCE_CREDENTIAL_FILE}). The same rules as
- * {@code fence lease … --server}.
+ * Where a command reaches leases: the store ({@code --store}, direct mode: the harness holds store
+ * credentials and issues proofs itself), or {@code fence serve} ({@code --server URL} or {@code
+ * FENCE_SERVER}, server mode: the agent holds only its API credential, from {@code FENCE_CREDENTIAL} or
+ * {@code FENCE_CREDENTIAL_FILE}). Every lease, exec, push and status command opens the one lease port
+ * here.
  */
 final class LeaseAccessOptions {
     @Mixin
@@ -19,11 +19,16 @@ final class LeaseAccessOptions {
     @Mixin
     ServerOption server;
 
-    LeaseAccess open(Context ctx) {
-        String url = server.resolve(ctx, store);
+    /** The lease port in effect; close it when done. */
+    LeaseOperations open(Context ctx) {
+        return open(ctx, server.resolve(ctx, store), store);
+    }
+
+    /** The lease port at server {@code url}, or on the store {@code store} names when {@code url} is null. */
+    static LeaseOperations open(Context ctx, String url, StoreOption store) {
         if (url != null) {
-            return new RemoteLeaseAccess(ServerOption.client(ctx, url));
+            return new RemoteLeases(ServerOption.client(ctx, url));
         }
-        return new DirectLeaseAccess(store.open(ctx), ctx.clock());
+        return new LeaseService(store.open(ctx), ctx.clock());
     }
 }

@@ -30,13 +30,10 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     ResourceOptions target;
 
     @Mixin
-    StoreOption store;
+    LeaseAccessOptions access;
 
     @Mixin
     GitRemoteOptions git;
-
-    @Mixin
-    ServerOption server;
 
     @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
     String holder;
@@ -60,8 +57,8 @@ final class LeaseAcquireCommand implements Callable<Integer> {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
         String grantSha = git.grantSha(ctx, resource);
-        try (var leases = server.leases(ctx, store)) {
-            var outcome = leases.ops().acquire(resource, holder, duration, grantSha);
+        try (var leases = access.open(ctx)) {
+            var outcome = leases.acquire(resource, holder, duration, grantSha);
             return LeaseOutput.acquired(ctx, outcome, json);
         }
     }

@@ -22,10 +22,7 @@ final class LeaseReleaseCommand implements Callable<Integer> {
     ResourceOptions target;
 
     @Mixin
-    StoreOption store;
-
-    @Mixin
-    ServerOption server;
+    LeaseAccessOptions access;
 
     @Mixin
     TokenOptions token;
@@ -40,8 +37,8 @@ final class LeaseReleaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String resource = target.resource();
-        try (var leases = server.leases(ctx, store)) {
-            var outcome = leases.ops().release(resource, token.holder, token.token, token.proof(ctx));
+        try (var leases = access.open(ctx)) {
+            var outcome = leases.release(resource, token.holder, token.token, token.proof(ctx));
             return LeaseOutput.checked(ctx, outcome, json, "released");
         }
     }

@@ -23,10 +23,7 @@ final class LeaseRenewCommand implements Callable<Integer> {
     ResourceOptions target;
 
     @Mixin
-    StoreOption store;
-
-    @Mixin
-    ServerOption server;
+    LeaseAccessOptions access;
 
     @Mixin
     TokenOptions token;
@@ -49,8 +46,8 @@ final class LeaseRenewCommand implements Callable<Integer> {
     public Integer call() {
         String resource = target.resource();
         var duration = Durations.parsePositive("--ttl", ttl);
-        try (var leases = server.leases(ctx, store)) {
-            var outcome = leases.ops().renew(resource, token.holder, token.token, token.proof(ctx), duration);
+        try (var leases = access.open(ctx)) {
+            var outcome = leases.renew(resource, token.holder, token.token, token.proof(ctx), duration);
             return LeaseOutput.checked(ctx, outcome, json, "renewed");
         }
     }

@@ -24,10 +24,7 @@ final class LeaseStatusCommand implements Callable<Integer> {
     ResourceOptions target;
 
     @Mixin
-    StoreOption store;
-
-    @Mixin
-    ServerOption server;
+    LeaseAccessOptions access;
 
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
@@ -39,8 +36,8 @@ final class LeaseStatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String resource = target.resource();
-        try (var leases = server.leases(ctx, store)) {
-            LeaseService.Status st = leases.ops().status(resource);
+        try (var leases = access.open(ctx)) {
+            LeaseService.Status st = leases.status(resource);
             ResourceState rs = st.state();
             Lease live = st.liveLease();
             if (json) {

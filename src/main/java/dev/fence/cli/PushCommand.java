@@ -2,8 +2,8 @@ package dev.fence.cli;
 
 import dev.fence.client.FencedPush;
 import dev.fence.client.GitRemotes;
-import dev.fence.client.LeaseAccess;
 import dev.fence.client.PushOutcome;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.ObjectIds;
 import dev.fence.json.Json;
 import java.nio.file.Path;
@@ -84,7 +84,7 @@ final class PushCommand implements Callable<Integer> {
         Path dir = clone == null ? ctx.cwd() : ctx.cwd().resolve(clone).normalize();
         var request = new FencedPush.Request(dir, remote, target.ref, target.resource, target.repo, holder);
         PushOutcome outcome;
-        try (LeaseAccess leases = access.open(ctx)) {
+        try (LeaseOperations leases = access.open(ctx)) {
             outcome = new FencedPush(leases, new GitRemotes(ctx.env())).push(request);
         }
         if (json) {

@@ -1,11 +1,7 @@
 package dev.fence.cli;
 
 import dev.fence.core.InvalidInputException;
-import dev.fence.core.LeaseOperations;
-import dev.fence.core.LeaseService;
-import dev.fence.core.LeaseStore;
 import dev.fence.server.client.FenceClient;
-import dev.fence.server.client.RemoteLeases;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
@@ -44,25 +40,5 @@ final class ServerOption {
     /** A client of the server in effect. */
     static FenceClient client(Context ctx, String url) {
         return FenceClient.create(url, ctx.env(), CLIENT_TIMEOUT);
-    }
-
-    /** Lease operations, through the server or on the store; close it when done. */
-    LeaseBackend leases(Context ctx, StoreOption store) {
-        String url = resolve(ctx, store);
-        if (url != null) {
-            return new LeaseBackend(new RemoteLeases(client(ctx, url)), null);
-        }
-        LeaseStore s = store.open(ctx);
-        return new LeaseBackend(new LeaseService(s, ctx.clock()), s);
-    }
-
-    /** Lease operations and what to close after them. */
-    record LeaseBackend(LeaseOperations ops, LeaseStore store) implements AutoCloseable {
-        @Override
-        public void close() {
-            if (store != null) {
-                store.close();
-            }
-        }
     }
 }

@@ -1,7 +1,7 @@
 package dev.fence.cli;
 
 import dev.fence.client.HolderStatus;
-import dev.fence.client.LeaseAccess;
+import dev.fence.core.LeaseOperations;
 import dev.fence.json.Json;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +62,7 @@ final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         HolderStatus.Report report;
-        try (LeaseAccess leases = access.open(ctx)) {
+        try (LeaseOperations leases = access.open(ctx)) {
             report = HolderStatus.of(leases, ctx.clock(), holder, Since.parse(since, ctx.clock()));
         }
         List<String> sentences = HolderStatus.promptLines(report);

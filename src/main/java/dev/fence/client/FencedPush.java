@@ -5,6 +5,7 @@ import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.CheckOutcome;
 import dev.fence.core.LeaseService.Status;
 import dev.fence.core.LeaseStanding;
@@ -51,7 +52,7 @@ import org.eclipse.jgit.transport.URIish;
 public final class FencedPush {
     private static final String PUSH_OPTIONS_NOT_SUPPORTED = "Push options not supported";
 
-    private final LeaseAccess leases;
+    private final LeaseOperations leases;
     private final GitRemotes remotes;
     private final Runnable pauseBeforePush;
 
@@ -68,18 +69,18 @@ public final class FencedPush {
      */
     public record Request(Path cloneDir, String remote, String branch, String resource, String repoId, String holder) {}
 
-    public FencedPush(LeaseAccess leases, GitRemotes remotes) {
+    public FencedPush(LeaseOperations leases, GitRemotes remotes) {
         this(leases, remotes, () -> {});
     }
 
-    private FencedPush(LeaseAccess leases, GitRemotes remotes, Runnable pauseBeforePush) {
+    private FencedPush(LeaseOperations leases, GitRemotes remotes, Runnable pauseBeforePush) {
         this.leases = leases;
         this.remotes = remotes;
         this.pauseBeforePush = pauseBeforePush;
     }
 
     /**
-     * The same push with {@code pause} run between the lease check and the push: for tests that stand in
+     * The same push with {@code pause} run between the last lease check (the proof) and the push: for tests that stand in
      * for an agent that stops right there (the window the remote's hook and the expected SHA close).
      */
     public FencedPush pausingBeforePush(Runnable pause) {
@@ -139,13 +140,13 @@ public final class FencedPush {
                     + " 'fence lease acquire ... --git-remote <remote>'");
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
-        pauseBeforePush.run();
-        LeaseAccess.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
-        if (proofOutcome instanceof LeaseAccess.ProofOutcome.Lost lost) {
+        LeaseOperations.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
+        if (proofOutcome instanceof LeaseOperations.ProofOutcome.Lost lost) {
             return new PushOutcome.Fenced(
                     t.resource(), t.ref(), lease.token(), expected, null, false, FencedMessage.lines(lost.fenced()));
         }
-        String proof = ((LeaseAccess.ProofOutcome.Issued) proofOutcome).proof();
+        String proof = ((LeaseOperations.ProofOutcome.Issued) proofOutcome).proof();
+        pauseBeforePush.run();
         try (Repository repo = new FileRepositoryBuilder()
                 .setFS(new EnvFs(remotes.env()))
                 .findGitDir(t.top().toFile())

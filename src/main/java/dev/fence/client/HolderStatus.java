@@ -1,6 +1,7 @@
 package dev.fence.client;
 
 import dev.fence.core.Lease;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.Status;
 import dev.fence.core.LeaseStanding;
 import dev.fence.core.LedgerEvent;
@@ -72,7 +73,7 @@ public final class HolderStatus {
      *
      * @param since only grants at or after this instant, or null for all the ledger keeps
      */
-    public static Report of(LeaseAccess leases, Clock clock, String holder, Instant since) {
+    public static Report of(LeaseOperations leases, Clock clock, String holder, Instant since) {
         Map<String, Long> lastTokens = new LinkedHashMap<>();
         for (LedgerEvent e : leases.grantsTo(holder, null, since, 0)) {
             lastTokens.merge(e.resource(), e.token(), Math::max);

@@ -2,6 +2,7 @@ package dev.fence.client;
 
 import dev.fence.core.FenceException;
 import dev.fence.core.Fenced;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.CheckOutcome;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,7 +32,7 @@ public final class LeaseKeeper {
         void trouble(String message);
     }
 
-    private final LeaseAccess leases;
+    private final LeaseOperations leases;
     private final Clock clock;
     private final Scheduler scheduler;
     private final String resource;
@@ -53,7 +54,7 @@ public final class LeaseKeeper {
      * @param ttl the lease length each renewal asks for
      */
     public LeaseKeeper(
-            LeaseAccess leases,
+            LeaseOperations leases,
             Clock clock,
             Scheduler scheduler,
             String resource,

@@ -3,6 +3,7 @@ package dev.fence.client;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -26,11 +27,11 @@ public final class LeasedExec {
     /** How long a killed command gets between SIGTERM and SIGKILL. */
     static final long KILL_GRACE_MILLIS = 2000;
 
-    private final LeaseAccess leases;
+    private final LeaseOperations leases;
     private final Clock clock;
     private final Scheduler scheduler;
 
-    public LeasedExec(LeaseAccess leases, Clock clock, Scheduler scheduler) {
+    public LeasedExec(LeaseOperations leases, Clock clock, Scheduler scheduler) {
         this.leases = leases;
         this.clock = clock;
         this.scheduler = scheduler;

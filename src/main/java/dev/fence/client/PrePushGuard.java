@@ -5,6 +5,7 @@ import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
+import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.Status;
 import dev.fence.core.LeaseStanding;
 import dev.fence.core.ObjectIds;
@@ -49,7 +50,7 @@ public final class PrePushGuard {
          * @param store {@value #STORE_KEY} of the clone, or null
          * @param server {@value #SERVER_KEY} of the clone, or null
          */
-        LeaseAccess open(String store, String server);
+        LeaseOperations open(String store, String server);
     }
 
     /** What to print on stderr and how to exit (0 lets git push, 1 stops it). */
@@ -102,7 +103,7 @@ public final class PrePushGuard {
         }
         GitRemotes.Remote remote = new GitRemotes.Remote(remoteName, url);
         List<String> lines = new ArrayList<>();
-        try (LeaseAccess leases =
+        try (LeaseOperations leases =
                 openLeases.open(remotes.config(clone, STORE_KEY), remotes.config(clone, SERVER_KEY))) {
             for (PushLine p : branches) {
                 lines.addAll(check(leases, clone, remote, holder, Resources.forRef(repoId, p.remoteRef()), p));
@@ -123,7 +124,7 @@ public final class PrePushGuard {
     }
 
     private List<String> check(
-            LeaseAccess leases, Path clone, GitRemotes.Remote remote, String holder, String resource, PushLine p) {
+            LeaseOperations leases, Path clone, GitRemotes.Remote remote, String holder, String resource, PushLine p) {
         LeaseStanding standing = leases.standing(resource, holder);
         if (standing instanceof LeaseStanding.NotHeld lost) {
             return FencedMessage.lines(lost.fenced());

@@ -5,11 +5,12 @@
  * clone, {@link dev.fence.client.LeaseKeeper} renews a lease while a tool's subprocess runs, and {@link
  * dev.fence.client.HolderStatus} words what a holder holds for re-injection into an agent's context.
  *
- * <p>Leases are reached through {@link dev.fence.client.LeaseAccess}: directly in the store today, through
- * {@code fence serve} later. Git is reached through JGit (pushes) and the {@code git} binary found on
- * the given environment's {@code PATH} (ls-remote, config). Nothing here reads ambient state: the
- * environment arrives as a map, time as a {@link java.time.Clock}. This package may import {@code
- * dev.fence.core} and JGit; it must not import picocli, Jedis, Jackson, {@code java.sql} or {@code
- * dev.fence.cli}.
+ * <p>Leases are reached through the one lease port, {@link dev.fence.core.LeaseOperations}: on the store
+ * (direct mode) or through {@code fence serve} (server mode). Git is reached only through the {@code
+ * git} binary found on the given environment's {@code PATH} (push, ls-remote, config), so ssh, https
+ * credential helpers, proxies and {@code insteadOf} work as they do for {@code git push}. Nothing here
+ * reads ambient state: the environment arrives as a map, time as a {@link java.time.Clock}. This package
+ * may import {@code dev.fence.core} and {@code dev.fence.git}; it must not import picocli, Jedis,
+ * Jackson, JGit, {@code java.sql} or {@code dev.fence.cli}.
  */
 package dev.fence.client;

@@ -2,14 +2,21 @@ package dev.fence.core;
 
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.LeaseService.Status;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 
 /**
- * The lease operations a client uses, wherever they run: {@link LeaseService} against a store (direct
- * mode), or a client of {@code fence serve} (server mode). Both give the same outcomes, so commands print
- * the same output and exit with the same codes either way.
+ * The one lease port: every command and the agent-side client code reach leases through it, whichever
+ * way they run. {@link LeaseService} is the direct implementation (on a store, with the harness holding
+ * store credentials); {@code dev.fence.server.client.RemoteLeases} talks to {@code fence serve} ({@code
+ * --server URL}), so store credentials and the proof key stay on the server. Both give the same outcomes,
+ * so commands print the same output and exit with the same codes either way.
+ *
+ * <p>Implementations are thread-safe: a lease keeper renews from a scheduler thread.
  */
-public interface LeaseOperations {
+public interface LeaseOperations extends AutoCloseable {
     /** See {@link LeaseService#acquire}. */
     AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha);
 
@@ -19,6 +26,56 @@ public interface LeaseOperations {
     /** See {@link LeaseService#release}. */
     CheckOutcome release(String resource, String holder, long token, String proof);
 
+    /** See {@link LeaseService#moveGrantSha}. */
+    CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha);
+
     /** See {@link LeaseService#status}. */
-    LeaseService.Status status(String resource);
+    Status status(String resource);
+
+    /**
+     * The {@code GRANT} events of {@code holder}, oldest first.
+     *
+     * @param resource only this resource, or null for all
+     * @param since only events at or after this instant, or null
+     * @param limit only the newest this many, or 0 for all
+     */
+    List<LedgerEvent> grantsTo(String holder, String resource, Instant since, int limit);
+
+    /**
+     * The proof a push under {@code token} carries, for the holder of the resource's current, unreleased
+     * grant only. Never print it.
+     *
+     * @return the proof, or {@link ProofOutcome.Lost} when {@code (holder, token)} is not that grant
+     */
+    ProofOutcome proof(String resource, String holder, long token);
+
+    /** What {@link #proof} gives. */
+    sealed interface ProofOutcome {
+        /**
+         * The proof of the grant. Never print it.
+         *
+         * @param generation the store generation the proof belongs to
+         */
+        record Issued(String proof, String generation) implements ProofOutcome {
+            @Override
+            public String toString() {
+                return "Issued[proof hidden, generation=" + generation + "]";
+            }
+        }
+
+        /** The holder no longer holds that grant: FENCED. */
+        record Lost(Fenced fenced) implements ProofOutcome {}
+    }
+
+    /** Whether {@code holder} holds {@code resource} now, worded for a FENCED message when it does not. */
+    default LeaseStanding standing(String resource, String holder) {
+        Status status = status(resource);
+        List<LedgerEvent> grants = grantsTo(holder, resource, null, 1);
+        long lastToken = grants.isEmpty() ? 0 : grants.get(grants.size() - 1).token();
+        return LeaseStanding.of(status.state(), holder, lastToken);
+    }
+
+    /** Releases what the implementation holds (the store, in direct mode); never throws. */
+    @Override
+    void close();
 }

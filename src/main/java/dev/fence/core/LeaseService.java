@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Leases on named resources: acquire, renew, release, status. Validates input, issues and checks
@@ -11,6 +12,9 @@ import java.util.List;
  *
  * <p>Leases are liveness, not safety: they keep two healthy agents off the same resource. Safety comes
  * from the tokens, which the git host's hook checks on every push.
+ *
+ * <p>The direct implementation of the lease port: the caller holds the store's credentials, so proofs
+ * are issued here with the store's key. Closing the service closes its store.
  *
  * <p>Thread-safe if the store is.
  */
@@ -133,6 +137,7 @@ public final class LeaseService implements LeaseOperations {
      * successful push; refused unless the holder and token are still current and the recorded SHA is
      * still {@code expectedSha}.
      */
+    @Override
     public CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
         Names.require("resource", resource);
         Names.require("holder", holder);
@@ -148,6 +153,64 @@ public final class LeaseService implements LeaseOperations {
         StoreIdentity identity = store.identity(Identities.candidate(now));
         ResourceState s = store.snapshot(List.of(resource)).get(resource);
         return new Status(s == null ? ResourceState.empty(resource) : s, identity.generation(), now);
+    }
+
+    @Override
+    public List<LedgerEvent> grantsTo(String holder, String resource, Instant since, int limit) {
+        return store.query(new LedgerQuery(resource, null, null, holder, since, Set.of(EventType.GRANT), limit));
+    }
+
+    /**
+     * Issues the proof of {@code (holder, token)}'s grant, only while it is the resource's current,
+     * unreleased grant (a lapsed one that no one took since still is: the hook judges tokens, not
+     * clocks). The rule {@code fence serve} applies to {@code POST /v1/leases/proof} as well.
+     */
+    @Override
+    public ProofOutcome proof(String resource, String holder, long token) {
+        Names.require("resource", resource);
+        Names.require("holder", holder);
+        requireToken(token);
+        Status st = status(resource);
+        Fenced refused = notCurrent(st.state(), holder, token);
+        if (refused != null) {
+            return new ProofOutcome.Lost(refused);
+        }
+        StoreIdentity identity = identity();
+        if (!identity.generation().equals(st.generation())) {
+            throw new StoreUnavailableException("the store changed generation while issuing a proof; try again");
+        }
+        return new ProofOutcome.Issued(Proofs.issue(identity, resource, token, holder), identity.generation());
+    }
+
+    /** Null when {@code token} is {@code holder}'s current, unreleased grant; else why not, as FENCED. */
+    private static Fenced notCurrent(ResourceState s, String holder, long token) {
+        LeaseStanding standing = LeaseStanding.of(s, holder, token);
+        if (standing instanceof LeaseStanding.NotHeld n) {
+            return n.fenced();
+        }
+        Lease held = ((LeaseStanding.Holds) standing).lease();
+        if (held.token() == token) {
+            return null;
+        }
+        String ref = Resources.parse(s.resource()).map(Resources.GitRef::ref).orElse(null);
+        if (token > s.latestGranted()) {
+            return new Fenced(
+                    s.resource(),
+                    ref,
+                    token,
+                    s.latestGranted(),
+                    Reason.BAD_PROOF,
+                    null,
+                    s.tip(),
+                    "token " + token + " was never granted on " + s.resource());
+        }
+        return new Fenced(s.resource(), ref, token, s.latestGranted(), Reason.SUPERSEDED, holder, s.tip(), null);
+    }
+
+    /** Closes the store. */
+    @Override
+    public void close() {
+        store.close();
     }
 
     /** The store's identity (generation), creating it on first use. */

@@ -1,19 +1,14 @@
 package dev.fence.server;
 
 import dev.fence.core.Durations;
-import dev.fence.core.Fenced;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
+import dev.fence.core.LeaseOperations.ProofOutcome;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
-import dev.fence.core.LeaseStanding;
 import dev.fence.core.ObjectIds;
-import dev.fence.core.Proofs;
-import dev.fence.core.Reason;
 import dev.fence.core.ResourceState;
-import dev.fence.core.Resources;
-import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.json.Json;
 import java.time.Clock;
@@ -105,49 +100,20 @@ final class LeaseApi {
     Reply proof(Call call) {
         return counted("proof", () -> {
             Claim c = claim(call);
-            LeaseService.Status st = calls.call("proof", () -> leases.status(c.resource()));
-            Fenced refused = notCurrent(st.state(), c.holder(), c.token());
-            if (refused != null) {
-                return new Outcome("fenced", Reply.json(409, Json.fenced(refused)));
-            }
-            StoreIdentity identity = calls.call("proof", leases::identity);
-            if (!identity.generation().equals(st.generation())) {
-                throw new StoreUnavailableException("the store changed generation while issuing a proof; try again");
+            ProofOutcome o = calls.call("proof", () -> leases.proof(c.resource(), c.holder(), c.token()));
+            if (o instanceof ProofOutcome.Lost lost) {
+                return new Outcome("fenced", Reply.json(409, Json.fenced(lost.fenced())));
             }
             Map<String, Object> m = Json.object();
             m.put("status", "proof");
             m.put("resource", c.resource());
             m.put("holder", c.holder());
             m.put("token", c.token());
-            m.put("proof", Proofs.issue(identity, c.resource(), c.token(), c.holder()));
-            m.put("generation", identity.generation());
+            ProofOutcome.Issued issued = (ProofOutcome.Issued) o;
+            m.put("proof", issued.proof());
+            m.put("generation", issued.generation());
             return new Outcome("issued", Reply.json(200, m));
         });
-    }
-
-    /** Null when {@code token} is {@code holder}'s current, unreleased grant; else why not, as FENCED. */
-    private static Fenced notCurrent(ResourceState s, String holder, long token) {
-        LeaseStanding standing = LeaseStanding.of(s, holder, token);
-        if (standing instanceof LeaseStanding.NotHeld n) {
-            return n.fenced();
-        }
-        Lease held = ((LeaseStanding.Holds) standing).lease();
-        if (held.token() == token) {
-            return null;
-        }
-        String ref = Resources.parse(s.resource()).map(Resources.GitRef::ref).orElse(null);
-        if (token > s.latestGranted()) {
-            return new Fenced(
-                    s.resource(),
-                    ref,
-                    token,
-                    s.latestGranted(),
-                    Reason.BAD_PROOF,
-                    null,
-                    s.tip(),
-                    "token " + token + " was never granted on " + s.resource());
-        }
-        return new Fenced(s.resource(), ref, token, s.latestGranted(), Reason.SUPERSEDED, holder, s.tip(), null);
     }
 
     private static String objectId(Params p, String name) {

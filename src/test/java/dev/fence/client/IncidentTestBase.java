@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.EventType;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
@@ -177,7 +179,7 @@ abstract class IncidentTestBase {
 
         PushOutcome o;
         try (LeaseStore s = Stores.open(store, StoreOptions.defaults());
-                LeaseAccess leases = new DirectLeaseAccess(s, clock)) {
+                LeaseOperations leases = new LeaseService(s, clock)) {
             // A checks its lease, then stops right there; B takes the lease meanwhile but writes nothing,
             // so the expected SHA still matches: only the hook's token check can stop A.
             o = new FencedPush(leases, new GitRemotes(git.env()))
@@ -215,7 +217,7 @@ abstract class IncidentTestBase {
         String[] b1 = new String[1];
 
         PushOutcome o;
-        try (LeaseAccess leases = new DirectLeaseAccess(Stores.open(store, StoreOptions.defaults()), clock)) {
+        try (LeaseOperations leases = new LeaseService(Stores.open(store, StoreOptions.defaults()), clock)) {
             o = new FencedPush(leases, new GitRemotes(git.env()))
                     .pausingBeforePush(() -> {
                         clock.advance(Duration.ofSeconds(3));

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.Fenced;
 import dev.fence.core.Grant;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.Reason;
 import dev.fence.store.StoreOptions;
@@ -34,7 +36,7 @@ class LeaseKeeperTest {
 
     FakeClock clock;
     ManualScheduler scheduler;
-    LeaseAccess leases;
+    LeaseOperations leases;
     List<Fenced> lost = new ArrayList<>();
     List<String> trouble = new ArrayList<>();
     Grant grant;
@@ -44,7 +46,7 @@ class LeaseKeeperTest {
     void setUp() {
         clock = new FakeClock(Instant.parse("2026-11-29T14:00:00Z"));
         scheduler = new ManualScheduler(clock);
-        leases = new DirectLeaseAccess(SqliteLeaseStore.open(tmp.resolve("fence.db"), StoreOptions.defaults()), clock);
+        leases = new LeaseService(SqliteLeaseStore.open(tmp.resolve("fence.db"), StoreOptions.defaults()), clock);
         grant = ((AcquireOutcome.Acquired) leases.acquire(R, "agent-a", TTL, null)).grant();
         keeper = new LeaseKeeper(
                 leases, clock, scheduler, R, "agent-a", grant.token(), grant.proof(), TTL, new LeaseKeeper.Listener() {

@@ -7,13 +7,25 @@ import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.LedgerEvent;
+import dev.fence.core.Proofs;
 import dev.fence.core.ResourceState;
 import dev.fence.json.Json;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** The lease operations through {@code fence serve}: the same outcomes as {@link LeaseService}. */
+/**
+ * The lease port through {@code fence serve} ("server mode", {@code --server URL}): the same outcomes as
+ * {@link LeaseService}, so commands print the same output and exit with the same codes. The agent holds
+ * only its API credential: proofs come from the server ({@code POST /v1/leases/proof}), for the current
+ * grant of a holder the credential is bound to.
+ *
+ * <p>Thread-safe.
+ */
 public final class RemoteLeases implements LeaseOperations {
     private final FenceClient client;
 
@@ -70,6 +82,51 @@ public final class RemoteLeases implements LeaseOperations {
                 Instant.parse(Json.text(n, "at"))));
     }
 
+    @Override
+    public CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+        Map<String, Object> body = check(resource, holder, token, null);
+        body.put("expectedSha", expectedSha);
+        body.put("newSha", newSha);
+        return checked(client.post("/v1/leases/move-sha", body));
+    }
+
+    @Override
+    public List<LedgerEvent> grantsTo(String holder, String resource, Instant since, int limit) {
+        Map<String, String> query = new LinkedHashMap<>();
+        query.put("holder", holder);
+        query.put("resource", resource);
+        query.put("since", since == null ? null : since.toString());
+        query.put("limit", Integer.toString(limit));
+        JsonNode n = ok(client.get("/v1/leases/grants", query), null);
+        if (!n.isArray()) {
+            throw new InternalException("the fence server's grants answer is not a JSON array");
+        }
+        List<LedgerEvent> out = new ArrayList<>();
+        for (JsonNode e : n) {
+            out.add(read(() -> Json.readEvent(e)));
+        }
+        return out;
+    }
+
+    @Override
+    public ProofOutcome proof(String resource, String holder, long token) {
+        FenceClient.Response r = client.post("/v1/leases/proof", check(resource, holder, token, null));
+        JsonNode n = ok(r, "fenced");
+        if (r.status() == 409) {
+            return new ProofOutcome.Lost(read(() -> Json.readFenced(n)));
+        }
+        String proof = Json.text(n, "proof");
+        if (!Proofs.isWellFormed(proof)) {
+            throw new InternalException("the fence server's proof answer has no well-formed proof");
+        }
+        return new ProofOutcome.Issued(proof, Json.text(n, "generation"));
+    }
+
+    @Override
+    public void close() {
+        // The JDK's HTTP client of Java 17 holds no resources that need closing.
+    }
+
     private static Map<String, Object> check(String resource, String holder, long token, String proof) {
         Map<String, Object> body = Json.object();
         body.put("resource", resource);
@@ -82,7 +139,7 @@ public final class RemoteLeases implements LeaseOperations {
     }
 
     /** A renew, release or move-sha answer: 200 current, 409 FENCED. */
-    CheckOutcome checked(FenceClient.Response r) {
+    private CheckOutcome checked(FenceClient.Response r) {
         JsonNode n = ok(r, "fenced");
         String status = Json.text(n, "status");
         if (r.status() == 409) {
@@ -95,14 +152,14 @@ public final class RemoteLeases implements LeaseOperations {
     }
 
     /** The JSON of a 200, or of a 409 when {@code conflict} names what a 409 means here. */
-    JsonNode ok(FenceClient.Response r, String conflict) {
+    private JsonNode ok(FenceClient.Response r, String conflict) {
         if (r.status() == 200 || (r.status() == 409 && conflict != null)) {
             return r.json();
         }
         throw client.failure(r);
     }
 
-    static <T> T read(java.util.function.Supplier<T> reader) {
+    private static <T> T read(java.util.function.Supplier<T> reader) {
         try {
             return reader.get();
         } catch (IllegalArgumentException | NullPointerException | java.time.format.DateTimeParseException e) {
