@@ -14,21 +14,9 @@ import dev.fence.core.Reason;
 import dev.fence.core.RefNames;
 import dev.fence.core.Resources;
 import dev.fence.core.Tip;
-import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.eclipse.jgit.errors.NotSupportedException;
-import org.eclipse.jgit.errors.TransportException;
-import org.eclipse.jgit.lib.NullProgressMonitor;
-import org.eclipse.jgit.lib.ObjectId;
-import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.eclipse.jgit.transport.PushResult;
-import org.eclipse.jgit.transport.RemoteRefUpdate;
-import org.eclipse.jgit.transport.Transport;
-import org.eclipse.jgit.transport.URIish;
 
 /**
  * {@code fence push}: pushes a branch under the holder's lease, or refuses with FENCED.
@@ -36,7 +24,7 @@ import org.eclipse.jgit.transport.URIish;
  * <ol>
  *   <li>Asks the lease store (or {@code fence serve}) whether the holder holds the branch's resource. If
  *       not: FENCED, and nothing is sent.
- *   <li>Pushes the local branch with JGit, carrying {@code fence=<token>} and {@code fence-proof=<proof>}
+ *   <li>Pushes the local branch with the {@code git} binary ({@link GitPush}), carrying {@code fence=<token>} and {@code fence-proof=<proof>}
  *       as push options when the remote takes them (a hooked remote checks them), and always an explicit
  *       expected old id: the SHA the lease recorded at grant (or after the holder's last successful
  *       push), never the clone's remote-tracking ref and never a value the agent gives. A remote without
@@ -45,13 +33,11 @@ import org.eclipse.jgit.transport.URIish;
  *       still current and still records the old value.
  * </ol>
  *
- * <p>A local remote (a path) is pushed to through the real {@code git receive-pack}, so its hooks run
- * as they would over ssh. JGit's own transports are used for others: https works, ssh needs an SSH
- * implementation on the class path.
+ * <p>Every transport is git's own: a remote name is pushed to by name, so the clone's remote
+ * configuration (push URLs, {@code insteadOf}, proxies, {@code core.sshCommand}) applies, and a local
+ * path runs the real {@code git receive-pack}, so its hooks run as they would over ssh.
  */
 public final class FencedPush {
-    private static final String PUSH_OPTIONS_NOT_SUPPORTED = "Push options not supported";
-
     private final LeaseOperations leases;
     private final GitRemotes remotes;
     private final Runnable pauseBeforePush;
@@ -147,102 +133,51 @@ public final class FencedPush {
         }
         String proof = ((LeaseOperations.ProofOutcome.Issued) proofOutcome).proof();
         pauseBeforePush.run();
-        try (Repository repo = new FileRepositoryBuilder()
-                .setFS(new EnvFs(remotes.env()))
-                .findGitDir(t.top().toFile())
-                .setMustExist(true)
-                .build()) {
-            ObjectId local = repo.resolve(t.ref());
-            if (local == null) {
-                throw new InvalidInputException("no local branch " + t.ref() + " in " + t.top());
-            }
-            String newSha = local.name();
-            List<String> options = List.of("fence=" + lease.token(), "fence-proof=" + proof);
-            Attempt a;
-            try {
-                a = send(repo, remote, t, local, expected, options);
-            } catch (TransportException e) {
-                if (e.getMessage() == null || !e.getMessage().contains(PUSH_OPTIONS_NOT_SUPPORTED)) {
-                    throw e;
-                }
-                // A remote without push options has no fence hook; the expected old id still fences it.
-                a = send(repo, remote, t, local, expected, null);
-            }
-            return outcome(r, t, remote, lease, newSha, a);
-        } catch (NotSupportedException | TransportException e) {
-            return new PushOutcome.Rejected(
-                    t.resource(),
-                    t.ref(),
-                    lease.token(),
-                    expected,
-                    null,
-                    "TRANSPORT_ERROR",
-                    List.of("fence push: cannot push to " + remote.url() + ": " + e.getMessage()));
-        } catch (IOException e) {
-            throw new ConfigException("cannot open the clone at " + t.top() + ": " + e.getMessage(), e);
+        String newSha = remotes.localTip(t.top(), t.ref());
+        if (newSha == null) {
+            throw new InvalidInputException("no local branch " + t.ref() + " in " + t.top());
         }
+        List<String> options = List.of("fence=" + lease.token(), "fence-proof=" + proof);
+        GitPush.Result a = GitPush.push(
+                remotes.git(),
+                t.top(),
+                remote.name() != null ? remote.name() : remote.url(),
+                t.ref(),
+                newSha,
+                expected,
+                options);
+        return outcome(r, t, remote, lease, newSha, a);
     }
 
-    private record Attempt(RemoteRefUpdate update, PushResult result, boolean withOptions) {}
-
-    private Attempt send(
-            Repository repo, GitRemotes.Remote remote, Target t, ObjectId local, String expected, List<String> options)
-            throws IOException {
-        URIish uri;
-        try {
-            uri = new URIish(remote.url());
-        } catch (URISyntaxException e) {
-            throw new ConfigException("not a git URL: " + remote.url());
-        }
-        String tracking = remote.name() == null || !t.ref().startsWith("refs/heads/")
-                ? null
-                : "refs/remotes/" + remote.name() + "/" + t.ref().substring("refs/heads/".length());
-        ObjectId expectedId = ObjectIds.isZero(expected) ? ObjectId.zeroId() : ObjectId.fromString(expected);
-        // forceUpdate: a rewrite under the holder's own lease is allowed; the expected old id and the
-        // remote's hook decide whether it discards anyone else's work.
-        RemoteRefUpdate update = new RemoteRefUpdate(repo, t.ref(), local, t.ref(), true, tracking, expectedId);
-        try (Transport transport = Transport.open(repo, uri)) {
-            if (remote.localPath() != null) {
-                // JGit would otherwise serve a local path in-process, where the repository's hooks never run.
-                transport.setOptionReceivePack(shellQuote(remotes.gitPath()) + " receive-pack");
-            }
-            transport.setPushOptions(options);
-            PushResult result = transport.push(NullProgressMonitor.INSTANCE, List.of(update));
-            return new Attempt(update, result, options != null);
-        }
-    }
-
-    private PushOutcome outcome(Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha, Attempt a) {
+    private PushOutcome outcome(
+            Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha, GitPush.Result a) {
         String expected = lease.grantSha();
-        RemoteRefUpdate u = a.update();
-        List<String> remoteLines = remoteLines(a.result().getMessages());
-        switch (u.getStatus()) {
-            case OK:
-            case UP_TO_DATE:
-                return pushed(r, t, lease, newSha, a, remoteLines);
-            case REJECTED_REMOTE_CHANGED:
-                return remoteChanged(r, t, remote, lease, newSha, a);
-            default:
-                List<String> fenced = fencedLines(remoteLines);
-                if (!fenced.isEmpty()) {
-                    return new PushOutcome.Fenced(t.resource(), t.ref(), lease.token(), expected, newSha, true, fenced);
-                }
-                List<String> lines = new ArrayList<>(remoteLines);
-                lines.add("fence push: " + t.ref() + " was rejected by " + remote.url() + " (" + u.getStatus()
-                        + (u.getMessage() == null ? "" : ": " + u.getMessage()) + ")");
-                return new PushOutcome.Rejected(
-                        t.resource(),
-                        t.ref(),
-                        lease.token(),
-                        expected,
-                        newSha,
-                        u.getStatus().name(),
-                        lines);
+        if (a.ref() == null) {
+            List<String> lines = new ArrayList<>(a.remoteLines());
+            lines.add("fence push: cannot push to " + remote.url() + " (git push exit " + a.exit() + "):");
+            lines.addAll(GitPush.gitLines(a.stderr()));
+            return new PushOutcome.Rejected(
+                    t.resource(), t.ref(), lease.token(), expected, null, "TRANSPORT_ERROR", lines);
         }
+        GitPush.RefStatus u = a.ref();
+        if (u.landed()) {
+            return pushed(r, t, lease, newSha, a);
+        }
+        if ("REJECTED_REMOTE_CHANGED".equals(u.status())) {
+            return remoteChanged(r, t, remote, lease, newSha);
+        }
+        List<String> fenced = fencedLines(a.remoteLines());
+        if (!fenced.isEmpty()) {
+            return new PushOutcome.Fenced(t.resource(), t.ref(), lease.token(), expected, newSha, true, fenced);
+        }
+        List<String> lines = new ArrayList<>(a.remoteLines());
+        lines.add("fence push: " + t.ref() + " was rejected by " + remote.url() + " (" + u.summary()
+                + (u.reason() == null ? "" : ": " + u.reason()) + ")");
+        return new PushOutcome.Rejected(t.resource(), t.ref(), lease.token(), expected, newSha, u.status(), lines);
     }
 
-    private PushOutcome pushed(Request r, Target t, Lease lease, String newSha, Attempt a, List<String> remoteLines) {
-        List<String> lines = new ArrayList<>(remoteLines);
+    private PushOutcome pushed(Request r, Target t, Lease lease, String newSha, GitPush.Result a) {
+        List<String> lines = new ArrayList<>(a.remoteLines());
         boolean moved = true;
         if (!newSha.equals(lease.grantSha())) {
             CheckOutcome c = leases.moveGrantSha(t.resource(), r.holder(), lease.token(), lease.grantSha(), newSha);
@@ -263,22 +198,18 @@ public final class FencedPush {
                 lease.token(),
                 lease.grantSha(),
                 newSha,
-                a.update().getStatus() == RemoteRefUpdate.Status.UP_TO_DATE,
+                a.ref().flag() == '=',
                 a.withOptions(),
                 moved,
                 lines);
     }
 
-    private PushOutcome remoteChanged(
-            Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha, Attempt a) {
+    private PushOutcome remoteChanged(Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha) {
         String actual;
         try {
             actual = remotes.tip(t.top(), remote, t.ref());
         } catch (ConfigException e) {
-            var advertised = a.result().getAdvertisedRef(t.ref());
-            actual = advertised == null || advertised.getObjectId() == null
-                    ? ObjectIds.ZERO
-                    : advertised.getObjectId().name();
+            actual = null;
         }
         Status status = leases.status(t.resource());
         Lease current = status.state().lease();
@@ -288,8 +219,10 @@ public final class FencedPush {
         if (tip != null && !tip.sha().equals(actual)) {
             tip = null;
         }
-        String detail = "the remote's " + t.ref() + " is "
-                + (ObjectIds.isZero(actual) ? "gone" : "at " + ObjectIds.abbreviate(actual)) + ", but your lease"
+        String where = actual == null
+                ? "has moved"
+                : ObjectIds.isZero(actual) ? "is gone" : "is at " + ObjectIds.abbreviate(actual);
+        String detail = "the remote's " + t.ref() + " " + where + ", but your lease"
                 + " recorded "
                 + (ObjectIds.isZero(lease.grantSha()) ? "no branch" : ObjectIds.abbreviate(lease.grantSha()))
                 + ": someone else wrote there since (nothing was pushed)";
@@ -306,30 +239,9 @@ public final class FencedPush {
                 t.resource(), t.ref(), lease.token(), lease.grantSha(), newSha, true, FencedMessage.lines(f));
     }
 
-    /** The remote's message lines without transport prefixes ({@code remote: }, GitLab's {@code GL-HOOK-ERR: }). */
-    static List<String> remoteLines(String messages) {
-        List<String> out = new ArrayList<>();
-        if (messages == null) {
-            return out;
-        }
-        for (String raw : messages.split("\r?\n|\r")) {
-            String line = raw;
-            boolean stripped = true;
-            while (stripped) {
-                stripped = false;
-                for (String prefix : new String[] {"remote: ", "remote:", "GL-HOOK-ERR: ", "GL-HOOK-ERR:"}) {
-                    if (line.startsWith(prefix)) {
-                        line = line.substring(prefix.length());
-                        stripped = true;
-                    }
-                }
-            }
-            line = line.stripTrailing();
-            if (!line.isEmpty()) {
-                out.add(line);
-            }
-        }
-        return out;
+    /** The remote's message lines in git's {@code stderr}, without transport prefixes. */
+    static List<String> remoteLines(String stderr) {
+        return GitPush.remoteLines(stderr);
     }
 
     /** The remote's FENCED message: from its first {@code FENCED } line on; empty when there is none. */
@@ -340,9 +252,5 @@ public final class FencedPush {
             }
         }
         return List.of();
-    }
-
-    private static String shellQuote(String s) {
-        return "'" + s.replace("'", "'\\''") + "'";
     }
 }

@@ -6,6 +6,7 @@ import dev.fence.core.ObjectIds;
 import dev.fence.git.Git;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -18,9 +19,15 @@ import java.util.Map;
 public final class GitRemotes {
     private final Git git;
 
-    /** @param env the environment git runs with; its {@code PATH} must lead to {@code git} */
+    /**
+     * @param env the environment git runs with (the process's, passed in by the entry point); its {@code
+     *     PATH} must lead to {@code git}. git runs with {@code LC_ALL=C} whatever it says, because fence
+     *     reads git's output.
+     */
     public GitRemotes(Map<String, String> env) {
-        this.git = new Git(env);
+        Map<String, String> c = new HashMap<>(env);
+        c.put("LC_ALL", "C");
+        this.git = new Git(c);
     }
 
     /**
@@ -36,14 +43,15 @@ public final class GitRemotes {
         }
     }
 
-    /** The environment git runs with. */
-    Map<String, String> env() {
-        return git.env();
+    /** The git that reads and pushes. */
+    Git git() {
+        return git;
     }
 
-    /** The git binary. */
-    String gitPath() {
-        return git.path();
+    /** The commit {@code ref} names in the clone, or null when there is no such ref. */
+    String localTip(Path clone, String ref) {
+        Git.Result r = git.run(clone, "rev-parse", "--verify", "-q", ref + "^{commit}");
+        return r.exit() == 0 ? Git.chomp(r.stdout()).strip() : null;
     }
 
     /**

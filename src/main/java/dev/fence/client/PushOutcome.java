@@ -63,7 +63,8 @@ public sealed interface PushOutcome {
     /**
      * The remote refused for another reason, or could not be reached.
      *
-     * @param status JGit's status of the ref update, or {@code TRANSPORT_ERROR}
+     * @param status the ref update's outcome as {@code git push --porcelain} reported it ({@code
+     *     REJECTED_NONFASTFORWARD}, {@code REJECTED_OTHER_REASON}, ...), or {@code TRANSPORT_ERROR}
      */
     record Rejected(
             String resource, String ref, long token, String oldSha, String newSha, String status, List<String> lines)

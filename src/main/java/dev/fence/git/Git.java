@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,10 +36,11 @@ public final class Git {
             "GIT_CONFIG_PARAMETERS",
             "GIT_CONFIG_COUNT");
 
-    private static final long TIMEOUT_SECONDS = 60;
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private final String binary;
     private final Map<String, String> env;
+    private final Duration timeout;
 
     /**
      * An environment in which git reads no system or user configuration and commits as {@code name
@@ -60,8 +62,29 @@ public final class Git {
 
     /** @throws ConfigException when no {@code git} is on the environment's {@code PATH} */
     public Git(Map<String, String> env) {
-        this.binary = find(env);
-        this.env = Map.copyOf(clean(env));
+        this(find(env), clean(env), TIMEOUT);
+    }
+
+    private Git(String binary, Map<String, String> env, Duration timeout) {
+        this.binary = binary;
+        this.env = Map.copyOf(env);
+        this.timeout = timeout;
+    }
+
+    /**
+     * The same git with {@code extra} added to its environment after the cleaning the constructor does:
+     * for settings fence itself passes (for example {@code GIT_CONFIG_COUNT} entries, which keep a value
+     * out of the process listing that a {@code -c} argument would put it in).
+     */
+    public Git withEnv(Map<String, String> extra) {
+        Map<String, String> merged = new HashMap<>(env);
+        merged.putAll(extra);
+        return new Git(binary, merged, timeout);
+    }
+
+    /** The same git, giving each run {@code limit} before it is stopped (default 60 s). */
+    public Git withTimeout(Duration limit) {
+        return new Git(binary, env, limit);
     }
 
     /** The outcome of one run. */
@@ -72,7 +95,7 @@ public final class Git {
         return binary;
     }
 
-    /** The environment git runs with (also used for the processes JGit forks). */
+    /** The environment git runs with. */
     public Map<String, String> env() {
         return env;
     }
@@ -101,10 +124,9 @@ public final class Git {
             p.getOutputStream().close();
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
             String out = drain(p.getInputStream());
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new ConfigException(
-                        "git " + String.join(" ", args) + " did not finish in " + TIMEOUT_SECONDS + " s");
+                throw new ConfigException("git " + args[0] + " did not finish in " + timeout.toSeconds() + " s");
             }
             return new Result(p.exitValue(), out, err.join());
         } catch (IOException e) {
