@@ -31,8 +31,13 @@ import picocli.CommandLine.Parameters;
         description = {
             "Run a command (a tool call) under a lease, renewing it while the command runs.",
             "",
-            "Acquires the lease (or, with --token, uses the one the holder already has), renews it before the"
-                    + " command starts, every third of --ttl while it runs and once when it ends. Nothing renews"
+            "Runs under the grant it is given: --grant-file FILE (as 'fence lease acquire --grant-file FILE'"
+                    + " wrote it), or --token N, or $FENCE_TOKEN with $FENCE_PROOF. Without one it acquires a lease"
+                    + " itself, but never over the holder's own current lease: that would replace the grant (and"
+                    + " its recorded SHA) the harness holds, so fence exec refuses (exit 2) instead. It renews the"
+                    + " lease before the command starts, every third of the TTL while it runs and once when it"
+                    + " ends; the TTL is --ttl, else the grant's (with a bare token, --ttl is required), else 30s"
+                    + " for a lease it acquires. Nothing renews"
                     + " the lease when no command runs: between tool calls it may lapse, and the fence catches a"
                     + " stale holder. Stdin, stdout and stderr are the command's. The command sees FENCE_RESOURCE,"
                     + " FENCE_HOLDER and FENCE_TOKEN (never the proof).",
@@ -49,7 +54,9 @@ import picocli.CommandLine.Parameters;
             "With --server URL (or $FENCE_SERVER) the lease is acquired and renewed through fence serve, with the"
                     + " agent credential from $FENCE_CREDENTIAL or $FENCE_CREDENTIAL_FILE.",
             "",
-            "Example: fence exec --resource db/migrations --holder agent-a --ttl 30s -- ./migrate.sh up"
+            "Examples:",
+            "  fence exec --grant-file ~/.fence/app-main.grant -- ./scripts/test.sh",
+            "  fence exec --resource db/migrations --holder agent-a --ttl 30s -- ./migrate.sh up"
         })
 final class ExecCommand implements Callable<Integer> {
     /** What --help says of the statuses passed through. */
@@ -66,27 +73,15 @@ final class ExecCommand implements Callable<Integer> {
     @Mixin
     GitRemoteOptions git;
 
-    @Option(names = "--holder", required = true, paramLabel = "NAME", description = "Who holds the lease (agent name).")
-    String holder;
+    @Mixin
+    GrantOptions grant;
 
     @Option(
             names = "--ttl",
             paramLabel = "DURATION",
-            defaultValue = "30s",
-            description = "Lease length each renewal asks for (default: ${DEFAULT-VALUE}).")
+            description = "Lease length each renewal asks for (default: the grant's TTL; 30s for a lease fence exec"
+                    + " acquires).")
     String ttl;
-
-    @Option(
-            names = "--token",
-            paramLabel = "N",
-            description = "Use the lease the holder already has with this token instead of acquiring one.")
-    Long token;
-
-    @Option(
-            names = "--proof",
-            paramLabel = "PROOF",
-            description = "With --token: the grant's proof (or set FENCE_PROOF); checked when given.")
-    String proof;
 
     @Option(
             names = "--kill-on-loss",
@@ -102,24 +97,20 @@ final class ExecCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        String resource = target.resource();
-        var duration = Durations.parsePositive("--ttl", ttl);
-        if (token == null && proof != null) {
-            throw new InvalidInputException("--proof goes with --token");
+        GrantOptions.Held held = grant.resolve(ctx, target);
+        if (held.given() && git.remote != null) {
+            throw new InvalidInputException("--git-remote records a SHA at grant; under a grant nothing is granted");
         }
-        String grantSha = token == null ? git.grantSha(ctx, resource) : null;
-        if (token != null && git.remote != null) {
-            throw new InvalidInputException("--git-remote records a SHA at grant; with --token nothing is granted");
-        }
-        String heldProof = proof != null
-                ? proof
-                : token == null ? null : blankToNull(ctx.env().get(TokenOptions.PROOF_ENV));
+        var duration = held.given()
+                ? held.ttl(ttl, "fence exec")
+                : Durations.parsePositive("--ttl", ttl == null ? "30s" : ttl);
+        String grantSha = held.given() ? null : git.grantSha(ctx, held.resource());
         var request = new LeasedExec.Request(
-                resource,
-                holder,
+                held.resource(),
+                held.holder(),
                 duration,
-                token == null ? 0 : token,
-                heldProof,
+                held.token(),
+                held.proof(),
                 grantSha,
                 killOnLoss,
                 command,
@@ -174,9 +165,5 @@ final class ExecCommand implements Callable<Integer> {
     /** The machine line that gives both numbers when they differ; its format is documented in --help. */
     static String statusLine(int exit, int childStatus) {
         return "fence exec: exit=" + exit + " child-exit=" + childStatus;
-    }
-
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
     }
 }

@@ -1,6 +1,8 @@
 package dev.fence.cli;
 
 import dev.fence.core.Durations;
+import dev.fence.core.LeaseService.AcquireOutcome;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,7 +23,12 @@ import picocli.CommandLine.Option;
                     + " that 'fence push' sends, so a push fails if anyone else wrote there since. The SHA"
                     + " moves only after the holder's own successful 'fence push'; no option sets it.",
             "",
-            "Example: fence lease acquire --repo app --ref main --holder agent-a --ttl 45s --git-remote origin"
+            "--grant-file FILE also writes the grant, proof included, to FILE (mode 0600), for 'fence exec',"
+                    + " 'fence push', 'fence lease renew' and 'fence lease release' to act under with --grant-file"
+                    + " FILE: the grant travels, nothing takes the lease again.",
+            "",
+            "Example: fence lease acquire --repo app --ref main --holder agent-a --ttl 10m --git-remote origin"
+                    + " --grant-file ~/.fence/app-main.grant"
         })
 final class LeaseAcquireCommand implements Callable<Integer> {
     private final Context ctx;
@@ -48,6 +55,13 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object (includes the proof).")
     boolean json;
 
+    @Option(
+            names = "--grant-file",
+            paramLabel = "FILE",
+            description = "Also write the grant (proof included, mode 0600) to FILE, for the commands that act"
+                    + " under it (--grant-file FILE).")
+    Path grantFile;
+
     LeaseAcquireCommand(Context ctx) {
         this.ctx = ctx;
     }
@@ -59,6 +73,9 @@ final class LeaseAcquireCommand implements Callable<Integer> {
         String grantSha = git.grantSha(ctx, resource);
         try (var leases = access.open(ctx)) {
             var outcome = leases.acquire(resource, holder, duration, grantSha);
+            if (grantFile != null && outcome instanceof AcquireOutcome.Acquired a) {
+                GrantOptions.write(ctx.cwd().resolve(grantFile), a.grant());
+            }
             return LeaseOutput.acquired(ctx, outcome, json);
         }
     }

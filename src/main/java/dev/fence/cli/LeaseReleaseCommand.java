@@ -13,7 +13,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Release a lease so others may acquire it at once.",
-            "Only the current holder with the current token may release; anyone else gets FENCED (exit 3)."
+            "Only the current holder with the current token may release; anyone else gets FENCED (exit 3).",
+            "The grant comes from --grant-file FILE, or --token N, or $FENCE_TOKEN; the proof from the file,"
+                    + " --proof or $FENCE_PROOF.",
+            "",
+            "Example: fence lease release --grant-file ~/.fence/app-main.grant"
         })
 final class LeaseReleaseCommand implements Callable<Integer> {
     private final Context ctx;
@@ -25,7 +29,7 @@ final class LeaseReleaseCommand implements Callable<Integer> {
     LeaseAccessOptions access;
 
     @Mixin
-    TokenOptions token;
+    GrantOptions grant;
 
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
@@ -36,9 +40,9 @@ final class LeaseReleaseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String resource = target.resource();
+        GrantOptions.Held held = grant.require(ctx, target, "fence lease release");
         try (var leases = access.open(ctx)) {
-            var outcome = leases.release(resource, token.holder, token.token, token.proof(ctx));
+            var outcome = leases.release(held.resource(), held.holder(), held.token(), held.proof());
             return LeaseOutput.checked(ctx, outcome, json, "released");
         }
     }

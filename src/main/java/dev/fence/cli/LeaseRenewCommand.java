@@ -1,6 +1,5 @@
 package dev.fence.cli;
 
-import dev.fence.core.Durations;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,7 +13,14 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Extend a lease. Only the current holder with the current token may renew;",
-            "anyone else gets FENCED (exit 3): the lease is gone, re-read and re-plan."
+            "anyone else gets FENCED (exit 3): the lease is gone, re-read and re-plan.",
+            "",
+            "The grant comes from --grant-file FILE (as 'fence lease acquire --grant-file FILE' wrote it), or"
+                    + " --token N, or $FENCE_TOKEN; the proof from the file, --proof or $FENCE_PROOF. Without --ttl"
+                    + " the lease is renewed for the TTL it was granted with (known from the grant file; with a"
+                    + " bare token, --ttl is required).",
+            "",
+            "Example: fence lease renew --grant-file ~/.fence/app-main.grant"
         })
 final class LeaseRenewCommand implements Callable<Integer> {
     private final Context ctx;
@@ -26,13 +32,12 @@ final class LeaseRenewCommand implements Callable<Integer> {
     LeaseAccessOptions access;
 
     @Mixin
-    TokenOptions token;
+    GrantOptions grant;
 
     @Option(
             names = "--ttl",
             paramLabel = "DURATION",
-            defaultValue = "30s",
-            description = "New lease length from now (default: ${DEFAULT-VALUE}).")
+            description = "New lease length from now (default: the TTL the lease was granted with).")
     String ttl;
 
     @Option(names = "--json", description = "Print one JSON object.")
@@ -44,10 +49,10 @@ final class LeaseRenewCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String resource = target.resource();
-        var duration = Durations.parsePositive("--ttl", ttl);
+        GrantOptions.Held held = grant.require(ctx, target, "fence lease renew");
+        var duration = held.ttl(ttl, "fence lease renew");
         try (var leases = access.open(ctx)) {
-            var outcome = leases.renew(resource, token.holder, token.token, token.proof(ctx), duration);
+            var outcome = leases.renew(held.resource(), held.holder(), held.token(), held.proof(), duration);
             return LeaseOutput.checked(ctx, outcome, json, "renewed");
         }
     }

@@ -41,7 +41,7 @@ final class MigrateApplyCommand implements Callable<Integer> {
     String version;
 
     @Mixin
-    TokenOptions token;
+    GrantOptions token;
 
     @Mixin
     StoreOption store;

@@ -14,18 +14,20 @@ final class MigrateOutput {
             Context ctx,
             StoreOption store,
             MigrationOptions migrations,
-            TokenOptions token,
+            GrantOptions token,
             String version,
             boolean reapply) {
+        GrantOptions.Held held =
+                token.require(ctx, migrations.resource, reapply ? "fence migrate reapply" : "fence migrate apply");
         var request = new Migrator.Request(
                 migrations.database(ctx),
                 migrations.directory(ctx),
                 version,
                 reapply,
                 migrations.resource,
-                token.holder,
-                token.token,
-                token.proof(ctx),
+                held.holder(),
+                held.token(),
+                held.proof(),
                 migrations.dir);
         Outcome outcome;
         try (LeaseStore leases = store.open(ctx)) {

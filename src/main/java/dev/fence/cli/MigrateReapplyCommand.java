@@ -43,7 +43,7 @@ final class MigrateReapplyCommand implements Callable<Integer> {
     String version;
 
     @Mixin
-    TokenOptions token;
+    GrantOptions token;
 
     @Mixin
     StoreOption store;

@@ -3,8 +3,10 @@ package dev.fence.cli;
 import dev.fence.client.FencedPush;
 import dev.fence.client.GitRemotes;
 import dev.fence.client.PushOutcome;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Resources;
 import dev.fence.json.Json;
 import java.nio.file.Path;
 import java.util.Map;
@@ -29,7 +31,9 @@ import picocli.CommandLine.Option;
         description = {
             "Push a branch under the holder's lease, or refuse with FENCED.",
             "",
-            "Checks that --holder still holds the branch's lease (in the store, or with --server through fence"
+            "Under the grant it is given (--grant-file FILE as 'fence lease acquire --grant-file FILE' wrote it,"
+                    + " or --token N, or $FENCE_TOKEN with $FENCE_PROOF) or else the holder's current lease,"
+                    + " checks that the holder still holds the branch's lease with that token (in the store, or with --server through fence"
                     + " serve, which then also issues the proof: the agent holds only its API credential); if"
                     + " not, prints the FENCED message"
                     + " and exits 3 without pushing. Otherwise pushes the local branch (default: the current one)"
@@ -46,6 +50,7 @@ import picocli.CommandLine.Option;
             "",
             "Examples (the first pushes the current branch to origin):",
             "  fence push --repo app --holder agent-a",
+            "  fence push --grant-file ~/.fence/app-main.grant --remote origin",
             "  fence push --resource git:app:refs/heads/main --remote origin --holder agent-a --json",
             "  FENCE_CREDENTIAL_FILE=~/.config/fence/agent-a fence push --server https://fence.internal:8443"
                     + " --repo app --branch main --holder agent-a"
@@ -66,14 +71,16 @@ final class PushCommand implements Callable<Integer> {
             description = "Remote name of the clone, or a URL (default: ${DEFAULT-VALUE}).")
     String remote;
 
-    @Option(names = "--holder", required = true, paramLabel = "NAME", description = "The lease holder (agent name).")
-    String holder;
+    @Mixin
+    GrantOptions grant;
 
     @Option(names = "--clone", paramLabel = "PATH", description = "The clone (default: the current directory).")
     Path clone;
 
     @Option(names = "--json", description = "Print one JSON object (status pushed|fenced|rejected).")
     boolean json;
+
+    private String holder;
 
     PushCommand(Context ctx) {
         this.ctx = ctx;
@@ -82,10 +89,32 @@ final class PushCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Path dir = clone == null ? ctx.cwd() : ctx.cwd().resolve(clone).normalize();
-        var request = new FencedPush.Request(dir, remote, target.ref, target.resource, target.repo, holder);
+        GrantOptions.Held file = grant.fromFile(ctx);
+        if (file != null && target.resource != null && !target.resource.equals(file.resource())) {
+            throw new InvalidInputException(
+                    "the grant in " + grant.grantFile + " is for " + file.resource() + ", not " + target.resource);
+        }
+        if (file != null
+                && target.repo != null
+                && !Resources.parse(file.resource())
+                        .map(g -> g.repoId().equals(target.repo))
+                        .orElse(false)) {
+            throw new InvalidInputException(
+                    "the grant in " + grant.grantFile + " is for " + file.resource() + ", not repo " + target.repo);
+        }
+        var base = new FencedPush.Request(
+                dir,
+                remote,
+                target.ref,
+                file != null ? file.resource() : target.resource,
+                target.repo,
+                file != null ? file.holder() : grant.holder);
         PushOutcome outcome;
         try (LeaseOperations leases = access.open(ctx)) {
-            outcome = new FencedPush(leases, new GitRemotes(ctx.env())).push(request);
+            FencedPush push = new FencedPush(leases, new GitRemotes(ctx.env()));
+            GrantOptions.Held held = file != null ? file : grant.resolve(ctx, push.resourceOf(base));
+            holder = held.holder();
+            outcome = push.push(base.under(held.holder(), held.token(), held.proof()));
         }
         if (json) {
             ctx.out().println(Json.write(json(outcome)));

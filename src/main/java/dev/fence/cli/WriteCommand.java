@@ -52,7 +52,7 @@ final class WriteCommand implements Callable<Integer> {
     String root;
 
     @Mixin
-    TokenOptions token;
+    GrantOptions token;
 
     @Mixin
     StoreOption store;
@@ -72,6 +72,7 @@ final class WriteCommand implements Callable<Integer> {
             throw new InvalidInputException("cannot read the new content"
                     + (contentFile != null ? " from " + contentFile : " from stdin") + ": " + e.getMessage());
         }
+        GrantOptions.Held held = token.require(ctx, resource, "fence write");
         var request = new SharedFiles.Request(
                 root == null ? ctx.cwd() : ctx.cwd().resolve(root),
                 ctx.cwd().resolve(path),
@@ -79,9 +80,9 @@ final class WriteCommand implements Callable<Integer> {
                 expected,
                 content,
                 resource,
-                token.holder,
-                token.token,
-                token.proof(ctx));
+                held.holder(),
+                held.token(),
+                held.proof());
         SharedFiles.Outcome outcome;
         try (LeaseStore leases = store.open(ctx)) {
             outcome = new SharedFiles(new FencedWrites(leases, ctx.clock())).write(request);

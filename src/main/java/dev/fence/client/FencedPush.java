@@ -52,8 +52,28 @@ public final class FencedPush {
      * @param resource the resource (must be a git resource), or null to name it by {@code repoId}
      * @param repoId the repo id the remote's hook uses, when {@code resource} is null
      * @param holder the lease holder
+     * @param token the grant to push under (its token), or 0 for the holder's current lease
+     * @param proof the grant's proof, or null to have it issued for the holder's current grant
      */
-    public record Request(Path cloneDir, String remote, String branch, String resource, String repoId, String holder) {}
+    public record Request(
+            Path cloneDir,
+            String remote,
+            String branch,
+            String resource,
+            String repoId,
+            String holder,
+            long token,
+            String proof) {
+        /** A push under the holder's current lease, whatever its token. */
+        public Request(Path cloneDir, String remote, String branch, String resource, String repoId, String holder) {
+            this(cloneDir, remote, branch, resource, repoId, holder, 0, null);
+        }
+
+        /** This push under the grant {@code (holder, token, proof)}. */
+        public Request under(String newHolder, long newToken, String newProof) {
+            return new Request(cloneDir, remote, branch, resource, repoId, newHolder, newToken, newProof);
+        }
+    }
 
     public FencedPush(LeaseOperations leases, GitRemotes remotes) {
         this(leases, remotes, () -> {});
@@ -105,6 +125,15 @@ public final class FencedPush {
     }
 
     /**
+     * The resource {@code r} pushes to.
+     *
+     * @throws InvalidInputException when it is missing, inconsistent or not a git branch
+     */
+    public String resourceOf(Request r) {
+        return target(r).resource();
+    }
+
+    /**
      * Pushes, or refuses.
      *
      * @throws InvalidInputException for a bad request (no such branch, not a git resource)
@@ -113,7 +142,8 @@ public final class FencedPush {
      */
     public PushOutcome push(Request r) {
         Target t = target(r);
-        LeaseStanding standing = leases.standing(t.resource(), r.holder());
+        LeaseStanding standing =
+                r.token() == 0 ? leases.standing(t.resource(), r.holder()) : grantStanding(t, r.holder(), r.token());
         if (standing instanceof LeaseStanding.NotHeld lost) {
             return new PushOutcome.Fenced(
                     t.resource(), t.ref(), lost.lastToken(), null, null, false, FencedMessage.lines(lost.fenced()));
@@ -126,12 +156,21 @@ public final class FencedPush {
                     + " 'fence lease acquire ... --git-remote <remote>'");
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
-        LeaseOperations.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
-        if (proofOutcome instanceof LeaseOperations.ProofOutcome.Lost lost) {
-            return new PushOutcome.Fenced(
-                    t.resource(), t.ref(), lease.token(), expected, null, false, FencedMessage.lines(lost.fenced()));
+        String proof = r.proof();
+        if (proof == null) {
+            LeaseOperations.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
+            if (proofOutcome instanceof LeaseOperations.ProofOutcome.Lost lost) {
+                return new PushOutcome.Fenced(
+                        t.resource(),
+                        t.ref(),
+                        lease.token(),
+                        expected,
+                        null,
+                        false,
+                        FencedMessage.lines(lost.fenced()));
+            }
+            proof = ((LeaseOperations.ProofOutcome.Issued) proofOutcome).proof();
         }
-        String proof = ((LeaseOperations.ProofOutcome.Issued) proofOutcome).proof();
         pauseBeforePush.run();
         String newSha = remotes.localTip(t.top(), t.ref());
         if (newSha == null) {
@@ -147,6 +186,29 @@ public final class FencedPush {
                 expected,
                 options);
         return outcome(r, t, remote, lease, newSha, a);
+    }
+
+    /**
+     * Whether the grant {@code (holder, token)} is the resource's current lease: a grant the holder has
+     * since replaced with a newer one of its own is as stale as one a successor superseded.
+     */
+    private LeaseStanding grantStanding(Target t, String holder, long token) {
+        Status status = leases.status(t.resource());
+        LeaseStanding standing = LeaseStanding.of(status.state(), holder, token);
+        if (standing instanceof LeaseStanding.Holds h && h.lease().token() != token) {
+            Fenced f = new Fenced(
+                    t.resource(),
+                    t.ref(),
+                    token,
+                    status.state().latestGranted(),
+                    Reason.SUPERSEDED,
+                    holder,
+                    status.state().tip(),
+                    "token " + token + " is an older grant; " + holder + "'s lease on " + t.resource()
+                            + " now has token " + h.lease().token());
+            return new LeaseStanding.NotHeld(t.resource(), token, f);
+        }
+        return standing;
     }
 
     private PushOutcome outcome(

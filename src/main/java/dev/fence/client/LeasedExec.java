@@ -5,6 +5,7 @@ import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.AcquireOutcome;
+import dev.fence.core.LeaseStanding;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -15,8 +16,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code fence exec}: runs a tool's command under a lease. Acquires the lease (or takes a held one by
- * its token), renews it before the command starts, every third of the TTL while it runs and once more
+ * {@code fence exec}: runs a tool's command under a lease. Runs under the grant it is given (by
+ * token), or acquires one when the holder holds nothing on the resource (never over its own current
+ * lease, which would replace the grant the harness holds); renews it before the command starts, every third of the TTL while it runs and once more
  * when it ends, and reports a lost lease at once (the FENCED message on stderr). With {@code
  * killOnLoss} the command is stopped as soon as the lease is lost.
  *
@@ -97,6 +99,7 @@ public final class LeasedExec {
         long token = r.token();
         String proof = r.proof();
         if (token == 0) {
+            refuseToReplace(r);
             AcquireOutcome a = leases.acquire(r.resource(), r.holder(), r.ttl(), r.grantSha());
             if (a instanceof AcquireOutcome.Busy b) {
                 return new Outcome.Busy(b);
@@ -178,6 +181,21 @@ public final class LeasedExec {
             wasKilled = killed[0];
         }
         return new Outcome.Ran(r.resource(), token, true, code, keeper.lost(), wasKilled);
+    }
+
+    /**
+     * Acquiring over the holder's own current lease would give it a new token and drop the grant (and
+     * the recorded SHA) the harness holds: its next push and release would be FENCED by its own lease.
+     * So a run without a grant acquires only when the holder holds nothing there.
+     */
+    private void refuseToReplace(Request r) {
+        LeaseStanding standing = LeaseStanding.of(leases.status(r.resource()).state(), r.holder(), 0);
+        if (standing instanceof LeaseStanding.Holds h) {
+            throw new InvalidInputException(r.holder() + " already holds " + r.resource() + " (token "
+                    + h.lease().token() + "); fence exec does not take it again, which would replace that grant:"
+                    + " run under it with --grant-file FILE (from 'fence lease acquire --grant-file FILE'), or"
+                    + " FENCE_TOKEN and FENCE_PROOF, or --token N");
+        }
     }
 
     private static String keeperInterval(Duration ttl) {

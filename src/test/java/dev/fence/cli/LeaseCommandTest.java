@@ -110,6 +110,8 @@ class LeaseCommandTest {
                 "main",
                 "--holder",
                 "agent-a",
+                "--ttl",
+                "30s",
                 "--token",
                 older);
         assertEquals(3, wrongToken.exit());
@@ -139,6 +141,8 @@ class LeaseCommandTest {
                 "main",
                 "--holder",
                 "agent-a",
+                "--ttl",
+                "30s",
                 "--token",
                 token,
                 "--proof",

@@ -292,7 +292,8 @@ class HookServerApiTest {
                 "other");
         assertEquals(4, busy.exit(), busy.err());
         assertTrue(busy.err().startsWith("busy: cli/r is held by agent-a until "), busy.err());
-        var stale = fence(env, "lease", "renew", "--resource", "cli/r", "--holder", "agent-a", "--token", "1");
+        var stale = fence(
+                env, "lease", "renew", "--resource", "cli/r", "--holder", "agent-a", "--ttl", "30s", "--token", "1");
         assertEquals(3, stale.exit(), stale.err());
         assertTrue(stale.err().startsWith("FENCED resource=cli/r ref=- token=1 current="), stale.err());
         var status = fence(env, "lease", "status", "--resource", "cli/r", "--json");

@@ -314,6 +314,8 @@ class ServerModeClientTest {
                 "db/migrations",
                 "--holder",
                 "agent-a",
+                "--ttl",
+                "30s",
                 "--token",
                 Long.toString(token - 1),
                 "--",
