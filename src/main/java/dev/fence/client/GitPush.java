@@ -19,6 +19,11 @@ import java.util.Map;
  * read from {@code --porcelain} output, never from the exit code (which is 1 for any rejected ref) or
  * from prose (git runs with {@code LC_ALL=C}, so the few reason words it prints are stable).
  *
+ * <p>The clone's own pre-push hook is skipped ({@code --no-verify}), as an embedded client never ran it:
+ * that hook is fence's guard against plain {@code git push}, and this push has just made the same checks
+ * (and more) itself; run again, it would only add a JVM start and turn FENCED answers into a bare
+ * "failed to push".
+ *
  * <p>Push options travel as {@code push.pushOption} entries in git's environment ({@code
  * GIT_CONFIG_COUNT}), not as {@code -o} arguments: the proof is a bearer credential, and arguments are in
  * every user's process listing while the environment is readable by its owner only.
@@ -101,7 +106,7 @@ final class GitPush {
         String lease = "--force-with-lease=" + ref + ":" + (ObjectIds.isZero(expected) ? "" : expected);
         Git.Result r = git.withEnv(config)
                 .withTimeout(TIMEOUT)
-                .run(clone, "push", "--porcelain", lease, dest, newSha + ":" + ref);
+                .run(clone, "push", "--porcelain", "--no-verify", lease, dest, newSha + ":" + ref);
         return new Result(
                 r.exit(), refStatus(r.stdout(), ref), remoteLines(r.stderr()), r.stderr(), !options.isEmpty());
     }

@@ -145,6 +145,12 @@ class PrePushGuardTest {
         assertNotEquals(0, moved.exit(), moved.stderr());
         assertTrue(moved.stderr().contains("reason=remote-changed"), moved.stderr());
         assertEquals(a2, git.tip(bare, MAIN));
+        // 'fence push' from the guarded clone is not run through its own guard (it makes the same checks
+        // itself): the moved remote is FENCED remote-changed, exit 3, not a failed push.
+        FenceCli.Run fencedPush = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        assertEquals(3, fencedPush.exit(), fencedPush.all());
+        assertTrue(fencedPush.out().contains("reason=remote-changed"), fencedPush.all());
+        assertEquals(a2, git.tip(bare, MAIN));
 
         // Once B's lease records the remote's real tip again, the guard lets a holder's push through.
         FenceCli.Run reacquired = fence.runAcquireAppMain(b, "agent-b");
