@@ -58,7 +58,7 @@ public final class DirectLeaseAccess implements LeaseAccess {
 
     @Override
     public ProofOutcome proof(String resource, String holder, long token) {
-        return new ProofOutcome.Issued(Proofs.issue(leases.identity(), resource, token, holder));
+        return new ProofOutcome.Issued(Proofs.standard().issue(leases.identity(), resource, token, holder));
     }
 
     @Override

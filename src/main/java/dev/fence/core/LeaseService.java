@@ -88,7 +88,7 @@ public final class LeaseService implements LeaseOperations {
                 resource,
                 holder,
                 g.token(),
-                Proofs.issue(identity, resource, g.token(), holder),
+                Proofs.standard().issue(identity, resource, g.token(), holder),
                 g.generation(),
                 g.grantedAt(),
                 g.expiresAt(),
@@ -160,7 +160,7 @@ public final class LeaseService implements LeaseOperations {
             return null;
         }
         StoreIdentity identity = identity();
-        return switch (Proofs.verify(identity, resource, token, proof)) {
+        return switch (Proofs.standard().verify(identity, resource, token, proof)) {
             case VALID -> holder.equals(Proofs.holderOf(proof))
                     ? null
                     : lost(

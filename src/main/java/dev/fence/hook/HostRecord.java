@@ -1,8 +1,8 @@
 package dev.fence.hook;
 
 import dev.fence.core.AcceptedMark;
+import dev.fence.core.Digests;
 import dev.fence.core.Names;
-import dev.fence.core.Sha256;
 import dev.fence.core.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -38,11 +38,13 @@ final class HostRecord implements AutoCloseable {
     private static final String VERSION = "v1";
 
     private final Path dir;
+    private final Digests digests;
     private final FileChannel lockChannel;
     private final FileLock lock;
 
-    private HostRecord(Path dir, FileChannel lockChannel, FileLock lock) {
+    private HostRecord(Path dir, Digests digests, FileChannel lockChannel, FileLock lock) {
         this.dir = dir;
+        this.digests = digests;
         this.lockChannel = lockChannel;
         this.lock = lock;
     }
@@ -50,9 +52,10 @@ final class HostRecord implements AutoCloseable {
     /**
      * Takes the record's lock, waiting at most until {@code deadlineNanos} ({@link System#nanoTime()}).
      *
+     * @param digests names the record's files
      * @throws StoreUnavailableException when the record cannot be opened or stays locked
      */
-    static HostRecord lock(Path gitDir, long deadlineNanos) {
+    static HostRecord lock(Path gitDir, long deadlineNanos, Digests digests) {
         Path base = gitDir.resolve("fence");
         Path dir = base.resolve("accepted");
         FileChannel ch = null;
@@ -62,7 +65,7 @@ final class HostRecord implements AutoCloseable {
             while (true) {
                 FileLock l = ch.tryLock();
                 if (l != null) {
-                    return new HostRecord(dir, ch, l);
+                    return new HostRecord(dir, digests, ch, l);
                 }
                 if (System.nanoTime() - deadlineNanos >= 0) {
                     throw new StoreUnavailableException(
@@ -168,7 +171,7 @@ final class HostRecord implements AutoCloseable {
     }
 
     private Path fileOf(String resource) {
-        String hex = Sha256.hex(resource);
+        String hex = digests.sha256Hex(resource);
         return dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
     }
 

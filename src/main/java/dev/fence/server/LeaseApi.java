@@ -119,7 +119,7 @@ final class LeaseApi {
             m.put("resource", c.resource());
             m.put("holder", c.holder());
             m.put("token", c.token());
-            m.put("proof", Proofs.issue(identity, c.resource(), c.token(), c.holder()));
+            m.put("proof", Proofs.standard().issue(identity, c.resource(), c.token(), c.holder()));
             m.put("generation", identity.generation());
             return new Outcome("issued", Reply.json(200, m));
         });

@@ -451,7 +451,6 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        // Not a lambda: a refused push appends its events from a hook process (see Work).
         run("append", true, new Work<Void>() {
             @Override
             public Void run(SqliteDb c) throws SQLException {

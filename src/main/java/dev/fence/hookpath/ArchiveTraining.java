@@ -1,4 +1,4 @@
-package dev.fence.cli;
+package dev.fence.hookpath;
 
 import dev.fence.bench.PrivateRedis;
 import dev.fence.core.Grant;
@@ -14,6 +14,9 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,13 +44,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>The plan can be limited to one store ({@code sqlite} or {@code redis}): the archive a hook uses when
  * its installer knew the store.
  */
-public final class Warmup {
-    private Warmup() {}
+final class ArchiveTraining {
+    private ArchiveTraining() {}
 
-    /** The argument that makes {@link Main} set up a training and run the recording JVM. */
+    /** The argument that makes the process entry set up a training and run the recording JVM. */
     static final String ARG = "--cds-training-run";
 
-    /** The argument that makes {@link Main} (in the recording JVM) run a plan's hooks. */
+    /** The argument that makes the process entry (in the recording JVM) run a plan's hooks. */
     static final String RUN_ARG = "--cds-training-hooks";
 
     /** The file the plan is written to, in the training's directory. */
@@ -110,12 +113,16 @@ public final class Warmup {
                 return 0;
             }
             List<String> command = new ArrayList<>(recorder);
-            command.addAll(List.of(Main.class.getName(), RUN_ARG, dir.toString()));
+            command.addAll(List.of(JvmSettings.MAIN, RUN_ARG, dir.toString()));
             ProcessBuilder pb = new ProcessBuilder(command)
                     .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                     .redirectError(ProcessBuilder.Redirect.INHERIT);
             pb.environment().clear();
             pb.environment().putAll(processEnv);
+            // As git often starts hooks: without USER, so that the recording JVM's entry takes the path that
+            // supplies one (a copy of the environment, classes of its own) and the archive holds it.
+            pb.environment().remove("USER");
+            pb.environment().remove("LOGNAME");
             Process p = pb.start();
             p.getOutputStream().close();
             return p.waitFor();
@@ -129,7 +136,7 @@ public final class Warmup {
 
     /**
      * Runs the hooks of the plan in {@code dir}, each as git would start it: this is all the recording JVM
-     * does, so plain java.io and no streams or lambdas, which the archive would otherwise hold.
+     * does, so that the archive holds what a push loads and little else (plain java.io to read the plan).
      */
     static void runPlan(String dir) throws IOException {
         // A hook's threads load classes at once, and a contended insertion into the class loader's lock map
@@ -192,14 +199,15 @@ public final class Warmup {
     }
 
     private static void hook(Map<String, String> env, Path bare, String stdin) {
-        Context ctx = new Context(
-                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                Collections.unmodifiableMap(env),
-                UtcMillisClock.INSTANCE,
-                bare);
-        Main.run(ctx, "hook", "pre-receive");
+        HookRunner.fastPath(
+                new HookRunner.Io(
+                        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                        new PrintWriter(
+                                new OutputStreamWriter(OutputStream.nullOutputStream(), StandardCharsets.UTF_8), true),
+                        Collections.unmodifiableMap(env),
+                        UtcMillisClock.INSTANCE,
+                        bare),
+                new String[] {"hook", "pre-receive"});
     }
 
     private static void delete(File f) {
