@@ -41,6 +41,8 @@ final class HostRecord implements AutoCloseable {
     private final Digests digests;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    /** What {@link #read(Collection)} found, under this lock: the marks {@link #raise} compares against. */
+    private final Map<String, AcceptedMark> known = new HashMap<>();
 
     private HostRecord(Path dir, Digests digests, FileChannel lockChannel, FileLock lock) {
         this.dir = dir;
@@ -60,8 +62,14 @@ final class HostRecord implements AutoCloseable {
         Path dir = base.resolve("accepted");
         FileChannel ch = null;
         try {
-            Files.createDirectories(dir);
-            ch = FileChannel.open(base.resolve("accepted.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            Path lockFile = base.resolve("accepted.lock");
+            try {
+                ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            } catch (NoSuchFileException e) {
+                // The repository's first fenced push: the record's directory is made once, not on every push.
+                Files.createDirectories(base);
+                ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            }
             while (true) {
                 FileLock l = ch.tryLock();
                 if (l != null) {
@@ -91,6 +99,7 @@ final class HostRecord implements AutoCloseable {
         Map<String, AcceptedMark> marks = new HashMap<>();
         for (String resource : resources) {
             AcceptedMark m = read(resource);
+            known.put(resource, m);
             if (m != null) {
                 marks.put(resource, m);
             }
@@ -130,10 +139,14 @@ final class HostRecord implements AutoCloseable {
                 + resource + " are refused until an admin restores or removes it");
     }
 
-    /** Raises the marks given (a mark below the one recorded is left as it is), each written atomically. */
+    /**
+     * Raises the marks given (a mark below the one recorded is left as it is), each written atomically. A
+     * mark {@link #read(Collection)} already read under this lock is not read again: nobody else writes
+     * while the lock is held.
+     */
     void raise(List<AcceptedMark> marks) {
         for (AcceptedMark m : marks) {
-            AcceptedMark old = read(m.resource());
+            AcceptedMark old = known.containsKey(m.resource()) ? known.get(m.resource()) : read(m.resource());
             if (old != null && old.token() > m.token()) {
                 continue;
             }
@@ -146,28 +159,37 @@ final class HostRecord implements AutoCloseable {
             byte[] line = (VERSION + " " + m.token() + " " + holder + " " + m.resource() + "\n")
                     .getBytes(StandardCharsets.UTF_8);
             try {
-                Files.createDirectories(file.getParent());
                 Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-                try (FileChannel ch = FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.WRITE)) {
+                FileChannel ch;
+                try {
+                    ch = openForWriting(tmp);
+                } catch (NoSuchFileException e) {
+                    // The first mark under this directory of the record.
+                    Files.createDirectories(file.getParent());
+                    ch = openForWriting(tmp);
+                }
+                try (FileChannel out = ch) {
                     // Not forced to disk: git does not sync the ref update this record stands beside either
                     // (core.fsync leaves refs out by default), and a sync costs every push milliseconds.
                     // A crash can lose the newest mark, never raise one: protection lapses, nothing is refused.
-                    ch.write(ByteBuffer.wrap(line));
+                    out.write(ByteBuffer.wrap(line));
                 }
                 try {
                     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 } catch (AtomicMoveNotSupportedException e) {
                     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
+                known.put(m.resource(), m);
             } catch (IOException e) {
                 throw new StoreUnavailableException(
                         "cannot write the repository's record " + file + ": " + e.getMessage(), e);
             }
         }
+    }
+
+    private static FileChannel openForWriting(Path file) throws IOException {
+        return FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
     }
 
     private Path fileOf(String resource) {

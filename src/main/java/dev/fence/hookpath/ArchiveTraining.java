@@ -27,7 +27,9 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The training run for class-data sharing, in two processes. {@code bin/fence --build-archive} starts an
@@ -143,6 +145,10 @@ final class ArchiveTraining {
         // draws on ThreadLocalRandom (with Random and its interfaces): by chance in a hook, so not always
         // in this run, and read from the JDK's module image (about 1 ms) whenever the archive lacks it.
         ThreadLocalRandom.current();
+        // Likewise a thread that waits for a latch or a lock another holds queues a node of the JDK's
+        // synchronizer framework: the hook's store thread waits for the push, which this run's timing may
+        // not reproduce, so a wait is made here for certain.
+        queueOnceOnALock();
         File plan = new File(dir, PLAN);
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(new FileInputStream(plan), StandardCharsets.UTF_8))) {
@@ -161,6 +167,54 @@ final class ArchiveTraining {
                 env.put("GIT_PUSH_OPTION_1", "fence-proof=" + f[2]);
                 hook(env, Path.of(f[0]), f[3] + "\n");
             }
+        }
+    }
+
+    /** Waits for a latch, then for a lock. */
+    private static final class Waiter extends Thread {
+        private final CountDownLatch latch;
+        private final ReentrantLock lock;
+
+        Waiter(CountDownLatch latch, ReentrantLock lock) {
+            this.latch = latch;
+            this.lock = lock;
+        }
+
+        @Override
+        public void run() {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    /** Makes a thread wait in a latch's queue and in a lock's, so that their node classes are loaded. */
+    private static void queueOnceOnALock() throws IOException {
+        ReentrantLock lock = new ReentrantLock();
+        CountDownLatch latch = new CountDownLatch(1);
+        Waiter waiter = new Waiter(latch, lock);
+        lock.lock();
+        try {
+            waiter.start();
+            while (!lock.hasQueuedThreads() && waiter.isAlive()) {
+                if (waiter.getState() == Thread.State.WAITING && latch.getCount() > 0) {
+                    latch.countDown();
+                }
+                Thread.onSpinWait();
+            }
+        } finally {
+            latch.countDown();
+            lock.unlock();
+        }
+        try {
+            waiter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
         }
     }
 
