@@ -33,7 +33,7 @@ if [ -z "$jar" ]; then
   jar="$root/target/fence.jar"
 fi
 
-# The launcher's own training run (dev.fence.cli.Warmup): the hook's real path, in a throw-away
+# The launcher's own training run (dev.fence.hookpath.ArchiveTraining): the hook's real path, in a throw-away
 # repository set up as 'fence install' does, on SQLite and on Redis (FENCE_WARMUP_REDIS, else a private
 # redis-server when one is on PATH); then once per store.
 for store in "" sqlite redis; do

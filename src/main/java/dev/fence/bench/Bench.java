@@ -9,7 +9,7 @@ import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
 import dev.fence.git.Git;
 import dev.fence.hook.HookConfig;
-import dev.fence.install.HookJvm;
+import dev.fence.hookpath.JvmSettings;
 import dev.fence.install.HookScripts;
 import dev.fence.install.Launch;
 import dev.fence.server.CredentialsFile;
@@ -230,8 +230,8 @@ public final class Bench {
                 String v = jdkTag(jdk);
                 String java = jdk.resolve("bin").resolve("java").toString();
                 // The floor starts with the options the launcher gives a hook on this JDK.
-                List<String> floorOptions = new ArrayList<>(HookJvm.OPTIONS);
-                floorOptions.addAll(HookJvm.jdkOptions(jdkMajor(jdk)));
+                List<String> floorOptions = new ArrayList<>(JvmSettings.OPTIONS);
+                floorOptions.addAll(JvmSettings.jdkOptions(jdkMajor(jdk)));
                 String floor = "#!/bin/sh\nexec " + java + " " + String.join(" ", floorOptions) + " -cp " + hello + " "
                         + Hello.class.getName() + "\n";
                 pushes.add(
@@ -427,7 +427,7 @@ public final class Bench {
      * same JDK.
      */
     private static String javaHook(Build o, Path jdk, String storeUrl) {
-        String storeKind = HookJvm.storeKind(storeUrl);
+        String storeKind = JvmSettings.storeKind(storeUrl);
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
         if (o.launcher() != null && !version.equals("?")) {
@@ -440,7 +440,7 @@ public final class Bench {
             return installed.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
         }
         List<String> words = new ArrayList<>(List.of(java));
-        words.addAll(HookJvm.OPTIONS);
+        words.addAll(JvmSettings.OPTIONS);
         words.addAll(List.of("-cp", o.jar().toString(), "dev.fence.cli.Main", "hook", "pre-receive"));
         return "#!/bin/sh\nexec " + String.join(" ", words) + "\n";
     }
@@ -489,12 +489,12 @@ public final class Bench {
     /** The JDK's major version, from its release file (0 when unknown). */
     /** The JDK's feature release, from its release file (0 when unknown). */
     static int jdkMajor(Path jdk) {
-        return HookJvm.feature(jdkVersion(jdk));
+        return JvmSettings.feature(jdkVersion(jdk));
     }
 
     /** The JDK's version as its release file spells it (as the launcher reads it), or "?". */
     static String jdkVersion(Path jdk) {
-        return HookJvm.releaseVersion(jdk).orElse("?");
+        return JvmSettings.releaseVersion(jdk).orElse("?");
     }
 
     private static String jdkTag(Path jdk) {

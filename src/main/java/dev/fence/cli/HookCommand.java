@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.hookpath.HookRunner;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -25,6 +26,11 @@ final class HookCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "a hook name is required (pre-receive, post-receive)");
+    }
+
+    /** What a hook run in {@code ctx} reads and writes. */
+    static HookRunner.Io io(Context ctx) {
+        return new HookRunner.Io(ctx.in(), ctx.err(), ctx.env(), ctx.clock(), ctx.cwd());
     }
 
     @ExitCodes({
@@ -66,7 +72,7 @@ final class HookCommand implements Runnable {
 
         @Override
         public Integer call() {
-            return HookRunner.preReceive(ctx, config, store, server);
+            return HookRunner.preReceive(io(ctx), config, store, server);
         }
     }
 
@@ -93,7 +99,7 @@ final class HookCommand implements Runnable {
 
         @Override
         public Integer call() {
-            return HookRunner.postReceive(ctx, config, store, server);
+            return HookRunner.postReceive(io(ctx), config, store, server);
         }
     }
 }

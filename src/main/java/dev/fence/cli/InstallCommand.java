@@ -1,26 +1,21 @@
 package dev.fence.cli;
 
+import dev.fence.hookpath.Archives;
+import dev.fence.hookpath.JvmSettings;
 import dev.fence.install.BareRepoInstaller;
 import dev.fence.install.GhesInstaller;
 import dev.fence.install.GhesShim;
 import dev.fence.install.GitLabInstaller;
-import dev.fence.install.HookJvm;
 import dev.fence.install.HookScripts;
 import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URISyntaxException;
-import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -233,7 +228,7 @@ final class InstallCommand implements Callable<Integer> {
             }
             Launch launch = launch(new Launch.Launcher(fromEnv), "java");
             if (launcher == null && jar == null && launch instanceof Launch.Launcher l) {
-                launch = direct(l, HookJvm.storeKind(store));
+                launch = direct(l, JvmSettings.storeKind(store));
             }
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
@@ -269,73 +264,24 @@ final class InstallCommand implements Callable<Integer> {
      */
     private static Launch direct(Launch.Launcher launcher, String storeKind) {
         Path launcherFile = Path.of(launcher.path());
-        Path jar = runningJar();
+        Path jar = Archives.runningJar();
         Path javaHome = Path.of(System.getProperty("java.home"));
-        var version = HookJvm.releaseVersion(javaHome);
+        var version = JvmSettings.releaseVersion(javaHome);
         if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null || version.isEmpty()) {
             return launcher;
         }
         return new Launch.Direct(launcher, javaHome.toString(), version.get(), jar.toString(), storeKind);
     }
 
-    /** The jar this class was loaded from, or null when it was not loaded from a jar file. */
-    private static Path runningJar() {
-        try {
-            URL location =
-                    InstallCommand.class.getProtectionDomain().getCodeSource().getLocation();
-            Path jar = Path.of(location.toURI());
-            return jar.toString().endsWith(".jar") && Files.isRegularFile(jar) ? jar : null;
-        } catch (URISyntaxException | RuntimeException e) {
-            return null;
-        }
-    }
-
     /**
-     * Best effort: when the hook runs through a launcher given by absolute path and this jar has no
-     * current class-data archive for this JDK yet (the name {@code bin/fence} looks for), runs {@code
-     * <launcher> --build-archive [storeKind]} once, so that the first push already starts from the archive.
-     * The training never touches the hook's own store: a Redis hook's archive is trained on a private
-     * {@code redis-server} when the machine has one.
+     * Best effort: makes sure the archive a hook run through {@code launcherPath} starts from is built (see
+     * {@link Archives#buildOnce}), and says what happened.
      */
     private void buildArchiveOnce(String launcherPath, String storeKind) {
         PrintWriter out = spec.commandLine().getOut();
-        try {
-            Path launcherFile = Path.of(launcherPath);
-            Path jar = runningJar();
-            if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null) {
-                return;
-            }
-            String version = HookJvm.releaseVersion(Path.of(System.getProperty("java.home")))
-                    .orElse("unknown");
-            Path archive = HookJvm.archive(jar, version, storeKind);
-            if (Files.exists(archive)
-                    && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0) {
-                return;
-            }
-            List<String> command = new ArrayList<>(List.of(launcherPath, "--build-archive"));
-            if (storeKind != null) {
-                command.add(storeKind);
-            }
-            String shown = String.join(" ", command);
-            ProcessBuilder pb = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-            pb.environment().clear();
-            pb.environment().putAll(env);
-            pb.environment().put("FENCE_JAR", jar.toString());
-            Process p = pb.start();
-            p.getOutputStream().close();
-            if (p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0) {
-                out.println("built the class-data archive the hook starts from (" + shown + ")");
-            } else {
-                p.destroyForcibly();
-                out.println("warning: could not build the hook's class-data archive; pushes work, a little slower"
-                        + " (run " + shown + " to retry)");
-            }
-        } catch (IOException | RuntimeException e) {
-            out.println("warning: could not build the hook's class-data archive (" + e.getMessage() + ")");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        String said = Archives.buildOnce(launcherPath, storeKind, env);
+        if (said != null) {
+            out.println(said);
         }
         out.flush();
     }

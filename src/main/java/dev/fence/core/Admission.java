@@ -61,7 +61,7 @@ public final class Admission {
         return ObjectIds.isZero(a) ? ObjectIds.isZero(b) : a.equals(b);
     }
 
-    /** As {@link #decide(PushAttempt, Map, StoreIdentity, FencePolicy, Ancestry, Instant, Map)} with no repository record. */
+    /** As {@link #decide(PushAttempt, Map, StoreIdentity, FencePolicy, Ancestry, Instant, Map, Proofs)} with no repository record and the JCE's MAC. */
     public static Plan decide(
             PushAttempt push,
             Map<String, ResourceState> states,
@@ -69,7 +69,7 @@ public final class Admission {
             FencePolicy policy,
             Ancestry ancestry,
             Instant now) {
-        return decide(push, states, identity, policy, ancestry, now, Map.of());
+        return decide(push, states, identity, policy, ancestry, now, Map.of(), Proofs.standard());
     }
 
     /**
@@ -79,6 +79,7 @@ public final class Admission {
      * @param identity the store's current identity (for proofs and the counter floor)
      * @param now the time recorded in events and tips
      * @param marks the repository's own record, by resource (resources it has none for are absent)
+     * @param proofs checks the push's proof
      */
     public static Plan decide(
             PushAttempt push,
@@ -87,7 +88,8 @@ public final class Admission {
             FencePolicy policy,
             Ancestry ancestry,
             Instant now,
-            Map<String, AcceptedMark> marks) {
+            Map<String, AcceptedMark> marks,
+            Proofs proofs) {
         List<RefDecision> decisions = new ArrayList<>();
         List<ResourceWrite> writes = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
@@ -103,7 +105,7 @@ public final class Admission {
             }
             AcceptedMark mark = marks.get(resource);
             Step step = push.options().token().isPresent()
-                    ? withToken(push, u, resource, s, identity, policy, ancestry, now, mark)
+                    ? withToken(push, u, resource, s, identity, policy, ancestry, now, mark, proofs)
                     : tokenless(push, u, resource, s, identity, policy, ancestry, now, mark);
             decisions.add(step.decision);
             if (step.write != null) {
@@ -194,11 +196,20 @@ public final class Admission {
             FencePolicy policy,
             Ancestry ancestry,
             Instant now,
-            AcceptedMark mark) {
+            AcceptedMark mark,
+            Proofs proofs) {
         long n = push.options().token().getAsLong();
         String proof = push.options().proof();
         Refusal r = tokenRule(
-                resource, u.ref(), "the push carried fence=" + n + " without fence-proof", n, proof, s, identity, mark);
+                resource,
+                u.ref(),
+                "the push carried fence=" + n + " without fence-proof",
+                n,
+                proof,
+                s,
+                identity,
+                mark,
+                proofs);
         if (r != null) {
             return refused(u, resource, n, s, r.reason(), r.detail());
         }
@@ -291,6 +302,7 @@ public final class Admission {
      * @param what what is written, for the messages (a ref name, a resource name)
      * @param noProof the first words of the message when the write carried no proof
      * @param mark the writer's own record of accepted tokens for the resource, or null when it keeps none
+     * @param proofs checks the proof
      * @return null when n may write, else why not
      */
     static Refusal tokenRule(
@@ -301,11 +313,12 @@ public final class Admission {
             String proof,
             ResourceState s,
             StoreIdentity identity,
-            AcceptedMark mark) {
+            AcceptedMark mark,
+            Proofs proofs) {
         if (proof == null) {
             return new Refusal(Reason.BAD_PROOF, noProof + "; a token number alone is not a credential");
         }
-        switch (Proofs.verify(identity, resource, n, proof)) {
+        switch (proofs.verify(identity, resource, n, proof)) {
             case OLD_GENERATION:
                 return new Refusal(
                         Reason.OLD_GENERATION,

@@ -25,18 +25,20 @@ public final class AdmissionService {
     private final FencePolicy policy;
     private final Clock clock;
     private final Supplier<StoreIdentity> candidate;
+    private final Proofs proofs;
 
+    /** A service that checks proofs with the JCE's MAC. */
     public AdmissionService(LeaseStore store, FencePolicy policy, Clock clock) {
+        this(store, policy, clock, Proofs.standard());
+    }
+
+    /** A service that checks proofs with {@code proofs}. */
+    public AdmissionService(LeaseStore store, FencePolicy policy, Clock clock, Proofs proofs) {
         this.store = store;
         this.policy = policy;
         this.clock = clock;
-        // Not a lambda: every hook process runs this once, and linking a lambda costs a fresh JVM milliseconds.
-        this.candidate = new Supplier<>() {
-            @Override
-            public StoreIdentity get() {
-                return Identities.candidate(clock.instant());
-            }
-        };
+        this.candidate = Identities.candidates(clock);
+        this.proofs = proofs;
     }
 
     /**
@@ -80,7 +82,8 @@ public final class AdmissionService {
             var read = store.identityAndSnapshot(resources, candidate);
             StoreIdentity identity = read.identity();
             var states = read.states();
-            Admission.Plan plan = Admission.decide(push, states, identity, policy, ancestry, clock.instant(), marks);
+            Admission.Plan plan =
+                    Admission.decide(push, states, identity, policy, ancestry, clock.instant(), marks, proofs);
             // A caller without the repository (fence serve) answers ancestry from facts it was sent; a
             // decision built on a provisional answer must not be recorded: ask for the missing facts.
             ancestry.requireSettled();

@@ -16,8 +16,6 @@ public final class Durations {
      * @throws InvalidInputException when the text is not a positive whole number with a unit
      */
     public static Duration parsePositive(String what, String text) {
-        // By hand rather than with a regular expression: a hook parses its store timeout on every push, in a
-        // fresh JVM where compiling a pattern costs more than the whole parse.
         String t = text == null ? "" : text.trim();
         int digits = 0;
         while (digits < t.length() && t.charAt(digits) >= '0' && t.charAt(digits) <= '9') {

@@ -35,10 +35,7 @@ public final class FencedMessage {
 
     private FencedMessage() {}
 
-    /**
-     * {@code HH:mm:ssZ} in UTC. By hand: a pattern formatter costs a fresh JVM (a hook) milliseconds to
-     * build, more than the rest of the message.
-     */
+    /** {@code HH:mm:ssZ} in UTC. */
     static String timeOfDay(Instant at) {
         long s = Math.floorMod(at.getEpochSecond(), 86_400L);
         return twoDigits(s / 3600) + ":" + twoDigits(s / 60 % 60) + ":" + twoDigits(s % 60) + "Z";
@@ -163,8 +160,6 @@ public final class FencedMessage {
     }
 
     private static String rereadHint(Fenced f) {
-        // An if, not Optional.map with a lambda: a refused push is judged in a hook process, where linking a
-        // first lambda costs milliseconds of method-handle set-up on JDK 17.
         var ref = Resources.parse(f.resource());
         if (ref.isPresent()) {
             var g = ref.get();

@@ -88,7 +88,8 @@ public final class FencedWrites {
                     a.proof(),
                     s,
                     identity,
-                    null);
+                    null,
+                    Proofs.standard());
             if (r == null && !a.holder().equals(Proofs.holderOf(a.proof()))) {
                 r = new Admission.Refusal(
                         Reason.NOT_HOLDER,

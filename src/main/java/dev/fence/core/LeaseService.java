@@ -92,7 +92,7 @@ public final class LeaseService implements LeaseOperations {
                 resource,
                 holder,
                 g.token(),
-                Proofs.issue(identity, resource, g.token(), holder),
+                Proofs.standard().issue(identity, resource, g.token(), holder),
                 g.generation(),
                 g.grantedAt(),
                 g.expiresAt(),
@@ -179,7 +179,8 @@ public final class LeaseService implements LeaseOperations {
         if (!identity.generation().equals(st.generation())) {
             throw new StoreUnavailableException("the store changed generation while issuing a proof; try again");
         }
-        return new ProofOutcome.Issued(Proofs.issue(identity, resource, token, holder), identity.generation());
+        return new ProofOutcome.Issued(
+                Proofs.standard().issue(identity, resource, token, holder), identity.generation());
     }
 
     /** Null when {@code token} is {@code holder}'s current, unreleased grant; else why not, as FENCED. */
@@ -223,7 +224,7 @@ public final class LeaseService implements LeaseOperations {
             return null;
         }
         StoreIdentity identity = identity();
-        return switch (Proofs.verify(identity, resource, token, proof)) {
+        return switch (Proofs.standard().verify(identity, resource, token, proof)) {
             case VALID -> holder.equals(Proofs.holderOf(proof))
                     ? null
                     : lost(

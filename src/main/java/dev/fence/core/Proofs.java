@@ -1,12 +1,8 @@
 package dev.fence.core;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Proofs that a token was granted to a holder. A token number alone is no credential: FENCED messages and
@@ -25,12 +21,12 @@ import javax.crypto.spec.SecretKeySpec;
  * recognised as proofs, so that a push carrying one is answered with {@link Check#OLD_FORMAT} rather than
  * as malformed input; they are never valid.
  *
- * <p>Thread-safe.
+ * <p>The MAC is computed by the {@link Digests} a {@code Proofs} is made with ({@link #standard()}: the
+ * JCE's). Thread-safe.
  */
 public final class Proofs {
     private static final String PREFIX = "fp2.";
     private static final String OLD_PREFIX = "fp1.";
-    private static final int HMAC_BLOCK = 64;
     private static final int MAC_LENGTH = 43;
     private static final int MAX_GENERATION = 64;
     /** The base64url of a {@link Names#MAX_LENGTH}-character name in UTF-8 (up to 3 bytes a character). */
@@ -40,7 +36,19 @@ public final class Proofs {
     public static final String OLD_FORMAT_DETAIL = "the proof is of fence's first format, which did not name its"
             + " holder; leases granted before the upgrade are void: acquire a new lease";
 
-    private Proofs() {}
+    private static final Proofs STANDARD = new Proofs(Digests.jce());
+
+    private final Digests digests;
+
+    /** Proofs whose MACs {@code digests} computes. */
+    public Proofs(Digests digests) {
+        this.digests = digests;
+    }
+
+    /** Proofs whose MACs the JCE computes. */
+    public static Proofs standard() {
+        return STANDARD;
+    }
 
     /** Outcome of {@link #verify}. */
     public enum Check {
@@ -54,7 +62,7 @@ public final class Proofs {
     }
 
     /** Issues the proof of {@code token} on {@code resource}, granted to {@code holder}, under {@code identity}. */
-    public static String issue(StoreIdentity identity, String resource, long token, String holder) {
+    public String issue(StoreIdentity identity, String resource, long token, String holder) {
         return PREFIX + identity.generation() + "." + encodeHolder(holder) + "."
                 + mac(identity, identity.generation(), resource, token, holder);
     }
@@ -75,8 +83,7 @@ public final class Proofs {
 
     /**
      * The parts of a well-formed proof: {generation, holder, mac} for {@code fp2}, {generation, mac} for
-     * {@code fp1}; null when malformed. Checked by hand rather than by a regular expression: each hook
-     * checks one proof, and compiling a pattern costs a fresh JVM more than that.
+     * {@code fp1}; null when malformed.
      */
     private static String[] parse(String proof) {
         if (proof == null) {
@@ -153,7 +160,7 @@ public final class Proofs {
      *
      * @throws InvalidInputException when the proof is not well-formed
      */
-    public static Check verify(StoreIdentity identity, String resource, long token, String proof) {
+    public Check verify(StoreIdentity identity, String resource, long token, String proof) {
         String[] parts = parse(proof);
         if (parts == null) {
             throw new InvalidInputException(
@@ -171,80 +178,9 @@ public final class Proofs {
         return MessageDigest.isEqual(expected, given) ? Check.VALID : Check.BAD;
     }
 
-    private static String mac(StoreIdentity identity, String generation, String resource, long token, String holder) {
+    private String mac(StoreIdentity identity, String generation, String resource, long token, String holder) {
         String message = "fp2\n" + generation + '\n' + resource + '\n' + token + '\n' + holder;
-        byte[] out = mac(identity.proofKey(), message.getBytes(StandardCharsets.UTF_8));
+        byte[] out = digests.hmacSha256(identity.proofKey(), message.getBytes(StandardCharsets.UTF_8));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(out);
-    }
-
-    /** MACs computed in plain Java before switching to the JCE (see {@link #mac(byte[], byte[])}). */
-    private static final int PLAIN_JAVA_MACS = 64;
-
-    private static final AtomicInteger MACS = new AtomicInteger();
-
-    /**
-     * HMAC-SHA256 of {@code message}: in plain Java ({@link #hmacSha256}) for the first few of a process,
-     * which is all a hook computes, then with the JCE, whose SHA-256 the JIT backs with CPU instructions
-     * (a few times faster per MAC, worth its start-up cost to a long-running client or server). The same
-     * bytes either way.
-     */
-    static byte[] mac(byte[] key, byte[] message) {
-        if (MACS.get() < PLAIN_JAVA_MACS && MACS.incrementAndGet() <= PLAIN_JAVA_MACS) {
-            return hmacSha256(key, message);
-        }
-        try {
-            Mac mac = JceMacs.MACS.get();
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(message);
-        } catch (GeneralSecurityException | RuntimeException e) {
-            return hmacSha256(key, message);
-        }
-    }
-
-    /**
-     * One JCE {@code Mac} per thread, looked up once: {@code Mac.getInstance} walks the providers on every
-     * call, which under many callers (a server, a busy client) costs more than the MAC. A holder class,
-     * so that a hook, which never gets this far, does not load it.
-     */
-    private static final class JceMacs {
-        static final ThreadLocal<Mac> MACS = new ThreadLocal<>() {
-            @Override
-            protected Mac initialValue() {
-                try {
-                    return Mac.getInstance("HmacSHA256");
-                } catch (GeneralSecurityException e) {
-                    throw new IllegalStateException("no HmacSHA256 in this JDK", e);
-                }
-            }
-        };
-
-        private JceMacs() {}
-    }
-
-    /**
-     * HMAC-SHA256 (RFC 2104) over {@link Sha256}. The same bytes as {@code
-     * javax.crypto.Mac.getInstance("HmacSHA256")}, without the JCA: looking up a {@code Mac} (or a {@code
-     * MessageDigest}) walks the security providers and reads the crypto policy files, which a hook
-     * process would pay on every push for one HMAC.
-     */
-    static byte[] hmacSha256(byte[] key, byte[] message) {
-        byte[] block = new byte[HMAC_BLOCK];
-        byte[] k = key.length > HMAC_BLOCK ? Sha256.digest(key) : key;
-        System.arraycopy(k, 0, block, 0, k.length);
-        byte[] pad = new byte[HMAC_BLOCK];
-        for (int i = 0; i < HMAC_BLOCK; i++) {
-            pad[i] = (byte) (block[i] ^ 0x36);
-        }
-        Sha256 inner = new Sha256();
-        inner.update(pad);
-        inner.update(message);
-        byte[] innerDigest = inner.finish();
-        for (int i = 0; i < HMAC_BLOCK; i++) {
-            pad[i] = (byte) (block[i] ^ 0x5c);
-        }
-        Sha256 outer = new Sha256();
-        outer.update(pad);
-        outer.update(innerDigest);
-        return outer.finish();
     }
 }

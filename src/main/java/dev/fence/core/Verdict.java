@@ -16,9 +16,6 @@ public record Verdict(List<RefDecision> decisions, List<String> warnings) {
         warnings = List.copyOf(warnings);
     }
 
-    // Loops rather than streams: a hook process asks these once, and in a fresh JVM loading the stream
-    // machinery costs more than these loops ever will.
-
     public boolean accepted() {
         for (RefDecision d : decisions) {
             if (d instanceof RefDecision.Refused) {

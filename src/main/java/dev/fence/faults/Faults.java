@@ -2,7 +2,7 @@ package dev.fence.faults;
 
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
-import dev.fence.install.HookJvm;
+import dev.fence.hookpath.JvmSettings;
 import dev.fence.install.Launch;
 import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
@@ -259,11 +259,11 @@ public final class Faults {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> words = new ArrayList<>();
         words.add(java.toString());
-        words.addAll(HookJvm.OPTIONS);
-        words.addAll(HookJvm.jdkOptions(Runtime.version().feature()));
+        words.addAll(JvmSettings.OPTIONS);
+        words.addAll(JvmSettings.jdkOptions(Runtime.version().feature()));
         words.add("-cp");
         words.add(System.getProperty("java.class.path"));
-        words.add(HookJvm.MAIN);
+        words.add(JvmSettings.MAIN);
         StringBuilder script = new StringBuilder("#!/bin/sh\nexec");
         for (String w : words) {
             script.append(" '").append(w.replace("'", "'\\''")).append('\'');

@@ -1,8 +1,8 @@
 package dev.fence.hook;
 
 import dev.fence.core.AcceptedMark;
+import dev.fence.core.Digests;
 import dev.fence.core.Names;
-import dev.fence.core.Sha256;
 import dev.fence.core.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -38,11 +38,15 @@ final class HostRecord implements AutoCloseable {
     private static final String VERSION = "v1";
 
     private final Path dir;
+    private final Digests digests;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    /** What {@link #read(Collection)} found, under this lock: the marks {@link #raise} compares against. */
+    private final Map<String, AcceptedMark> known = new HashMap<>();
 
-    private HostRecord(Path dir, FileChannel lockChannel, FileLock lock) {
+    private HostRecord(Path dir, Digests digests, FileChannel lockChannel, FileLock lock) {
         this.dir = dir;
+        this.digests = digests;
         this.lockChannel = lockChannel;
         this.lock = lock;
     }
@@ -50,19 +54,26 @@ final class HostRecord implements AutoCloseable {
     /**
      * Takes the record's lock, waiting at most until {@code deadlineNanos} ({@link System#nanoTime()}).
      *
+     * @param digests names the record's files
      * @throws StoreUnavailableException when the record cannot be opened or stays locked
      */
-    static HostRecord lock(Path gitDir, long deadlineNanos) {
+    static HostRecord lock(Path gitDir, long deadlineNanos, Digests digests) {
         Path base = gitDir.resolve("fence");
         Path dir = base.resolve("accepted");
         FileChannel ch = null;
         try {
-            Files.createDirectories(dir);
-            ch = FileChannel.open(base.resolve("accepted.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            Path lockFile = base.resolve("accepted.lock");
+            try {
+                ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            } catch (NoSuchFileException e) {
+                // The repository's first fenced push: the record's directory is made once, not on every push.
+                Files.createDirectories(base);
+                ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            }
             while (true) {
                 FileLock l = ch.tryLock();
                 if (l != null) {
-                    return new HostRecord(dir, ch, l);
+                    return new HostRecord(dir, digests, ch, l);
                 }
                 if (System.nanoTime() - deadlineNanos >= 0) {
                     throw new StoreUnavailableException(
@@ -88,6 +99,7 @@ final class HostRecord implements AutoCloseable {
         Map<String, AcceptedMark> marks = new HashMap<>();
         for (String resource : resources) {
             AcceptedMark m = read(resource);
+            known.put(resource, m);
             if (m != null) {
                 marks.put(resource, m);
             }
@@ -127,10 +139,14 @@ final class HostRecord implements AutoCloseable {
                 + resource + " are refused until an admin restores or removes it");
     }
 
-    /** Raises the marks given (a mark below the one recorded is left as it is), each written atomically. */
+    /**
+     * Raises the marks given (a mark below the one recorded is left as it is), each written atomically. A
+     * mark {@link #read(Collection)} already read under this lock is not read again: nobody else writes
+     * while the lock is held.
+     */
     void raise(List<AcceptedMark> marks) {
         for (AcceptedMark m : marks) {
-            AcceptedMark old = read(m.resource());
+            AcceptedMark old = known.containsKey(m.resource()) ? known.get(m.resource()) : read(m.resource());
             if (old != null && old.token() > m.token()) {
                 continue;
             }
@@ -143,23 +159,27 @@ final class HostRecord implements AutoCloseable {
             byte[] line = (VERSION + " " + m.token() + " " + holder + " " + m.resource() + "\n")
                     .getBytes(StandardCharsets.UTF_8);
             try {
-                Files.createDirectories(file.getParent());
                 Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-                try (FileChannel ch = FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.WRITE)) {
+                FileChannel ch;
+                try {
+                    ch = openForWriting(tmp);
+                } catch (NoSuchFileException e) {
+                    // The first mark under this directory of the record.
+                    Files.createDirectories(file.getParent());
+                    ch = openForWriting(tmp);
+                }
+                try (FileChannel out = ch) {
                     // Not forced to disk: git does not sync the ref update this record stands beside either
                     // (core.fsync leaves refs out by default), and a sync costs every push milliseconds.
                     // A crash can lose the newest mark, never raise one: protection lapses, nothing is refused.
-                    ch.write(ByteBuffer.wrap(line));
+                    out.write(ByteBuffer.wrap(line));
                 }
                 try {
                     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 } catch (AtomicMoveNotSupportedException e) {
                     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
+                known.put(m.resource(), m);
             } catch (IOException e) {
                 throw new StoreUnavailableException(
                         "cannot write the repository's record " + file + ": " + e.getMessage(), e);
@@ -167,8 +187,13 @@ final class HostRecord implements AutoCloseable {
         }
     }
 
+    private static FileChannel openForWriting(Path file) throws IOException {
+        return FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    }
+
     private Path fileOf(String resource) {
-        String hex = Sha256.hex(resource);
+        String hex = digests.sha256Hex(resource);
         return dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
     }
 

@@ -5,6 +5,7 @@ import dev.fence.core.Admission;
 import dev.fence.core.AdmissionService;
 import dev.fence.core.Ancestry;
 import dev.fence.core.ConfigException;
+import dev.fence.core.Digests;
 import dev.fence.core.EventType;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.Fenced;
@@ -67,13 +68,28 @@ public final class PreReceiveHook {
     private final Function<String, LeaseStore> openStore;
     private final Clock clock;
     private final ExecutorService workers;
+    private final Digests digests;
+    private final Proofs proofs;
 
     /**
+     * A hook with the JCE's digests.
+     *
      * @param openStore opens the store at a URL (the composition root decides the implementations)
      * @param clock the clock
      */
     public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock) {
-        this(openStore, clock, null);
+        this(openStore, clock, null, Digests.jce());
+    }
+
+    /**
+     * A hook with the JCE's digests.
+     *
+     * @param openStore opens the store at a URL; the hook closes what it opens
+     * @param clock the clock
+     * @param workers runs the store work, so that the hook can stop waiting for it
+     */
+    public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock, ExecutorService workers) {
+        this(openStore, clock, workers, Digests.jce());
     }
 
     /**
@@ -81,11 +97,15 @@ public final class PreReceiveHook {
      * @param clock the clock
      * @param workers runs the store work, so that the hook can stop waiting for it; null for a thread of
      *     its own per push (the one-shot hook process)
+     * @param digests checks proofs and names the repository's record files
      */
-    public PreReceiveHook(Function<String, LeaseStore> openStore, Clock clock, ExecutorService workers) {
+    public PreReceiveHook(
+            Function<String, LeaseStore> openStore, Clock clock, ExecutorService workers, Digests digests) {
         this.openStore = openStore;
         this.clock = clock;
         this.workers = workers;
+        this.digests = digests;
+        this.proofs = new Proofs(digests);
     }
 
     /**
@@ -128,23 +148,10 @@ public final class PreReceiveHook {
         }
         // The one-shot hook process: its own thread opens the store at once, while this one reads the
         // push (start-up work on two cores instead of one after the other), then judges it.
-        Admitter admitter = new Admitter(url, gitDir);
+        Admitter admitter = new Admitter(url, gitDir, ancestry);
         admitter.start();
         try {
-            return judge(
-                            config,
-                            env,
-                            gitDir,
-                            stdin,
-                            url,
-                            // Not a lambda: linking one costs a one-shot process milliseconds (see Main).
-                            new Decider() {
-                                @Override
-                                public Verdict decide(PushAttempt push, FencePolicy policy, boolean[] down) {
-                                    return admitter.judge(push, policy, ancestry, down);
-                                }
-                            })
-                    .result();
+            return judge(config, env, gitDir, stdin, url, admitter).result();
         } finally {
             admitter.release();
         }
@@ -155,29 +162,36 @@ public final class PreReceiveHook {
      * push, judges it, closes the store. The hook waits for it at most {@code store-timeout} from the
      * moment the push is handed over; past that the process exits without it (a daemon thread).
      */
-    private final class Admitter extends Thread {
+    private final class Admitter extends Thread implements Decider, BooleanSupplier {
         private static final int OPEN = 0;
         private static final int WRITING = 1;
         private static final int ABANDONED = 2;
 
         private final String url;
         private final Path gitDir;
+        private final GitAncestry ancestry;
         private final CountDownLatch handedOver = new CountDownLatch(1);
         /** Who got there first: the store thread about to write, or the hook giving up on it (see judge). */
         private final AtomicInteger gate = new AtomicInteger(OPEN);
 
         private volatile PushAttempt push;
         private volatile FencePolicy policy;
-        private volatile Ancestry ancestry;
         private volatile long deadline;
         private volatile Verdict verdict;
         private volatile Throwable failure;
 
-        Admitter(String url, Path gitDir) {
+        Admitter(String url, Path gitDir, GitAncestry ancestry) {
             super("fence-admission");
             setDaemon(true);
             this.url = url;
             this.gitDir = gitDir;
+            this.ancestry = ancestry;
+        }
+
+        /** The gate of the store thread's first write: true while the hook still waits for the verdict. */
+        @Override
+        public boolean getAsBoolean() {
+            return gate.compareAndSet(OPEN, WRITING);
         }
 
         @Override
@@ -187,12 +201,7 @@ public final class PreReceiveHook {
                 store = openStore.apply(url);
                 handedOver.await();
                 if (push != null) {
-                    verdict = admitRecorded(store, push, policy, ancestry, gitDir, deadline, new BooleanSupplier() {
-                        @Override
-                        public boolean getAsBoolean() {
-                            return gate.compareAndSet(OPEN, WRITING);
-                        }
-                    });
+                    verdict = admitRecorded(store, push, policy, ancestry, gitDir, deadline, this);
                 }
             } catch (AdmissionService.Abandoned e) {
                 // The hook answered without this thread, which therefore wrote nothing: no failure to report.
@@ -209,10 +218,10 @@ public final class PreReceiveHook {
          * Hands the push over and waits for the verdict, as {@link PreReceiveHook#judge} with workers does;
          * meanwhile reads the pushed commits ahead, so that the store thread finds the answers at hand.
          */
-        Verdict judge(PushAttempt push, FencePolicy policy, GitAncestry ancestry, boolean[] storeDown) {
+        @Override
+        public Verdict decide(PushAttempt push, FencePolicy policy, boolean[] storeDown) {
             this.push = push;
             this.policy = policy;
-            this.ancestry = ancestry;
             long deadline = System.nanoTime() + policy.storeTimeout().toNanos();
             this.deadline = deadline;
             handedOver.countDown();
@@ -285,11 +294,11 @@ public final class PreReceiveHook {
             Path gitDir,
             long deadline,
             BooleanSupplier gate) {
-        AdmissionService service = new AdmissionService(store, policy, clock);
+        AdmissionService service = new AdmissionService(store, policy, clock, proofs);
         if (gitDir == null) {
             return service.admit(push, ancestry, Map.of(), gate);
         }
-        try (HostRecord record = HostRecord.lock(gitDir, deadline)) {
+        try (HostRecord record = HostRecord.lock(gitDir, deadline, digests)) {
             List<String> resources = new ArrayList<>();
             for (RefUpdate u : push.updates()) {
                 if (policy.isFenced(u.ref())) {
@@ -462,7 +471,7 @@ public final class PreReceiveHook {
         try {
             Future<Verdict> f = worker.submit(() -> {
                 opened[0] = openStore.apply(url);
-                return new AdmissionService(opened[0], policy, clock)
+                return new AdmissionService(opened[0], policy, clock, proofs)
                         .admit(push, ancestry, Map.of(), () -> gate.compareAndSet(0, 1));
             });
             try {

@@ -1,5 +1,6 @@
 package dev.fence.install;
 
+import dev.fence.hookpath.JvmSettings;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -100,20 +101,20 @@ public final class HookScripts {
      */
     static String directStart(Launch.Direct d, String... args) {
         StringBuilder exec = new StringBuilder("  exec \"$java_home/bin/java\"");
-        for (String o : HookJvm.OPTIONS) {
+        for (String o : JvmSettings.OPTIONS) {
             exec.append(' ').append(Shell.quote(o));
         }
-        for (String o : HookJvm.jdkOptions(HookJvm.feature(d.javaVersion()))) {
+        for (String o : JvmSettings.jdkOptions(JvmSettings.feature(d.javaVersion()))) {
             exec.append(' ').append(Shell.quote(o));
         }
-        for (String o : HookJvm.archiveOptions("$archive", d.javaVersion())) {
+        for (String o : JvmSettings.archiveOptions("$archive", d.javaVersion())) {
             // The one option that carries the archive's path: quoted as a whole, expanded by the shell.
             exec.append(" \"").append(o).append('"');
         }
-        for (String o : HookJvm.storeHint(d.storeKind())) {
+        for (String o : JvmSettings.storeHint(d.storeKind())) {
             exec.append(' ').append(Shell.quote(o));
         }
-        exec.append(" -cp \"$jar\" ").append(HookJvm.MAIN);
+        exec.append(" -cp \"$jar\" ").append(JvmSettings.MAIN);
         for (String a : args) {
             exec.append(' ').append(Shell.quote(a));
         }

@@ -1,6 +1,7 @@
 package dev.fence.install;
 
 import dev.fence.core.InvalidInputException;
+import dev.fence.hookpath.JvmSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,11 +14,11 @@ import java.util.Objects;
  */
 public sealed interface Launch {
     /**
-     * JVM options for a hook that runs {@code java -jar}: the launcher's ({@link HookJvm#OPTIONS}: it runs
+     * JVM options for a hook that runs {@code java -jar}: the launcher's ({@link JvmSettings#OPTIONS}: it runs
      * once per push, so start-up time is all that matters), and the JDK's class-data sharing when
      * available.
      */
-    List<String> HOOK_JVM_OPTIONS = HookJvm.withSharing(HookJvm.OPTIONS);
+    List<String> HOOK_JVM_OPTIONS = JvmSettings.withSharing(JvmSettings.OPTIONS);
 
     /** The shell command line that runs fence with {@code args}, every word quoted as needed. */
     String command(String... args);
@@ -84,7 +85,7 @@ public sealed interface Launch {
 
         /** The archive the direct start uses. */
         public String archive() {
-            return HookJvm.archive(Path.of(jar), javaVersion, storeKind).toString();
+            return JvmSettings.archive(Path.of(jar), javaVersion, storeKind).toString();
         }
     }
 

@@ -45,10 +45,10 @@ class ArchitectureTest {
     }
 
     @Test
-    void onlyMainTouchesTheProcess() {
+    void onlyTheProcessEntryTouchesTheProcess() {
         noClasses()
                 .that()
-                .doNotHaveFullyQualifiedName("dev.fence.cli.Main")
+                .doNotBelongToAnyOf(dev.fence.hookpath.ProcessEntry.class)
                 .should()
                 .callMethod(System.class, "exit", int.class)
                 .orShould()
@@ -57,7 +57,9 @@ class ArchitectureTest {
                 .callMethod(System.class, "getenv", String.class)
                 .orShould()
                 .accessField(System.class, "in")
-                .because("streams, the environment and the clock are passed in (no ambient I/O below Main)")
+                .orShould()
+                .callMethod(Runtime.class, "halt", int.class)
+                .because("streams, the environment and the clock are passed in (no ambient I/O below the entry)")
                 .check(classes);
     }
 

@@ -98,7 +98,7 @@ class ExitCodesTest {
                 new Context(new ByteArrayInputStream(new byte[0]), discard, discard, Map.of(), Clock.systemUTC(), tmp));
         List<List<String>> commands = List.of(
                 List.of("lease", "acquire", "--resource", "x", "--holder", "a"),
-                List.of("lease", "renew", "--resource", "x", "--holder", "a", "--token", "1"),
+                List.of("lease", "renew", "--resource", "x", "--holder", "a", "--token", "1", "--ttl", "30s"),
                 List.of("lease", "release", "--resource", "x", "--holder", "a", "--token", "1"),
                 List.of("lease", "status", "--resource", "x"),
                 List.of("status", "--holder", "a"),
@@ -153,7 +153,17 @@ class ExitCodesTest {
     @Test
     void statusesFenceDoesNotUseItselfPassThroughWithoutAStatusLine() {
         for (int status : new int[] {0, 1, 7, 42, 126}) {
-            Run r = fence("exec", "--resource", "tools/x", "--holder", "agent-a", "--", "sh", "-c", "exit " + status);
+            // A resource each: the lease a run acquires outlives it, and exec never takes it again.
+            Run r = fence(
+                    "exec",
+                    "--resource",
+                    "tools/x" + status,
+                    "--holder",
+                    "agent-a",
+                    "--",
+                    "sh",
+                    "-c",
+                    "exit " + status);
             assertEquals(status, r.exit(), r.err());
             assertFalse(r.err().contains("child-exit"), r.err());
         }

@@ -50,7 +50,7 @@ class AdmissionTest {
     }
 
     private static PushAttempt withToken(long token, RefUpdate... updates) {
-        return push("alice", token, Proofs.issue(ID, RES, token, "alice"), updates);
+        return push("alice", token, Proofs.standard().issue(ID, RES, token, "alice"), updates);
     }
 
     private static Admission.Plan decide(PushAttempt p, ResourceState s) {
@@ -153,7 +153,7 @@ class AdmissionTest {
     void tokenWithoutProofOrWithAnotherRefsProofIsFenced() {
         var noProof = push("alice", 1001L, null, new RefUpdate(A, B, MAIN));
         assertEquals(Reason.BAD_PROOF, refusal(decide(noProof, state(1001, 0, "a", 0, null, null))));
-        String otherRefProof = Proofs.issue(ID, Resources.forRef(REPO, "refs/heads/dev"), 1001, "alice");
+        String otherRefProof = Proofs.standard().issue(ID, Resources.forRef(REPO, "refs/heads/dev"), 1001, "alice");
         var wrong = push("alice", 1001L, otherRefProof, new RefUpdate(A, B, MAIN));
         assertEquals(Reason.BAD_PROOF, refusal(decide(wrong, state(1001, 0, "a", 0, null, null))));
     }
@@ -161,7 +161,7 @@ class AdmissionTest {
     @Test
     void proofFromAnOlderGenerationIsFenced() {
         StoreIdentity old = new StoreIdentity("gen0", 0, new byte[32], NOW);
-        var p = push("alice", 1001L, Proofs.issue(old, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
+        var p = push("alice", 1001L, Proofs.standard().issue(old, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
         assertEquals(Reason.OLD_GENERATION, refusal(decide(p, state(1001, 0, "a", 0, null, null))));
     }
 
@@ -284,8 +284,8 @@ class AdmissionTest {
         var plan = decide(withToken(1001, new RefUpdate(A, B, MAIN)), state(1001, 0, "agent-b", 0, null, null));
         assertEquals(Reason.DUPLICATE_TOKEN, refusal(plan));
         assertEquals("alice", plan.events().get(0).holder(), "the ledger names the holder the proof was issued to");
-        String bProof = Proofs.issue(ID, RES, 1001, "agent-b");
-        assertNotEquals(bProof, Proofs.issue(ID, RES, 1001, "alice"), "one token, two holders, two proofs");
+        String bProof = Proofs.standard().issue(ID, RES, 1001, "agent-b");
+        assertNotEquals(bProof, Proofs.standard().issue(ID, RES, 1001, "alice"), "one token, two holders, two proofs");
     }
 
     @Test
@@ -301,7 +301,8 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(RES, new AcceptedMark(RES, 1001, "agent-b")));
+                Map.of(RES, new AcceptedMark(RES, 1001, "agent-b")),
+                Proofs.standard());
         assertEquals(Reason.DUPLICATE_TOKEN, refusal(dup));
         // The host admitted 1003; the store's counter is at 1001: the store is behind, not trusted.
         var behind = Admission.decide(
@@ -311,7 +312,8 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(RES, new AcceptedMark(RES, 1003, "agent-b")));
+                Map.of(RES, new AcceptedMark(RES, 1003, "agent-b")),
+                Proofs.standard());
         assertEquals(Reason.STORE_ROLLED_BACK, refusal(behind));
         assertTrue(FencedMessage.machineLine(behind.verdict().refusals().get(0).fenced())
                 .startsWith("REJECTED "));
@@ -322,11 +324,19 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(RES, new AcceptedMark(RES, 1003, null)));
+                Map.of(RES, new AcceptedMark(RES, 1003, null)),
+                Proofs.standard());
         assertEquals(Reason.STORE_ROLLED_BACK, refusal(tokenless), "a bump from a store behind would repeat tokens");
         // The host bumped to 1001 on a tokenless push; a store that lost that grants 1001 to alice.
         var bumped = Admission.decide(
-                push, states, ID, FencePolicy.defaults(), HISTORY, NOW, Map.of(RES, new AcceptedMark(RES, 1001, null)));
+                push,
+                states,
+                ID,
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW,
+                Map.of(RES, new AcceptedMark(RES, 1001, null)),
+                Proofs.standard());
         assertEquals(Reason.DUPLICATE_TOKEN, refusal(bumped), "no grant ever carries a bump's number");
         // Its own mark, same holder: admitted as usual.
         var own = Admission.decide(
@@ -336,7 +346,8 @@ class AdmissionTest {
                 FencePolicy.defaults(),
                 HISTORY,
                 NOW,
-                Map.of(RES, new AcceptedMark(RES, 1001, "alice")));
+                Map.of(RES, new AcceptedMark(RES, 1001, "alice")),
+                Proofs.standard());
         assertTrue(own.verdict().accepted());
     }
 
@@ -383,7 +394,8 @@ class AdmissionTest {
                 Reason.PUSHER_NOT_HOLDER,
                 refusal(decide(withToken(1001, new RefUpdate(A, B, MAIN)), s, policy)),
                 "pusher 'alice' is not alice-bot");
-        var asBot = push("alice-bot", 1001L, Proofs.issue(ID, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
+        var asBot =
+                push("alice-bot", 1001L, Proofs.standard().issue(ID, RES, 1001, "alice"), new RefUpdate(A, B, MAIN));
         var plan = decide(asBot, s, policy);
         assertTrue(plan.verdict().accepted());
         assertEquals("alice", plan.events().get(0).holder());

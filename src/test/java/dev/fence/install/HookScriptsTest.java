@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.hook.HookConfig;
+import dev.fence.hookpath.JvmSettings;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -136,7 +137,7 @@ class HookScriptsTest {
         age(Path.of(d.jar()), 60);
         Files.writeString(Path.of(d.archive()), "archive");
         List<String> expected = new java.util.ArrayList<>(List.of("java"));
-        expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
+        expected.addAll(JvmSettings.allOptions(d.archive(), "17.0.15"));
         expected.addAll(List.of("-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
         assertEquals(String.join(" ", expected), runHook(d, Map.of()));
     }
@@ -148,7 +149,7 @@ class HookScriptsTest {
         age(Path.of(d.jar()), 60);
         Files.writeString(Path.of(d.archive()), "archive");
         List<String> expected = new java.util.ArrayList<>(List.of("java"));
-        expected.addAll(HookJvm.allOptions(d.archive(), "17.0.15"));
+        expected.addAll(JvmSettings.allOptions(d.archive(), "17.0.15"));
         expected.addAll(
                 List.of("-Dfence.hook.store=sqlite", "-cp", d.jar(), "dev.fence.cli.Main", "hook", "pre-receive"));
         assertEquals(String.join(" ", expected), runHook(d, Map.of()));

@@ -461,7 +461,6 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        // Not a lambda: a refused push appends its events from a hook process (see Work).
         run("append", true, new Work<Void>() {
             @Override
             public Void run(SqliteDb c) throws SQLException {
@@ -546,9 +545,8 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /**
      * What {@link #run} does inside its transaction. The calls a hook makes (open, identity and snapshot,
-     * commit, and a refused push's append) pass classes, not lambdas: a process's first lambda starts {@code java.lang.invoke}, about
-     * ten milliseconds of a hook on JDK 17, and a hook's SQLite path otherwise links none ({@code
-     * SqlitePreReceiveTest} checks).
+     * commit, and a refused push's append) pass classes: a JDK 17 hook links no lambda ({@code
+     * LauncherArchiveIT}).
      */
     @FunctionalInterface
     private interface Work<T> {

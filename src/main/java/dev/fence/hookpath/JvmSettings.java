@@ -1,4 +1,4 @@
-package dev.fence.install;
+package dev.fence.hookpath;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,11 +9,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * How the JVM of a short-lived fence command (a hook runs once per push) is started: the options and
- * the class-data archive that the {@code bin/fence} launcher uses, in one place for the installer and
- * the benchmark. {@code HookJvmTest} checks that the launcher says the same.
+ * Every JVM flag and system property fence starts or runs with, in one place: the flags of a short-lived
+ * command's JVM (a hook runs once per push) and the class-data archive it starts from, which the {@code
+ * bin/fence} launcher, the hooks {@code fence install} writes, the benchmark and the test harness all use
+ * ({@code JvmSettingsTest} checks that the launcher says the same), and the system properties the process
+ * entry ({@link ProcessEntry}) sets before anything else runs.
+ *
+ * <p>Each setting saves start-up work without changing what fence does; each says what it saves and the
+ * {@code fence bench} row that measures it ("Java hook, SQLite|Redis, JDK 17|25", against "JVM floor"). The
+ * one property set elsewhere is sqlite-jdbc's library path, which {@code SqliteNative} sets only once it has
+ * a verified cached library to point at.
  */
-public final class HookJvm {
+public final class JvmSettings {
     /**
      * Start-up is all that matters: C1 only, on one compiler thread (more would compete with the hook's
      * own threads on a small machine), compiling only code run ten times as often as it would by default
@@ -30,16 +37,16 @@ public final class HookJvm {
             "-XX:-UsePerfData");
 
     /** {@code options} and {@code -Xshare:auto}: the JDK's own class-data archive when it can be mapped. */
-    static List<String> withSharing(List<String> options) {
+    public static List<String> withSharing(List<String> options) {
         List<String> all = new ArrayList<>(options);
         all.add("-Xshare:auto");
         return List.copyOf(all);
     }
 
-    /** The class fence's JVM starts. */
+    /** The class fence's JVM starts (which hands the process to {@link ProcessEntry}). */
     public static final String MAIN = "dev.fence.cli.Main";
 
-    private HookJvm() {}
+    private JvmSettings() {}
 
     /**
      * Options a JDK of {@code feature} (17, 25...) needs whatever fence runs, also in the training run:
@@ -98,7 +105,7 @@ public final class HookJvm {
     /**
      * The system property that tells a hook process which kind of store it was installed for ({@link
      * #storeKind}), so that it starts loading what that store needs before it has read its configuration
-     * ({@code Stores.preload}). A hint: the configuration still decides.
+     * ({@code Stores.preload}: the SQLite binding seam). A hint: the configuration still decides.
      */
     public static final String STORE_HINT = "fence.hook.store";
 
@@ -113,6 +120,45 @@ public final class HookJvm {
         all.addAll(jdkOptions(feature(javaVersion)));
         all.addAll(archiveOptions(archive, javaVersion));
         return all;
+    }
+
+    private static final String SLF4J_PROVIDER = "slf4j.provider";
+    private static final String SLF4J_VERBOSITY = "slf4j.internal.verbosity";
+    private static final String INCLUDE_IN_EXCEPTIONS = "jdk.includeInExceptions";
+    private static final String NATIVE_ACCESSORS = "jdk.reflect.useNativeAccessorOnly";
+
+    /**
+     * Sets the system properties fence runs with, each unless the operator set it: they spare a process work
+     * at start-up without changing what it does. The recording JVM of a training run sets them as a hook
+     * does, so that the archive holds the classes a hook then loads.
+     *
+     * @param hook for a hook process (and the recording JVM), which also gets the settings that suit only a
+     *     short-lived process
+     */
+    public static void applyProperties(boolean hook) {
+        // SLF4J (sqlite-jdbc and Jedis log through it; the jar carries only its no-op binding) finds its
+        // binding by a service lookup, which opens and indexes the whole jar; named, it is loaded as a class.
+        // Its internal verbosity keeps it from announcing that on stderr, which a git host would show every
+        // pusher. Bench: "Java hook, SQLite" rows (the driver logs through SLF4J).
+        if (System.getProperty(SLF4J_PROVIDER) == null) {
+            System.setProperty(SLF4J_PROVIDER, "org.slf4j.nop.NOPServiceProvider");
+            if (System.getProperty(SLF4J_VERBOSITY) == null) {
+                System.setProperty(SLF4J_VERBOSITY, "WARN");
+            }
+        }
+        if (System.getProperty(INCLUDE_IN_EXCEPTIONS) == null) {
+            // From JDK 25 the first socket reads this setting while initialising InetAddress, and without a
+            // system property it loads the whole java.security file for it. The value is that file's
+            // default, so messages are the same either way. Bench: "Java hook, Redis, JDK 25".
+            System.setProperty(INCLUDE_IN_EXCEPTIONS, "hostInfoExclSocket");
+        }
+        if (hook && System.getProperty(NATIVE_ACCESSORS) == null) {
+            // From JDK 18 core reflection calls through method handles, and the first call in a process spins
+            // a class for one (a hook's first socket reflects once, on the JDK's own enum of operating
+            // systems). A process that reflects a handful of times is served as well by the JDK's native
+            // accessors, which this selects; JDK 17 ignores it. Bench: "Java hook, Redis, JDK 25".
+            System.setProperty(NATIVE_ACCESSORS, "true");
+        }
     }
 
     /** The feature release of a version string: 17 for {@code 17.0.15}, 25 for {@code 25}; 0 if unreadable. */

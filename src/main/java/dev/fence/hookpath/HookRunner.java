@@ -1,30 +1,53 @@
-package dev.fence.cli;
+package dev.fence.hookpath;
 
 import dev.fence.core.ConfigException;
+import dev.fence.core.FenceException;
 import dev.fence.core.FencePolicy;
-import dev.fence.core.LeaseStore;
+import dev.fence.core.InternalException;
 import dev.fence.hook.HookConfig;
 import dev.fence.hook.PostReceiveHook;
 import dev.fence.hook.PreReceiveHook;
+import dev.fence.server.client.FenceClient;
 import dev.fence.server.client.RemoteHooks;
-import dev.fence.store.StoreOptions;
-import dev.fence.store.Stores;
+import java.io.InputStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
- * Runs the server hooks, in direct mode (the store) or server mode ({@code fence serve}). Deliberately
- * free of picocli: {@link Main} calls it directly for {@code hook pre-receive}, so a push pays for
- * neither picocli's classes nor its command model (picocli's jar is old bytecode that class-data
- * sharing cannot archive).
+ * Runs the server hooks, in direct mode (the store) or server mode ({@code fence serve}), for {@code fence
+ * hook pre-receive|post-receive} and for the process entry's fast path ({@link #fastPath}). Free of
+ * picocli: the fast path's seam is that a push pays for neither picocli's classes nor its command model
+ * (picocli's jar is old bytecode that class-data sharing cannot archive; design §7). Bench: every "Java
+ * hook" row.
+ *
+ * <p>Exit codes are git's: 0 accepts the push, any other refuses all of it.
  */
-final class HookRunner {
+public final class HookRunner {
+    private static final int ACCEPT = 0;
+    private static final int REJECT = 1;
+
+    /** How long a hook in server mode waits for one answer from the server (as every fence client). */
+    private static final Duration SERVER_TIMEOUT = Duration.ofSeconds(5);
+
     private HookRunner() {}
 
+    /**
+     * What a hook gets from its process.
+     *
+     * @param in the ref update lines
+     * @param err where the lines for the pusher go
+     * @param env the environment
+     * @param clock the clock
+     * @param cwd the working directory (the repository, unless {@code GIT_DIR} says otherwise)
+     */
+    public record Io(InputStream in, PrintWriter err, Map<String, String> env, Clock clock, Path cwd) {}
+
     /** Runs pre-receive; returns git's exit code (0 accept, 1 reject). */
-    static int preReceive(Context ctx, Path config, String store, String server) {
+    public static int preReceive(Io ctx, Path config, String store, String server) {
         // The configuration is read once: it decides server or direct mode, and direct mode judges with it.
         HookConfig loaded = null;
         if (server != null || store == null) {
@@ -35,7 +58,7 @@ final class HookRunner {
             }
         }
         Remote remote = remote(ctx, loaded, store, server);
-        PreReceiveHook hook = new PreReceiveHook(storeOpener(ctx), ctx.clock());
+        PreReceiveHook hook = new PreReceiveHook(OneShotStores.INSTANCE, ctx.clock(), null, PlainDigests.INSTANCE);
         PreReceiveHook.Result r = remote != null
                 ? remote.hooks().preReceive(ctx.env(), gitDir(ctx), ctx.in(), remote.config())
                 : loaded != null
@@ -48,22 +71,22 @@ final class HookRunner {
     }
 
     /** Runs post-receive; always 0 (the refs have already moved). */
-    static int postReceive(Context ctx, Path config, String store, String server) {
+    public static int postReceive(Io ctx, Path config, String store, String server) {
         Remote remote;
         try {
             remote = remote(ctx, config, store, server);
         } catch (RuntimeException e) {
             ctx.err().println("warning: fence could not record the landed push: " + e.getMessage());
-            return ExitCode.OK.code();
+            return ACCEPT;
         }
         var lines = remote != null
                 ? remote.hooks().postReceive(ctx.env(), gitDir(ctx), ctx.in(), remote.config())
-                : new PostReceiveHook(storeOpener(ctx), ctx.clock())
+                : new PostReceiveHook(OneShotStores.INSTANCE, ctx.clock())
                         .run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
         for (String line : lines) {
             ctx.err().println(line);
         }
-        return ExitCode.OK.code();
+        return ACCEPT;
     }
 
     /**
@@ -71,7 +94,7 @@ final class HookRunner {
      * returns null when the arguments are anything else (help, unknown options), which then go through the
      * full parser.
      */
-    static Integer fastPath(Context ctx, String[] args) {
+    public static Integer fastPath(Io ctx, String[] args) {
         if (args.length < 2 || !args[0].equals("hook") || !args[1].equals("pre-receive")) {
             return null;
         }
@@ -95,20 +118,20 @@ final class HookRunner {
             return preReceive(ctx, config, store, server);
         } catch (RuntimeException e) {
             // Anything unforeseen rejects the push (fail closed) with a line the pusher can report.
-            ctx.err().println("fence: " + Failures.messageOf(e));
-            return ExitCode.REJECTED.code();
+            ctx.err().println("fence: " + messageOf(e));
+            return REJECT;
         }
     }
 
     /** A hook in server mode: the client and the local configuration. */
-    record Remote(RemoteHooks hooks, HookConfig config) {}
+    private record Remote(RemoteHooks hooks, HookConfig config) {}
 
     /**
      * Server mode when {@code --server} is given, or when no {@code --store} is given and the
      * configuration names a server (never {@code FENCE_SERVER}: a hook's environment may be the pusher's); else null (direct mode, which also reports
      * a broken configuration).
      */
-    static Remote remote(Context ctx, Path configFile, String store, String server) {
+    private static Remote remote(Io ctx, Path configFile, String store, String server) {
         if (server == null && store != null) {
             return null;
         }
@@ -121,8 +144,8 @@ final class HookRunner {
         return remote(ctx, config, store, server);
     }
 
-    /** As {@link #remote(Context, Path, String, String)} with the configuration read (null: broken). */
-    static Remote remote(Context ctx, HookConfig loaded, String store, String server) {
+    /** As {@link #remote(Io, Path, String, String)} with the configuration read (null: broken). */
+    private static Remote remote(Io ctx, HookConfig loaded, String store, String server) {
         if (server == null && store != null) {
             return null;
         }
@@ -138,32 +161,17 @@ final class HookRunner {
         if (url == null) {
             return null;
         }
-        return new Remote(new RemoteHooks(ServerOption.client(ctx, url), ctx.clock()), config);
+        return new Remote(new RemoteHooks(FenceClient.create(url, ctx.env(), SERVER_TIMEOUT), ctx.clock()), config);
     }
 
-    private static Function<String, LeaseStore> storeOpener(Context ctx) {
-        StoreOptions defaults = StoreOptions.defaults();
-        // A hook makes two or three store calls and exits: one plain connection, no pool.
-        StoreOptions options =
-                new StoreOptions(Duration.ofSeconds(2), defaults.retention(), 0, defaults.waitTimeout(), true);
-        // A class, not a lambda: the hook's store thread starts right after this, and the first lambda of a
-        // JVM 17 process links the method-handle machinery (milliseconds), which is better paid while the
-        // store thread is already connecting than before it starts.
-        return new Function<>() {
-            @Override
-            public LeaseStore apply(String url) {
-                // The hook's store comes from its configuration or command line only, never FENCE_STORE
-                // or a default under HOME: on a local-path remote the environment is the pusher's.
-                if (url == null || url.isBlank()) {
-                    throw new ConfigException("no store configured: set 'store' in the hook's fence.conf"
-                            + " or pass --store to the installed hook");
-                }
-                return Stores.open(url.trim(), options);
-            }
-        };
+    /** What the pusher is told of an unforeseen failure (as the CLI words it). */
+    private static String messageOf(RuntimeException e) {
+        return e instanceof FenceException && !(e instanceof InternalException)
+                ? e.getMessage()
+                : "internal error: " + e + " (rerun with --verbose for the stack trace and report it)";
     }
 
-    static Path gitDir(Context ctx) {
+    private static Path gitDir(Io ctx) {
         String dir = ctx.env().get("GIT_DIR");
         return dir == null || dir.isBlank() ? ctx.cwd() : ctx.cwd().resolve(dir).normalize();
     }

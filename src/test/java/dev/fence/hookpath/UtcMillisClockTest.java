@@ -1,4 +1,4 @@
-package dev.fence.cli;
+package dev.fence.hookpath;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

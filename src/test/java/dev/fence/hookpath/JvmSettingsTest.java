@@ -1,4 +1,4 @@
-package dev.fence.install;
+package dev.fence.hookpath;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +13,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class HookJvmTest {
+class JvmSettingsTest {
     @TempDir
     Path tmp;
 
@@ -49,51 +49,53 @@ class HookJvmTest {
     void theLauncherStartsShortLivedCommandsWithTheSameOptions() throws IOException {
         // An installed hook that starts the JVM itself must start it exactly as the launcher would, or the
         // archive the launcher built could not be used.
-        assertEquals(HookJvm.OPTIONS, launcherArray("opts", null));
-        assertEquals(HookJvm.jdkOptions(22), launcherAppends("jdk_opts"));
-        assertEquals(List.of(), HookJvm.jdkOptions(21));
+        assertEquals(JvmSettings.OPTIONS, launcherArray("opts", null));
+        assertEquals(JvmSettings.jdkOptions(22), launcherAppends("jdk_opts"));
+        assertEquals(List.of(), JvmSettings.jdkOptions(21));
         String launcher = Files.readString(Path.of("bin/fence"), StandardCharsets.UTF_8);
         assertTrue(launcher.contains("archive_base=\"${jar%.jar}-${jdk_version:-unknown}\""), "archive naming");
         assertTrue(launcher.contains("target=\"$archive_base${kind:+-$kind}\""), "a store's archive");
         assertTrue(launcher.contains("opts+=(\"-XX:AOTCache=$archive_base.aot\")"));
         assertTrue(launcher.contains("opts+=(\"-XX:SharedArchiveFile=$archive_base.jsa\" -Xshare:auto)"));
-        assertTrue(launcher.contains(HookJvm.MAIN + " \"$@\""));
+        assertTrue(launcher.contains(JvmSettings.MAIN + " \"$@\""));
     }
 
     @Test
     void archiveNamesFollowTheLauncher() {
         Path jar = Path.of("/opt/fence/fence.jar");
-        assertEquals(Path.of("/opt/fence/fence-17.0.15.jsa"), HookJvm.archive(jar, "17.0.15"));
-        assertEquals(Path.of("/opt/fence/fence-25.0.3.aot"), HookJvm.archive(jar, "25.0.3"));
-        assertEquals(Path.of("/opt/fence/fence-25.aot"), HookJvm.archive(jar, "25"));
-        assertEquals(Path.of("/opt/fence/fence-17.0.15-redis.jsa"), HookJvm.archive(jar, "17.0.15", "redis"));
-        assertEquals(Path.of("/opt/fence/fence-25.0.3-sqlite.aot"), HookJvm.archive(jar, "25.0.3", "sqlite"));
-        assertEquals("sqlite", HookJvm.storeKind("sqlite:/var/lib/fence/fence.db"));
-        assertEquals("redis", HookJvm.storeKind("rediss://h:6380/0"));
-        assertEquals("redis", HookJvm.storeKind("redis-sentinel://s1:26379,s2:26379/fence"));
-        assertEquals(null, HookJvm.storeKind("http://fence:8700"));
-        assertEquals(null, HookJvm.storeKind(null));
+        assertEquals(Path.of("/opt/fence/fence-17.0.15.jsa"), JvmSettings.archive(jar, "17.0.15"));
+        assertEquals(Path.of("/opt/fence/fence-25.0.3.aot"), JvmSettings.archive(jar, "25.0.3"));
+        assertEquals(Path.of("/opt/fence/fence-25.aot"), JvmSettings.archive(jar, "25"));
+        assertEquals(Path.of("/opt/fence/fence-17.0.15-redis.jsa"), JvmSettings.archive(jar, "17.0.15", "redis"));
+        assertEquals(Path.of("/opt/fence/fence-25.0.3-sqlite.aot"), JvmSettings.archive(jar, "25.0.3", "sqlite"));
+        assertEquals("sqlite", JvmSettings.storeKind("sqlite:/var/lib/fence/fence.db"));
+        assertEquals("redis", JvmSettings.storeKind("rediss://h:6380/0"));
+        assertEquals("redis", JvmSettings.storeKind("redis-sentinel://s1:26379,s2:26379/fence"));
+        assertEquals(null, JvmSettings.storeKind("http://fence:8700"));
+        assertEquals(null, JvmSettings.storeKind(null));
         assertEquals(
-                List.of("-XX:SharedArchiveFile=/a.jsa", "-Xshare:auto"), HookJvm.archiveOptions("/a.jsa", "24.0.1"));
-        assertEquals(List.of("-XX:AOTCache=/a.aot"), HookJvm.archiveOptions("/a.aot", "26-ea"));
+                List.of("-XX:SharedArchiveFile=/a.jsa", "-Xshare:auto"),
+                JvmSettings.archiveOptions("/a.jsa", "24.0.1"));
+        assertEquals(List.of("-XX:AOTCache=/a.aot"), JvmSettings.archiveOptions("/a.aot", "26-ea"));
     }
 
     @Test
     void featureReleases() {
-        assertEquals(17, HookJvm.feature("17.0.15"));
-        assertEquals(25, HookJvm.feature("25"));
-        assertEquals(26, HookJvm.feature("26-ea"));
-        assertEquals(0, HookJvm.feature("unknown"));
-        assertEquals(0, HookJvm.feature(""));
+        assertEquals(17, JvmSettings.feature("17.0.15"));
+        assertEquals(25, JvmSettings.feature("25"));
+        assertEquals(26, JvmSettings.feature("26-ea"));
+        assertEquals(0, JvmSettings.feature("unknown"));
+        assertEquals(0, JvmSettings.feature(""));
     }
 
     @Test
     void releaseVersionIsReadAsTheLauncherReadsIt() throws IOException {
         Files.writeString(tmp.resolve("release"), "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_VERSION=\"25.0.3\"\n");
-        assertEquals(Optional.of("25.0.3"), HookJvm.releaseVersion(tmp));
-        assertEquals(Optional.empty(), HookJvm.releaseVersion(tmp.resolve("missing")));
+        assertEquals(Optional.of("25.0.3"), JvmSettings.releaseVersion(tmp));
+        assertEquals(Optional.empty(), JvmSettings.releaseVersion(tmp.resolve("missing")));
         assertEquals(
-                HookJvm.releaseVersion(Path.of(System.getProperty("java.home"))).map(HookJvm::feature),
+                JvmSettings.releaseVersion(Path.of(System.getProperty("java.home")))
+                        .map(JvmSettings::feature),
                 Optional.of(Runtime.version().feature()),
                 "this JDK's own release file");
     }

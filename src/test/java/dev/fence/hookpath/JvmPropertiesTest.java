@@ -1,4 +1,4 @@
-package dev.fence.cli;
+package dev.fence.hookpath;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * The system properties fence sets at start-up: only where the operator set none, and the ones that suit
  * only a short-lived process only in a hook.
  */
-class DefaultPropertiesTest {
+class JvmPropertiesTest {
     private static final List<String> NAMES = List.of(
             "jdk.reflect.useNativeAccessorOnly",
             "jdk.includeInExceptions",
@@ -47,12 +47,12 @@ class DefaultPropertiesTest {
 
     @Test
     void aHookGetsNativeReflectionOtherCommandsKeepTheJdksDefault() {
-        Main.defaultProperties(false);
+        JvmSettings.applyProperties(false);
         assertNull(System.getProperty("jdk.reflect.useNativeAccessorOnly"));
         assertEquals("org.slf4j.nop.NOPServiceProvider", System.getProperty("slf4j.provider"));
         assertEquals("hostInfoExclSocket", System.getProperty("jdk.includeInExceptions"));
 
-        Main.defaultProperties(true);
+        JvmSettings.applyProperties(true);
         assertEquals("true", System.getProperty("jdk.reflect.useNativeAccessorOnly"));
     }
 
@@ -61,7 +61,7 @@ class DefaultPropertiesTest {
         System.setProperty("jdk.reflect.useNativeAccessorOnly", "false");
         System.setProperty("jdk.includeInExceptions", "hostInfo");
         System.setProperty("slf4j.provider", "com.example.Provider");
-        Main.defaultProperties(true);
+        JvmSettings.applyProperties(true);
         assertEquals("false", System.getProperty("jdk.reflect.useNativeAccessorOnly"));
         assertEquals("hostInfo", System.getProperty("jdk.includeInExceptions"));
         assertEquals("com.example.Provider", System.getProperty("slf4j.provider"));

@@ -1,4 +1,4 @@
-package dev.fence.cli;
+package dev.fence.hookpath;
 
 import dev.fence.bench.PrivateRedis;
 import dev.fence.core.Grant;
@@ -14,6 +14,9 @@ import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +27,9 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The training run for class-data sharing, in two processes. {@code bin/fence --build-archive} starts an
@@ -41,13 +46,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>The plan can be limited to one store ({@code sqlite} or {@code redis}): the archive a hook uses when
  * its installer knew the store.
  */
-public final class Warmup {
-    private Warmup() {}
+final class ArchiveTraining {
+    private ArchiveTraining() {}
 
-    /** The argument that makes {@link Main} set up a training and run the recording JVM. */
+    /** The argument that makes the process entry set up a training and run the recording JVM. */
     static final String ARG = "--cds-training-run";
 
-    /** The argument that makes {@link Main} (in the recording JVM) run a plan's hooks. */
+    /** The argument that makes the process entry (in the recording JVM) run a plan's hooks. */
     static final String RUN_ARG = "--cds-training-hooks";
 
     /** The file the plan is written to, in the training's directory. */
@@ -60,6 +65,12 @@ public final class Warmup {
      * @param args {@code [--store sqlite|redis] [--] java-and-options...}; without a recorder command the
      *     plan runs in this JVM (a training without a separate recording process)
      */
+    /**
+     * The exit status of a training asked for a store it has nothing to train on: fence's code for a bad
+     * configuration ({@code ExitCode.CONFIG} in the command line, which this wing does not depend on).
+     */
+    static final int NO_STORE_TO_TRAIN_ON = 6;
+
     static int run(Map<String, String> processEnv, List<String> args) throws IOException, InterruptedException {
         String only = null;
         List<String> recorder = new ArrayList<>(args);
@@ -101,7 +112,7 @@ public final class Warmup {
                     // stores: better none, so that the hook falls back to that one.
                     System.err.println("fence: no Redis to train a Redis hook's archive on: put redis-server on PATH"
                             + " or set FENCE_WARMUP_REDIS to a server fence may write throw-away keys to");
-                    return 3;
+                    return NO_STORE_TO_TRAIN_ON;
                 }
             }
             Files.write(dir.resolve(PLAN), plan, StandardCharsets.UTF_8);
@@ -110,12 +121,16 @@ public final class Warmup {
                 return 0;
             }
             List<String> command = new ArrayList<>(recorder);
-            command.addAll(List.of(Main.class.getName(), RUN_ARG, dir.toString()));
+            command.addAll(List.of(JvmSettings.MAIN, RUN_ARG, dir.toString()));
             ProcessBuilder pb = new ProcessBuilder(command)
                     .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                     .redirectError(ProcessBuilder.Redirect.INHERIT);
             pb.environment().clear();
             pb.environment().putAll(processEnv);
+            // As git often starts hooks: without USER, so that the recording JVM's entry takes the path that
+            // supplies one (a copy of the environment, classes of its own) and the archive holds it.
+            pb.environment().remove("USER");
+            pb.environment().remove("LOGNAME");
             Process p = pb.start();
             p.getOutputStream().close();
             return p.waitFor();
@@ -129,13 +144,17 @@ public final class Warmup {
 
     /**
      * Runs the hooks of the plan in {@code dir}, each as git would start it: this is all the recording JVM
-     * does, so plain java.io and no streams or lambdas, which the archive would otherwise hold.
+     * does, so that the archive holds what a push loads and little else (plain java.io to read the plan).
      */
     static void runPlan(String dir) throws IOException {
         // A hook's threads load classes at once, and a contended insertion into the class loader's lock map
         // draws on ThreadLocalRandom (with Random and its interfaces): by chance in a hook, so not always
         // in this run, and read from the JDK's module image (about 1 ms) whenever the archive lacks it.
         ThreadLocalRandom.current();
+        // Likewise a thread that waits for a latch or a lock another holds queues a node of the JDK's
+        // synchronizer framework: the hook's store thread waits for the push, which this run's timing may
+        // not reproduce, so a wait is made here for certain.
+        queueOnceOnALock();
         File plan = new File(dir, PLAN);
         try (BufferedReader in =
                 new BufferedReader(new InputStreamReader(new FileInputStream(plan), StandardCharsets.UTF_8))) {
@@ -154,6 +173,54 @@ public final class Warmup {
                 env.put("GIT_PUSH_OPTION_1", "fence-proof=" + f[2]);
                 hook(env, Path.of(f[0]), f[3] + "\n");
             }
+        }
+    }
+
+    /** Waits for a latch, then for a lock. */
+    private static final class Waiter extends Thread {
+        private final CountDownLatch latch;
+        private final ReentrantLock lock;
+
+        Waiter(CountDownLatch latch, ReentrantLock lock) {
+            this.latch = latch;
+            this.lock = lock;
+        }
+
+        @Override
+        public void run() {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    /** Makes a thread wait in a latch's queue and in a lock's, so that their node classes are loaded. */
+    private static void queueOnceOnALock() throws IOException {
+        ReentrantLock lock = new ReentrantLock();
+        CountDownLatch latch = new CountDownLatch(1);
+        Waiter waiter = new Waiter(latch, lock);
+        lock.lock();
+        try {
+            waiter.start();
+            while (!lock.hasQueuedThreads() && waiter.isAlive()) {
+                if (waiter.getState() == Thread.State.WAITING && latch.getCount() > 0) {
+                    latch.countDown();
+                }
+                Thread.onSpinWait();
+            }
+        } finally {
+            latch.countDown();
+            lock.unlock();
+        }
+        try {
+            waiter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
         }
     }
 
@@ -192,14 +259,15 @@ public final class Warmup {
     }
 
     private static void hook(Map<String, String> env, Path bare, String stdin) {
-        Context ctx = new Context(
-                new ProcessStreams.In(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8))),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                new ProcessStreams.Out(java.io.OutputStream.nullOutputStream()),
-                Collections.unmodifiableMap(env),
-                UtcMillisClock.INSTANCE,
-                bare);
-        Main.run(ctx, "hook", "pre-receive");
+        HookRunner.fastPath(
+                new HookRunner.Io(
+                        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                        new PrintWriter(
+                                new OutputStreamWriter(OutputStream.nullOutputStream(), StandardCharsets.UTF_8), true),
+                        Collections.unmodifiableMap(env),
+                        UtcMillisClock.INSTANCE,
+                        bare),
+                new String[] {"hook", "pre-receive"});
     }
 
     private static void delete(File f) {

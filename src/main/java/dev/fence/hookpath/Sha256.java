@@ -1,12 +1,13 @@
-package dev.fence.core;
+package dev.fence.hookpath;
 
 /**
  * SHA-256 (FIPS 180-4) in plain Java. The JDK's {@code MessageDigest} is the same function, but looking
  * it up starts the security-provider framework (the provider list, the SUN provider's hundred-odd
  * services, its random-number sources), which a one-shot hook process would pay on every push for the
- * one HMAC it computes. Checked against {@code MessageDigest} by the tests. Not thread-safe; cheap to make.
+ * one HMAC it computes and its record's file names (see {@link PlainDigests}). Checked against {@code
+ * MessageDigest} by the tests. Not thread-safe; cheap to make.
  */
-public final class Sha256 {
+final class Sha256 {
     private static final int[] K = {
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -25,16 +26,6 @@ public final class Sha256 {
     private final byte[] block = new byte[64];
     private int filled;
     private long length;
-
-    /** The digest of {@code text} in UTF-8, as 64 lower-case hex digits. */
-    public static String hex(String text) {
-        byte[] d = digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        StringBuilder sb = new StringBuilder(64);
-        for (byte b : d) {
-            sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-        }
-        return sb.toString();
-    }
 
     /** The digest of {@code data}. */
     static byte[] digest(byte[] data) {
