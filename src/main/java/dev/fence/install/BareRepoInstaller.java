@@ -110,6 +110,7 @@ public final class BareRepoInstaller {
         }
         FilePlan plan = new FilePlan();
         List<String> layout = new ArrayList<>();
+        java.util.Set<Path> shimConfs = new java.util.HashSet<>();
         for (String hook : HOOKS) {
             if (hook.equals("post-receive") && !request.recordLanded()) {
                 continue;
@@ -123,9 +124,9 @@ public final class BareRepoInstaller {
             Path dir = hooks.resolve(hook + ".d");
             boolean dispatcher = Files.isRegularFile(single) && HookScripts.isDispatcher(FilePlan.read(single));
             Path written = Files.isDirectory(dir) || dispatcher ? dir.resolve("fence") : single;
-            if (request.shim() != null) {
+            Path conf = written.resolveSibling(HookScripts.SHIM_CONF);
+            if (request.shim() != null && shimConfs.add(conf)) {
                 // Beside the script, where the shim looks for it; not executable, so no dispatcher runs it.
-                Path conf = written.resolveSibling(HookScripts.SHIM_CONF);
                 String server = request.shim().server() != null
                         ? request.shim().server()
                         : ShimSettings.existing(conf, "FENCE_SERVER");
