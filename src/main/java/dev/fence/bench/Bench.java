@@ -12,6 +12,7 @@ import dev.fence.hook.HookConfig;
 import dev.fence.hookpath.JvmSettings;
 import dev.fence.install.HookScripts;
 import dev.fence.install.Launch;
+import dev.fence.install.ShimSettings;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
 import dev.fence.server.Role;
@@ -269,14 +270,31 @@ public final class Bench {
                 report.note("curl is not on PATH: the curl shim row is skipped");
             } else {
                 String shim = readResource("/dev/fence/install/pre-receive-curl.sh");
-                String conf = "FENCE_SERVER=" + server.uri() + "\nFENCE_CREDENTIAL=" + hookCredential + "\n";
+                // As fence install --bare --shim curl writes it (the repo id is the scenario's directory name).
+                String conf = HookScripts.shimConf(
+                        server.uri().toString(),
+                        hookCredential,
+                        new ShimSettings(FencePolicy.defaults(), "shim", null));
                 String store = serverStore;
+                String kind = redis != null ? "Redis" : "SQLite";
                 pushes.add(
                         "shim",
-                        "curl shim -> fence serve (" + (redis != null ? "Redis" : "SQLite") + ")",
+                        "curl shim -> fence serve (" + kind + ")",
                         shim,
                         Map.of("hooks/fence-shim.conf", conf),
                         (id, bare) -> grantOptions(store, id, stores));
+                String baseShim = o.baseline() != null ? jarEntry(o.baseline().jar(), CURL_SHIM) : null;
+                if (baseShim != null) {
+                    // The baseline build's shim against the same server (the settings it reads were these two).
+                    pushes.add(
+                            "base-shim",
+                            "curl shim -> fence serve (" + kind + ", baseline build)",
+                            baseShim,
+                            Map.of(
+                                    "hooks/fence-shim.conf",
+                                    "FENCE_SERVER=" + server.uri() + "\nFENCE_CREDENTIAL=" + hookCredential + "\n"),
+                            (id, bare) -> grantOptions(store, id, stores));
+                }
             }
             // The server's own verdict latency, from an in-process client. Measured before the pushes, so that
             // the shim's pushes meet a server in the state a long-running one is in (its code compiled), not
@@ -616,6 +634,21 @@ public final class Bench {
     private static void copyResource(String name, Path target) throws IOException {
         Files.writeString(target, readResource("/dev/fence/bench/" + name), StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private static final String CURL_SHIM = "dev/fence/install/pre-receive-curl.sh";
+
+    /** A text file inside a jar, or null when it has none. */
+    private static String jarEntry(Path jar, String name) throws IOException {
+        try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+            var e = j.getJarEntry(name);
+            if (e == null) {
+                return null;
+            }
+            try (var in = j.getInputStream(e)) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
     }
 
     private static String readResource(String name) throws IOException {

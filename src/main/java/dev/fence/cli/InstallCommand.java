@@ -1,5 +1,7 @@
 package dev.fence.cli;
 
+import dev.fence.core.FencePolicy;
+import dev.fence.hook.HookConfig;
 import dev.fence.hookpath.Archives;
 import dev.fence.hookpath.JvmSettings;
 import dev.fence.install.BareRepoInstaller;
@@ -140,10 +142,18 @@ final class InstallCommand implements Callable<Integer> {
             defaultValue = "java",
             converter = ShimConverter.class,
             completionCandidates = ShimCandidates.class,
-            description = "--ghes, --gitlab-global: what the hook runs: ${COMPLETION-CANDIDATES} (default:"
+            description = "--ghes, --gitlab-global, --bare: what the hook runs: ${COMPLETION-CANDIDATES} (default:"
                     + " ${DEFAULT-VALUE}). curl writes hooks/pre-receive-curl.sh, a bash + curl shim that asks fence"
                     + " serve for the verdict (no JRE or store access needed), and fence-shim.conf beside it.")
     GhesShim shim;
+
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "--shim curl: the fence.conf fence serve judges with. The shim refuses pushes to its"
+                    + " fenced-refs when the server cannot be asked, so this is written into fence-shim.conf"
+                    + " (default: the default policy, refs/heads/**).")
+    Path config;
 
     @Option(
             names = "--server",
@@ -210,11 +220,17 @@ final class InstallCommand implements Callable<Integer> {
         check(launcher == null || (jar == null && java == null), "give either --launcher or --jar/--java, not both");
         check(java == null || jar != null || mode.bare == null, "--java needs --jar with --bare");
         check(
-                mode.ghes != null
-                        || mode.gitlabGlobal != null
+                mode.gitlabTarball == null
                         || !spec.commandLine().getParseResult().hasMatchedOption("--shim"),
-                "--shim applies only to --ghes and --gitlab-global");
+                "--shim applies only to --ghes, --gitlab-global and --bare");
         check(server == null || shim == GhesShim.CURL, "--server applies only with --shim curl");
+        check(config == null || shim == GhesShim.CURL, "--config applies only with --shim curl");
+        check(
+                mode.bare == null || shim != GhesShim.CURL || store == null,
+                "--store does not apply with --shim curl: the store is fence serve's");
+        FencePolicy policy = shim == GhesShim.CURL && config != null
+                ? HookConfig.load(null, config).policy()
+                : FencePolicy.defaults();
         checkPath("--launcher", launcher);
         checkPath("--jar", jar);
         checkPath("--java", java);
@@ -230,6 +246,18 @@ final class InstallCommand implements Callable<Integer> {
             if (launcher == null && jar == null && launch instanceof Launch.Launcher l) {
                 launch = direct(l, JvmSettings.storeKind(store));
             }
+            if (shim == GhesShim.CURL) {
+                return print(new BareRepoInstaller(env)
+                                .install(new BareRepoInstaller.Request(
+                                        mode.bare,
+                                        repoId,
+                                        null,
+                                        launch,
+                                        force,
+                                        recordLanded,
+                                        new BareRepoInstaller.Shim(server, policy))))
+                        .code();
+            }
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
             ExitCode code = print(result);
@@ -243,12 +271,12 @@ final class InstallCommand implements Callable<Integer> {
             }
             return code.code();
         } else if (mode.gitlabGlobal != null) {
-            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), shim, server, force);
+            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), shim, server, policy, force);
         } else if (mode.gitlabTarball != null) {
             result = new GitLabInstaller().tarball(mode.gitlabTarball, launch(null, "java"), force);
         } else {
             result = new GhesInstaller()
-                    .install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, server, force);
+                    .install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, server, policy, force);
         }
         return print(result).code();
     }

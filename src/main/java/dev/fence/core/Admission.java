@@ -120,11 +120,15 @@ public final class Admission {
     }
 
     /**
-     * Decides a push when the store cannot be reached: pushes carrying a token and refs that need a token
-     * are refused ({@link Reason#STORE_DOWN}, fail closed); tokenless pushes that the policy would let
-     * through follow {@code on-store-down}, and even then only creations and fast-forwards of fenced refs:
-     * without the store nobody can tell which commits a rewrite or delete would discard, so those are
-     * refused. Nothing can be recorded.
+     * Decides a push when the store cannot be reached. Refs outside the fenced patterns pass untouched.
+     * With {@code on-store-down = reject} (and always when the hook's server cannot be reached: {@link
+     * FencePolicy#failingClosed()}) every fenced ref is refused alike, {@code token=0}, {@link
+     * Reason#STORE_DOWN}: nothing can be admitted, so the pusher and the options change nothing, and a hook
+     * that cannot ask Java (the curl shim) prints the same machine lines from the fenced patterns alone.
+     * With {@code accept}: pushes carrying a token and pushers that need one are refused; tokenless pushes
+     * the policy would let through are accepted for creations and fast-forwards of fenced refs only, since
+     * without the store nobody can tell which commits a rewrite or delete would discard. Nothing can be
+     * recorded.
      *
      * @param ancestry answers whether an update is a fast-forward; any failure to answer counts as "no"
      */
@@ -137,6 +141,19 @@ public final class Admission {
                 continue;
             }
             String resource = Resources.forRef(push.repoId(), u.ref());
+            if (!policy.acceptUnfencedWhenStoreDown()) {
+                decisions.add(refuse(
+                        u,
+                        resource,
+                        0,
+                        0,
+                        Reason.STORE_DOWN,
+                        null,
+                        null,
+                        "the fence store is unavailable (" + problem
+                                + "); fenced pushes are refused until it is back"));
+                continue;
+            }
             String pusher = push.actor().pusher();
             boolean needsToken = push.options().token().isPresent()
                     || policy.isAgent(pusher)
@@ -144,7 +161,7 @@ public final class Admission {
             if (needsToken && push.options().token().isEmpty()) {
                 decisions.add(
                         refuse(u, resource, 0, 0, Reason.TOKEN_REQUIRED, null, null, tokenRequiredDetail(pusher)));
-            } else if (needsToken || !policy.acceptUnfencedWhenStoreDown() || !createsOrFastForwards(u, ancestry)) {
+            } else if (needsToken || !createsOrFastForwards(u, ancestry)) {
                 decisions.add(refuse(
                         u,
                         resource,
@@ -154,7 +171,7 @@ public final class Admission {
                         null,
                         null,
                         "the fence store is unavailable (" + problem + "); "
-                                + (needsToken || !policy.acceptUnfencedWhenStoreDown()
+                                + (needsToken
                                         ? "fenced pushes are refused until it is back"
                                         : "a rewrite or delete of a fenced ref is refused until it is back"
                                                 + " (creations and fast-forwards are accepted)")));

@@ -60,6 +60,11 @@ public enum Reason {
      * page, another service, a cut-off or replayed answer); the push was refused.
      */
     BAD_SERVER_REPLY("bad-server-reply"),
+    /**
+     * The hook's own configuration is broken or incomplete, or the server refused the hook's credential:
+     * fenced refs are closed until an operator fixes it.
+     */
+    BAD_CONFIG("bad-config"),
     /** Admitted with a current token. */
     ACCEPTED("accepted"),
     /** Admitted tokenless; the counter was bumped. */

@@ -1,8 +1,10 @@
 package dev.fence.demo;
 
+import dev.fence.core.FencePolicy;
 import dev.fence.core.Grant;
 import dev.fence.git.Git;
 import dev.fence.install.HookScripts;
+import dev.fence.install.ShimSettings;
 import dev.fence.json.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -410,8 +412,10 @@ final class IncidentDemo {
             Files.setPosixFilePermissions(conf, PosixFilePermissions.fromString("rw-------"));
             Files.writeString(
                     conf,
-                    HookScripts.shimConf(server.url()) + "FENCE_CREDENTIAL=" + server.hookCredential() + "\n"
-                            + "FENCE_REPO_ID=" + REPO + "\n"
+                    HookScripts.shimConf(
+                                    server.url(),
+                                    server.hookCredential(),
+                                    new ShimSettings(FencePolicy.defaults(), REPO, null))
                             + "FENCE_SHIM_BUDGET=10\n",
                     StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -119,6 +119,8 @@ public final class Git {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
+        // Callers read git's messages: in the C locale they are the same on every machine.
+        pb.environment().put("LC_ALL", "C");
         try {
             Process p = pb.start();
             p.getOutputStream().close();

@@ -108,6 +108,8 @@ public final class GitAncestry implements Ancestry {
                 .redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().putAll(env);
+        // Its messages are read below ("not a valid ..."): in the C locale they are git's own words.
+        pb.environment().put("LC_ALL", "C");
         try {
             Process p = pb.start();
             byte[] output = p.getInputStream().readAllBytes();

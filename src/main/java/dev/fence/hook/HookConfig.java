@@ -54,7 +54,8 @@ import java.util.Optional;
  *   <tr><td>{@code agent-pushers}</td><td>none</td><td>comma-separated globs of pushers that always need a
  *       token</td></tr>
  *   <tr><td>{@code on-store-down}</td><td>{@code accept}</td><td>{@code accept} or {@code reject} tokenless
- *       pushes when the store is unreachable (pushes with a token always fail closed)</td></tr>
+ *       pushes when the store is unreachable (pushes with a token always fail closed; a hook whose server
+ *       cannot be asked rejects every fenced ref whatever this says)</td></tr>
  *   <tr><td>{@code store-timeout}</td><td>{@code 2s}</td><td>longest wait for the store, {@code ms} or
  *       {@code s}; at most {@code 4s}, since GHES allows all of a push's hooks 5 s together</td></tr>
  *   <tr><td>{@code repo-id}</td><td>none</td><td>plain git only: the repo id to use instead of {@code

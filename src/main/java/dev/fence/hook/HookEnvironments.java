@@ -5,6 +5,7 @@ import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -45,20 +46,27 @@ public final class HookEnvironments {
     private HookEnvironments() {}
 
     /**
-     * True for the variables that carry a push's host identity and push options ({@code GL_*}, {@code
-     * GITHUB_*}, {@code GITEA_*}, {@code GIT_PUSH_OPTION_*}, the plain-git pusher variables and {@code
-     * FENCE_REPO_ID}, the repo id the remote hook measured): what a remote hook sends {@code fence serve},
-     * and all the server takes from it.
+     * The variables that carry a push's host identity and push options, as globs ({@code *} at the end
+     * only): what a remote hook sends {@code fence serve}, and ({@link #isPushVariable}) all the server
+     * takes from it. {@code fence install} writes this list into the curl shim's configuration.
+     */
+    public static final List<String> HOST_VARIABLES =
+            List.of("GL_*", "GITHUB_*", "GITEA_*", "GIT_PUSH_OPTION_*", "REMOTE_USER", "USER", "LOGNAME");
+
+    /**
+     * True for the {@link #HOST_VARIABLES} and {@code FENCE_REPO_ID}, the repo id the remote hook's
+     * installation named.
      */
     public static boolean isPushVariable(String name) {
-        return name.startsWith("GL_")
-                || name.startsWith("GITHUB_")
-                || name.startsWith("GITEA_")
-                || name.startsWith("GIT_PUSH_OPTION_")
-                || name.equals("FENCE_REPO_ID")
-                || name.equals("REMOTE_USER")
-                || name.equals("USER")
-                || name.equals("LOGNAME");
+        if (name.equals("FENCE_REPO_ID")) {
+            return true;
+        }
+        for (String v : HOST_VARIABLES) {
+            if (v.endsWith("*") ? name.startsWith(v.substring(0, v.length() - 1)) : name.equals(v)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** As {@link #detect(Map, Path, String)} without a repo id override. */

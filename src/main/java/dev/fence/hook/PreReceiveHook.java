@@ -582,27 +582,43 @@ public final class PreReceiveHook {
     }
 
     private Result brokenConfig(Map<String, String> env, Path gitDir, InputStream stdin, ConfigException problem) {
+        return misconfigured(env, gitDir, stdin, problem.getMessage(), FencePolicy.defaults());
+    }
+
+    /**
+     * What a hook says when its configuration is broken or incomplete, or its server refused its
+     * credential ({@link Reason#BAD_CONFIG}): a push that touches a ref {@code fenced} fences is refused as
+     * a whole with one machine line ({@code resource=- ref=- token=0 current=0}); any other push is
+     * accepted with a warning. The curl shim says the same when its own settings are missing or refused.
+     *
+     * @param fenced the patterns that decide what is closed (a broken file's defaults, or the policy the
+     *     remote hook has)
+     */
+    public static Result misconfigured(
+            Map<String, String> env, Path gitDir, InputStream stdin, String problem, FencePolicy fenced) {
         String prefix = "";
         List<RefUpdate> updates;
         try {
             prefix = HookEnvironments.detect(env, gitDir, null).linePrefix();
+        } catch (RuntimeException e) {
+            // no host prefix then
+        }
+        try {
             updates = new HookInputParser().parse(stdin);
         } catch (RuntimeException e) {
             updates = null;
         }
-        FencePolicy defaults = FencePolicy.defaults();
-        if (updates != null && !touchesFenced(updates, defaults)) {
+        if (updates != null && !touchesFenced(updates, fenced)) {
             return new Result(
                     0,
-                    List.of(prefix + "warning: fence configuration is broken (" + problem.getMessage()
+                    List.of(prefix + "warning: fence configuration is broken (" + problem
                             + "); this push touches no fenced ref and was accepted"));
         }
-        Fenced f = new Fenced("-", null, 0, 0, Reason.STORE_DOWN, null, null, null);
+        Fenced f = new Fenced("-", null, 0, 0, Reason.BAD_CONFIG, null, null, null);
         return new Result(
                 1,
                 List.of(
-                        prefix + FencedMessage.machineLine(f).replace("reason=store-down", "reason=bad-config"),
-                        prefix + "fence: the hook's configuration is broken, so fenced refs are closed: "
-                                + problem.getMessage()));
+                        prefix + FencedMessage.machineLine(f),
+                        prefix + "fence: the hook's configuration is broken, so fenced refs are closed: " + problem));
     }
 }

@@ -281,6 +281,7 @@ public final class SymbolicRefs {
                 .redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().putAll(env);
+        pb.environment().put("LC_ALL", "C");
         try {
             Process p = pb.start();
             byte[] out = p.getInputStream().readAllBytes();

@@ -1,5 +1,6 @@
 package dev.fence.install;
 
+import dev.fence.core.FencePolicy;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
 import dev.fence.core.Resources;
@@ -47,12 +48,28 @@ public final class BareRepoInstaller {
      * @param recordLanded also install post-receive, which records every landed push in the ledger (one
      *     more JVM start per push)
      */
-    public record Request(Path bare, String repoId, String store, Launch launch, boolean force, boolean recordLanded) {
+    public record Request(
+            Path bare, String repoId, String store, Launch launch, boolean force, boolean recordLanded, Shim shim) {
+        /** A request for the Java hook. */
+        public Request(Path bare, String repoId, String store, Launch launch, boolean force, boolean recordLanded) {
+            this(bare, repoId, store, launch, force, recordLanded, null);
+        }
+
         /** A request without the post-receive hook. */
         public Request(Path bare, String repoId, String store, Launch launch, boolean force) {
             this(bare, repoId, store, launch, force, false);
         }
     }
+
+    /**
+     * The curl shim instead of the Java hook ({@code --shim curl}): the hooks are {@code
+     * hooks/pre-receive-curl.sh}, and {@value HookScripts#SHIM_CONF} beside them names the server, the repo
+     * id, and what {@link ShimSettings} derives from {@code policy}.
+     *
+     * @param server the fence serve URL, or null to keep the one configured (else a placeholder)
+     * @param policy the policy fence serve judges with
+     */
+    public record Shim(String server, FencePolicy policy) {}
 
     /**
      * Installs, or refuses without changing anything.
@@ -93,16 +110,34 @@ public final class BareRepoInstaller {
         }
         FilePlan plan = new FilePlan();
         List<String> layout = new ArrayList<>();
+        java.util.Set<Path> shimConfs = new java.util.HashSet<>();
         for (String hook : HOOKS) {
             if (hook.equals("post-receive") && !request.recordLanded()) {
                 continue;
             }
-            String script = hook.equals("pre-receive")
-                    ? HookScripts.preReceive(request.launch())
-                    : HookScripts.postReceive(request.launch());
+            String script = request.shim() != null
+                    ? HookScripts.curlShim()
+                    : hook.equals("pre-receive")
+                            ? HookScripts.preReceive(request.launch())
+                            : HookScripts.postReceive(request.launch());
             Path single = hooks.resolve(hook);
             Path dir = hooks.resolve(hook + ".d");
             boolean dispatcher = Files.isRegularFile(single) && HookScripts.isDispatcher(FilePlan.read(single));
+            Path written = Files.isDirectory(dir) || dispatcher ? dir.resolve("fence") : single;
+            Path conf = written.resolveSibling(HookScripts.SHIM_CONF);
+            if (request.shim() != null && shimConfs.add(conf)) {
+                // Beside the script, where the shim looks for it; not executable, so no dispatcher runs it.
+                String server = request.shim().server() != null
+                        ? request.shim().server()
+                        : ShimSettings.existing(conf, "FENCE_SERVER");
+                plan.add(
+                        conf,
+                        HookScripts.shimConf(
+                                server,
+                                ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
+                                new ShimSettings(request.shim().policy(), repoId, null)),
+                        FilePlan.PRIVATE);
+            }
             if (Files.isDirectory(dir) || dispatcher) {
                 plan.add(dir.resolve("fence"), script, FilePlan.EXECUTABLE);
                 layout.add(hook + ".d/fence");
@@ -130,13 +165,16 @@ public final class BareRepoInstaller {
             warnings.add("fence.repoId changed from '" + oldRepoId + "' to '" + repoId + "': resources are named"
                     + " after the repo id, so leases and tokens taken under the old id no longer apply here");
         }
-        if (request.launch() instanceof Launch.Launcher l) {
+        if (request.shim() == null && request.launch() instanceof Launch.Launcher l) {
             if (l.viaPath()) {
                 warnings.add("the hooks run '" + l.path() + "' from the PATH of the process that runs git on the"
                         + " server; pass --launcher /path/to/fence/bin/fence (or set FENCE_LAUNCHER) to pin it");
             } else if (!Files.isExecutable(Path.of(l.path()))) {
                 warnings.add("launcher " + l.path() + " does not exist or is not executable on this machine");
             }
+        }
+        if (request.shim() != null) {
+            return new InstallResult.Installed(done, warnings, shimSteps(hooks, repoId));
         }
         return new InstallResult.Installed(done, warnings, nextSteps(bare, repoId, request.store() != null, layout));
     }
@@ -161,6 +199,16 @@ public final class BareRepoInstaller {
         steps.add("Check it: a push without a token to a fenced branch is bumped or refused by policy;"
                 + " 'git push -o fence=1' with no lease is FENCED.");
         return steps;
+    }
+
+    private static List<String> shimSteps(Path hooks, String repoId) {
+        return List.of(
+                "Put the hook credential in " + hooks.resolve(HookScripts.SHIM_CONF) + " as FENCE_CREDENTIAL=…"
+                        + " (and FENCE_SERVER, if --server was not given):\n"
+                        + "    fence serve credentials add --name git --role hook --file <credentials file>",
+                "fence serve names this repository's resources " + Resources.GIT_PREFIX + repoId
+                        + ":refs/heads/<branch>; when it cannot be asked, the shim refuses every push to a fenced"
+                        + " ref. Rerun this install after changing fenced-refs in the server's fence.conf.");
     }
 
     private static String configured(Git git, Path bare, String configFile, String key) {

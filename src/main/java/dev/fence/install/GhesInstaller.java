@@ -1,6 +1,7 @@
 package dev.fence.install;
 
 import dev.fence.core.ConfigException;
+import dev.fence.core.FencePolicy;
 import dev.fence.core.InvalidInputException;
 import dev.fence.hook.HookConfig;
 import java.io.IOException;
@@ -52,12 +53,23 @@ public final class GhesInstaller {
      * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
      */
     public InstallResult install(Path dir, Launch launch, GhesShim shim, String store, String server, boolean force) {
+        return install(dir, launch, shim, store, server, FencePolicy.defaults(), force);
+    }
+
+    /**
+     * As {@link #install(Path, Launch, GhesShim, String, String, boolean)}.
+     *
+     * @param policy the policy fence serve judges with: the curl shim refuses its fenced refs when the
+     *     server cannot be asked ({@link ShimSettings})
+     */
+    public InstallResult install(
+            Path dir, Launch launch, GhesShim shim, String store, String server, FencePolicy policy, boolean force) {
         Path out = dir.toAbsolutePath().normalize();
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new InvalidInputException("--ghes " + out + ": exists and is not a directory");
         }
         if (shim == GhesShim.CURL) {
-            return curl(out, server, force);
+            return curl(out, server, policy, force);
         }
         String script =
                 switch (shim) {
@@ -105,20 +117,26 @@ public final class GhesInstaller {
         return new Written(null, done);
     }
 
-    private InstallResult curl(Path out, String server, boolean force) {
+    private InstallResult curl(Path out, String server, FencePolicy policy, boolean force) {
         Path conf = out.resolve(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(out.resolve(SCRIPT), HookScripts.curlShim(), FilePlan.EXECUTABLE);
-        boolean keepConf = server == null && Files.exists(conf);
-        if (!keepConf) {
-            plan.add(conf, HookScripts.shimConf(server), FilePlan.PRIVATE);
+        if (server == null) {
+            server = ShimSettings.existing(conf, "FENCE_SERVER");
         }
-        Written w = write(plan, out, force, keepConf ? "kept " + conf + " (no --server given)" : null);
+        plan.add(
+                conf,
+                HookScripts.shimConf(
+                        server,
+                        ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
+                        new ShimSettings(policy, null, "GITHUB_REPO_NAME")),
+                FilePlan.PRIVATE);
+        Written w = write(plan, out, force, null);
         if (w.refused() != null) {
             return w.refused();
         }
         List<String> done = w.done();
         List<String> warnings = new ArrayList<>();
-        if (server == null && !keepConf) {
+        if (server == null) {
             warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before enabling the hook");
         }
         return new InstallResult.Installed(
@@ -133,8 +151,8 @@ public final class GhesInstaller {
                         "Enterprise > Settings > Hooks > Add pre-receive hook: that repository and " + SCRIPT
                                 + ", the default environment (bash and curl suffice); start in testing mode.",
                         "The shim spends at most FENCE_SHIM_BUDGET (default 3 s) of the 5 s GHES gives all hooks;"
-                                + " it refuses pushes when the server is unreachable unless FENCE_ON_SERVER_DOWN=accept"
-                                + " (pushes carrying fence= are always refused then).",
+                                + " when the server cannot be asked it refuses every push to a fenced ref (the"
+                                + " fenced-refs of --config, written into " + HookScripts.SHIM_CONF + ").",
                         "Check the appliance can reach the server: a push with -o fence=1 must be FENCED, not accepted."));
     }
 

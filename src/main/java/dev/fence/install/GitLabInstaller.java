@@ -1,5 +1,6 @@
 package dev.fence.install;
 
+import dev.fence.core.FencePolicy;
 import dev.fence.core.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +44,21 @@ public final class GitLabInstaller {
      * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
      */
     public InstallResult global(Path dir, Launch launch, GhesShim shim, String server, boolean force) {
+        return global(dir, launch, shim, server, FencePolicy.defaults(), force);
+    }
+
+    /**
+     * As {@link #global(Path, Launch, GhesShim, String, boolean)}.
+     *
+     * @param policy the policy fence serve judges with: the curl shim refuses its fenced refs when the
+     *     server cannot be asked ({@link ShimSettings})
+     */
+    public InstallResult global(
+            Path dir, Launch launch, GhesShim shim, String server, FencePolicy policy, boolean force) {
         Path root = dir.toAbsolutePath().normalize();
         Path hook = root.resolve("pre-receive.d").resolve(HOOK_NAME);
         if (shim == GhesShim.CURL) {
-            return curlGlobal(root, hook, server, force);
+            return curlGlobal(root, hook, server, policy, force);
         }
         FilePlan plan = new FilePlan().add(hook, HookScripts.gitlabPreReceive(launch), FilePlan.EXECUTABLE);
         InstallResult.Refused refused = force ? null : plan.refusal();
@@ -115,23 +127,26 @@ public final class GitLabInstaller {
         return new InstallResult.Installed(done, warnings(launch), steps);
     }
 
-    private static InstallResult curlGlobal(Path root, Path hook, String server, boolean force) {
+    private static InstallResult curlGlobal(Path root, Path hook, String server, FencePolicy policy, boolean force) {
         Path conf = hook.resolveSibling(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(hook, HookScripts.curlShim(), FilePlan.EXECUTABLE);
-        boolean keepConf = server == null && Files.exists(conf);
-        if (!keepConf) {
-            plan.add(conf, HookScripts.shimConf(server), FilePlan.PRIVATE);
+        if (server == null) {
+            server = ShimSettings.existing(conf, "FENCE_SERVER");
         }
+        plan.add(
+                conf,
+                HookScripts.shimConf(
+                        server,
+                        ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
+                        new ShimSettings(policy, null, "GL_REPOSITORY")),
+                FilePlan.PRIVATE);
         InstallResult.Refused refused = force ? null : plan.refusal();
         if (refused != null) {
             return refused;
         }
         List<String> done = new ArrayList<>(plan.write());
-        if (keepConf) {
-            done.add("kept " + conf + " (no --server given)");
-        }
         List<String> warnings = new ArrayList<>();
-        if (server == null && !keepConf) {
+        if (server == null) {
             warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before pointing Gitaly here");
         }
         List<String> steps = new ArrayList<>();

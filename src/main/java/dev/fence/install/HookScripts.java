@@ -37,20 +37,34 @@ public final class HookScripts {
     }
 
     /**
-     * The curl shim's {@value #SHIM_CONF}: the server URL when given, and a placeholder for the hook
-     * credential, which never passes through a command line.
+     * The curl shim's {@value #SHIM_CONF}: the server URL and the hook credential when known (the
+     * credential is carried over from an existing file, never taken from a command line), and what {@link
+     * ShimSettings} derives from the policy.
+     *
+     * @param server the server URL, or null for a placeholder
+     * @param credential {@code <name>:<secret>}, or null for a placeholder
      */
-    public static String shimConf(String server) {
-        return MARKER + "\n"
-                + "# fence curl shim settings (KEY=VALUE). The shim's environment overrides them.\n"
-                + "# Keep this file private: it holds the hook credential.\n"
-                + (server == null ? "# FENCE_SERVER=https://fence.internal:8700\n" : "FENCE_SERVER=" + server + "\n")
-                + "# The credential with the hook role, from: fence serve credentials add --name NAME --role hook --file FILE\n"
-                + "# FENCE_CREDENTIAL=<name>:<secret>\n"
-                + "# Seconds for all requests of one push (GHES gives all hooks 5 s together):\n"
-                + "# FENCE_SHIM_BUDGET=3\n"
-                + "# When the server is down: reject (default) or accept tokenless pushes; fence= pushes always fail closed.\n"
-                + "# FENCE_ON_SERVER_DOWN=reject\n";
+    public static String shimConf(String server, String credential, ShimSettings settings) {
+        StringBuilder out = new StringBuilder(MARKER + "\n")
+                .append("# fence curl shim settings (KEY=VALUE). The environment may override FENCE_SERVER,\n")
+                .append("# FENCE_CREDENTIAL, FENCE_SHIM_BUDGET and FENCE_SHIM_TRANSPORT.\n")
+                .append("# Keep this file private: it holds the hook credential.\n")
+                .append(
+                        server == null
+                                ? "# FENCE_SERVER=https://fence.internal:8700\n"
+                                : "FENCE_SERVER=" + server + "\n")
+                .append("# The credential with the hook role, from: fence serve credentials add --name NAME --role hook"
+                        + " --file FILE\n")
+                .append(
+                        credential == null
+                                ? "# FENCE_CREDENTIAL=<name>:<secret>\n"
+                                : "FENCE_CREDENTIAL=" + credential + "\n")
+                .append("# Seconds for all requests of one push (GHES gives all hooks 5 s together):\n")
+                .append("# FENCE_SHIM_BUDGET=3\n");
+        for (String line : settings.lines()) {
+            out.append(line).append('\n');
+        }
+        return out.toString();
     }
 
     /** True when {@code content} has a line that is exactly {@link #MARKER}. */

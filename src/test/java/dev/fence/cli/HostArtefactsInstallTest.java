@@ -236,13 +236,24 @@ class HostArtefactsInstallTest {
                 .contains("FENCE_SERVER=http://fence.internal:8700\n"));
         assertFalse(Files.exists(ghes.resolve("Dockerfile.hook-env")), "the default environment suffices");
         assertTrue(r.out().contains("fence serve credentials add"), r.out());
-        // Again without --server: the conf (which by then holds the credential) is kept, not emptied.
-        r = TestRootCommand.run(ENV, "install", "--ghes", ghes.toString(), "--shim", "curl");
+        assertTrue(Files.readString(ghes.resolve("fence-shim.conf")).contains("FENCE_FENCED_REFS=refs/heads/*\n"));
+        assertTrue(Files.readString(ghes.resolve("fence-shim.conf")).contains("FENCE_REPO_ID_FROM=GITHUB_REPO_NAME\n"));
+        // Again without --server, with the server's policy: the server and the credential the conf holds by
+        // then are kept, and what the policy says is written anew.
+        Files.writeString(
+                ghes.resolve("fence-shim.conf"),
+                "FENCE_CREDENTIAL=ghes:" + "s".repeat(43) + "\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        Path policy = Files.writeString(tmp.resolve("server-fence.conf"), "fenced-refs = refs/heads/release/*\n");
+        r = TestRootCommand.run(
+                ENV, "install", "--ghes", ghes.toString(), "--shim", "curl", "--config", policy.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().contains("kept " + ghes.resolve("fence-shim.conf") + " (no --server given)"), r.out());
         assertFalse(r.err().contains("no FENCE_SERVER yet") || r.out().contains("no FENCE_SERVER yet"), r.out());
-        assertTrue(Files.readString(ghes.resolve("fence-shim.conf"))
-                .contains("FENCE_SERVER=http://fence.internal:8700\n"));
+        String conf = Files.readString(ghes.resolve("fence-shim.conf"));
+        assertTrue(conf.contains("FENCE_SERVER=http://fence.internal:8700\n"), conf);
+        assertTrue(conf.contains("FENCE_CREDENTIAL=ghes:" + "s".repeat(43) + "\n"), conf);
+        assertTrue(conf.contains("FENCE_FENCED_REFS=refs/heads/release/*([!/])\n"), conf);
+        assertEquals("rw-------", perms(ghes.resolve("fence-shim.conf")));
         // A script fence did not write is not replaced.
         Path foreign = Files.createDirectories(tmp.resolve("ghes-foreign"));
         Files.writeString(foreign.resolve("fence-pre-receive.sh"), "#!/bin/sh\nexit 0\n");

@@ -231,13 +231,56 @@ class InstallCommandTest {
     }
 
     @Test
+    void theCurlShimInABareRepositoryCarriesTheRepoIdAndTheServersFencedRefs() throws Exception {
+        java.nio.file.Path policy = java.nio.file.Files.writeString(
+                tmp.resolve("server.conf"), "fenced-refs = refs/heads/main, refs/heads/rel/**\n");
+        var r = install(
+                "--bare",
+                bare.toString(),
+                "--shim",
+                "curl",
+                "--server",
+                "http://127.0.0.1:8700",
+                "--repo-id",
+                "shop",
+                "--config",
+                policy.toString());
+        assertEquals(0, r.exit(), r.err() + r.out());
+        java.nio.file.Path conf = bare.resolve("hooks/fence-shim.conf");
+        String text = java.nio.file.Files.readString(conf);
+        assertTrue(text.contains("\nFENCE_SERVER=http://127.0.0.1:8700\n"), text);
+        assertTrue(text.contains("\nFENCE_REPO_ID=shop\n"), text);
+        assertTrue(text.contains("\nFENCE_FENCED_REFS=refs/heads/main refs/heads/rel/*\n"), text);
+        assertEquals(
+                "rw-------",
+                java.nio.file.attribute.PosixFilePermissions.toString(
+                        java.nio.file.Files.getPosixFilePermissions(conf)));
+        assertEquals(
+                dev.fence.install.HookScripts.curlShim(),
+                java.nio.file.Files.readString(bare.resolve("hooks/pre-receive")));
+        assertTrue(r.out().contains("FENCE_CREDENTIAL"), r.out());
+    }
+
+    @Test
     void usageErrors() {
         assertUsage(install(), "Missing required argument");
         assertUsage(install("--bare", bare.toString(), "--ghes", tmp.toString()), "mutually exclusive");
         assertUsage(
                 install("--ghes", tmp.resolve("g").toString(), "--repo-id", "x"), "--repo-id applies only to --bare");
         assertUsage(install("--gitlab-global", tmp.toString(), "--store", "redis://h:1"), "--store applies to --bare");
-        assertUsage(install("--bare", bare.toString(), "--shim", "java"), "--shim applies only to --ghes");
+        assertUsage(
+                install("--gitlab-tarball", tmp.resolve("t.tar").toString(), "--shim", "curl"),
+                "--shim applies only to --ghes, --gitlab-global and --bare");
+        assertUsage(
+                install("--bare", bare.toString(), "--shim", "curl", "--store", "redis://h:1"),
+                "--store does not apply with --shim curl");
+        assertUsage(
+                install(
+                        "--bare",
+                        bare.toString(),
+                        "--config",
+                        tmp.resolve("f.conf").toString()),
+                "--config applies only with --shim curl");
         assertUsage(install("--bare", bare.toString(), "--launcher", "bin/fence"), "must be an absolute path");
         assertUsage(
                 install("--bare", bare.toString(), "--launcher", "/a", "--jar", "/b"), "either --launcher or --jar");

@@ -434,6 +434,41 @@ class AdmissionTest {
         assertTrue(tags.accepted(), "refs outside the patterns never need the store");
     }
 
+    /**
+     * Failing closed, nothing can be admitted, so every fenced ref gets the same refusal whoever pushes and
+     * whatever the options: the curl shim, which cannot run this code, prints these machine lines from the
+     * fenced patterns alone.
+     */
+    @Test
+    void storeDownFailingClosedRefusesEveryFencedRefAlikeAndPassesTheRest() {
+        var closed = new FencePolicy(
+                        List.of("refs/heads/**"),
+                        List.of(),
+                        PusherPolicy.BUMP,
+                        List.of("bot-*"),
+                        true,
+                        Duration.ofSeconds(2))
+                .failingClosed();
+        for (var push : List.of(
+                push("human", null, null, new RefUpdate(A, B, MAIN)),
+                push("human", null, null, new RefUpdate(Z, A, MAIN)),
+                push("human", null, null, new RefUpdate(C, D, MAIN)),
+                push("human", null, null, new RefUpdate(C, Z, MAIN)),
+                push("bot-1", null, null, new RefUpdate(A, B, MAIN)),
+                withToken(1001, new RefUpdate(A, B, MAIN)))) {
+            var v = Admission.storeDown(push, closed, "down", HISTORY);
+            assertFalse(v.accepted(), push.toString());
+            assertEquals(1, v.refusals().size());
+            assertEquals(
+                    "REJECTED resource=" + RES + " ref=" + MAIN + " token=0 current=0 reason=store-down",
+                    FencedMessage.machineLine(v.refusals().get(0).fenced()),
+                    push.toString());
+        }
+        var tags = Admission.storeDown(
+                push("bot-1", null, null, new RefUpdate(Z, A, "refs/tags/v1")), closed, "down", HISTORY);
+        assertTrue(tags.accepted(), "refs outside the patterns never need the store");
+    }
+
     @Test
     void fencedMessageNamesHolderTipAndNeverTheProof() {
         var plan = decide(

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -42,18 +41,22 @@ class CurlShimTest {
     record Run(int exit, String err, long millis) {}
 
     static Run shim(Map<String, String> extra) throws Exception {
-        Map<String, String> env = new HashMap<>(Map.of(
-                "PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "FENCE_REPO_ID", "app", "HOME", tmp.toString()));
+        return shim(extra, LINE);
+    }
+
+    static Run shim(Map<String, String> extra, String input) throws Exception {
+        Map<String, String> env =
+                new HashMap<>(Map.of("PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "HOME", tmp.toString()));
         env.putAll(extra);
         ProcessBuilder pb = new ProcessBuilder(
                         "bash",
-                        Path.of("hooks/pre-receive-curl.sh").toAbsolutePath().toString())
+                        ShimFiles.install(tmp.resolve("shim"), "app", "").toString())
                 .directory(tmp.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
         long start = System.nanoTime();
         Process p = pb.start();
-        Stdin.feed(p, LINE);
+        Stdin.feed(p, input);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
         return new Run(p.exitValue(), err, (System.nanoTime() - start) / 1_000_000);
@@ -104,12 +107,18 @@ class CurlShimTest {
 
     @Test
     void aMalformedCredentialOrBudgetIsABadConfigurationNeverAnAcceptance() throws Exception {
-        for (String credential : new String[] {"no-colon", ":secret", "name:", "na me:secret", "name:sec:ret"}) {
-            Run r = shim(
-                    Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", credential, "FENCE_ON_SERVER_DOWN", "accept"));
+        // What cannot make a request is refused here; whether the server knows a credential is its to say.
+        for (String credential : new String[] {"no-colon", "na me:secret", "name:sec\"ret"}) {
+            Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", credential));
             assertEquals(1, r.exit(), credential);
-            assertTrue(r.err().contains("reason=bad-config"), r.err());
+            assertTrue(r.err().startsWith("REJECTED resource=- ref=- token=0 current=0 reason=bad-config\n"), r.err());
             assertTrue(r.err().contains("FENCE_CREDENTIAL is not <name>:<secret>"), r.err());
+        }
+        for (String credential : new String[] {":secret", "name:", "name:sec:ret"}) {
+            Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", credential));
+            assertEquals(1, r.exit(), credential);
+            assertTrue(r.err().startsWith("REJECTED resource=- ref=- token=0 current=0 reason=bad-config\n"), r.err());
+            assertTrue(r.err().contains("refused this hook's credential (HTTP 401"), r.err());
         }
         for (String budget : new String[] {"abc", "1000", "1.2345", ".5", "-1"}) {
             Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook, "FENCE_SHIM_BUDGET", budget));
@@ -121,47 +130,80 @@ class CurlShimTest {
     }
 
     @Test
-    void anUnreachableServerRejectsUnlessConfiguredToAcceptButNeverForTokens() throws Exception {
+    void anUnreachableServerClosesFencedRefsWhateverThePushAndLetsOthersThrough() throws Exception {
         String down = closedPort();
+        String main =
+                "REJECTED resource=git:app:refs/heads/main ref=refs/heads/main token=0 current=0 reason=store-down";
         Run reject = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook));
         assertEquals(1, reject.exit());
         assertTrue(
-                reject.err()
-                        .startsWith("REJECTED resource=- ref=- token=- current=0 reason=store-down\n"
-                                + "fence: the fence server is unavailable (curl exit 7"),
-                reject.err());
+                reject.err().startsWith(main + "\nfence: the fence server is unavailable (curl exit 7"), reject.err());
 
+        // The old FENCE_ON_SERVER_DOWN=accept is no setting any more: it changes nothing.
         Run accept = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook, "FENCE_ON_SERVER_DOWN", "accept"));
-        assertEquals(0, accept.exit(), accept.err());
-        assertTrue(accept.err().contains("accepted without a fence check (FENCE_ON_SERVER_DOWN=accept)"), accept.err());
+        assertEquals(1, accept.exit(), accept.err());
+        assertTrue(accept.err().startsWith(main + "\n"), accept.err());
 
         Run token = shim(Map.of(
                 "FENCE_SERVER",
                 down,
                 "FENCE_CREDENTIAL",
                 hook,
-                "FENCE_ON_SERVER_DOWN",
-                "accept",
                 "GIT_PUSH_OPTION_COUNT",
                 "1",
                 "GIT_PUSH_OPTION_0",
                 "fence=12"));
         assertEquals(1, token.exit(), token.err());
-        assertTrue(token.err().contains("pushes carrying a fence token are refused"), token.err());
+        assertTrue(token.err().startsWith(main + "\n"), token.err());
+
+        // A pusher's environment cannot make a ref unfenced, nor rename the resource.
+        Run env = shim(Map.of(
+                "FENCE_SERVER",
+                down,
+                "FENCE_CREDENTIAL",
+                hook,
+                "FENCE_FENCED_REFS",
+                "refs/nothing",
+                "FENCE_REPO_ID",
+                "other"));
+        assertEquals(1, env.exit(), env.err());
+        assertTrue(env.err().startsWith(main + "\n"), env.err());
+
+        String zero = "0".repeat(40);
+        String six = "6".repeat(40);
+        Run tags = shim(
+                Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook),
+                zero + " " + six + " refs/tags/v1\n" + zero + " " + six + " refs/notes/x\n");
+        assertEquals(0, tags.exit(), tags.err());
+        assertEquals("", tags.err());
+        Run mixed = shim(
+                Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook),
+                zero + " " + six + " refs/tags/v1\n" + zero + " " + six + " refs/heads/a/b\n");
+        assertEquals(1, mixed.exit(), mixed.err());
+        assertTrue(
+                mixed.err()
+                        .startsWith("REJECTED resource=git:app:refs/heads/a/b ref=refs/heads/a/b token=0 current=0"
+                                + " reason=store-down\nfence: "),
+                mixed.err());
     }
 
     @Test
     void aRepoIdFromTheShimsConfigurationFileNamesTheResource() throws Exception {
-        Path dir = tmp.resolve("conf-shim");
-        Files.createDirectories(dir);
-        Path script = dir.resolve("pre-receive");
-        Files.copy(Path.of("hooks/pre-receive-curl.sh"), script);
-        Files.writeString(
-                dir.resolve("fence-shim.conf"),
-                "FENCE_SERVER=" + t.url() + "\nFENCE_CREDENTIAL=" + hook + "\nFENCE_REPO_ID=from-conf\n");
+        Path script = ShimFiles.install(
+                tmp.resolve("conf-shim"), "from-conf", "FENCE_SERVER=" + t.url() + "\nFENCE_CREDENTIAL=" + hook + "\n");
         ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(tmp.toFile());
         pb.environment().clear();
-        pb.environment().putAll(Map.of("PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "HOME", tmp.toString()));
+        // The environment's FENCE_REPO_ID is the pusher's on a local-path remote: never the repo id.
+        pb.environment()
+                .putAll(Map.of(
+                        "PATH",
+                        "/usr/bin:/bin",
+                        "REMOTE_USER",
+                        "alice",
+                        "HOME",
+                        tmp.toString(),
+                        "FENCE_REPO_ID",
+                        "env-id"));
         Process p = pb.start();
         Stdin.feed(p, LINE);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -171,61 +213,6 @@ class CurlShimTest {
         TestServer.Response events = t.get("/v1/audit?repo=from-conf", auditor, null);
         assertEquals(200, events.status(), events.body());
         assertTrue(events.body().contains("\"resource\":\"git:from-conf:refs/heads/main\""), events.body());
-    }
-
-    /** A repository config, the repository's directory, whether git is on the shim's PATH, the repo id. */
-    record RepoIdCase(String config, String dir, boolean git, String repoId) {}
-
-    @Test
-    void aRepoIdInTheRepositorysConfigNamesTheResourceAsGitWouldReadIt() throws Exception {
-        // As fence install writes it, the shim reads it without git; any other spelling is git's to read; a
-        // subsection is another key, and the directory then names the repository.
-        Path noGit = Files.createDirectories(tmp.resolve("no-git"));
-        String auditor = t.add("repo-id-reader", Role.AUDITOR);
-        List<RepoIdCase> cases = List.of(
-                new RepoIdCase("[core]\n\tbare = true\n[Fence]\n\trepoId = plain-id\n", "a.git", false, "plain-id"),
-                new RepoIdCase(
-                        "[fence]\n\trepoId = first\n[core]\n\tbare = true\n[fence]\n  REPOID=last.one/x\r\n",
-                        "b.git",
-                        false,
-                        "last.one/x"),
-                new RepoIdCase("[fence]\n\trepoId = \"quoted-id\" ; set by hand\n", "c.git", true, "quoted-id"),
-                new RepoIdCase("[fence \"other\"]\n\trepoId = not-this\n", "by-dir-name.git", true, "by-dir-name"));
-        for (RepoIdCase c : cases) {
-            Path repo = Files.createDirectories(tmp.resolve(c.dir()));
-            Files.writeString(repo.resolve("config"), c.config());
-            ProcessBuilder pb = new ProcessBuilder(
-                            "bash",
-                            Path.of("hooks/pre-receive-curl.sh")
-                                    .toAbsolutePath()
-                                    .toString())
-                    .directory(repo.toFile());
-            pb.environment().clear();
-            pb.environment()
-                    .putAll(Map.of(
-                            "PATH",
-                            c.git() ? "/usr/bin:/bin" : noGit.toString(),
-                            "GIT_DIR",
-                            ".",
-                            "REMOTE_USER",
-                            "alice",
-                            "HOME",
-                            tmp.toString(),
-                            "FENCE_SERVER",
-                            t.url(),
-                            "FENCE_CREDENTIAL",
-                            hook));
-            Process p = pb.start();
-            Stdin.feed(p, LINE);
-            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-            assertEquals(0, p.exitValue(), c + ": " + err);
-            TestServer.Response events = t.get("/v1/audit?repo=" + c.repoId(), auditor, null);
-            assertEquals(200, events.status(), events.body());
-            assertTrue(
-                    events.body().contains("\"resource\":\"git:" + c.repoId() + ":refs/heads/main\""),
-                    c + " -> " + events.body());
-        }
     }
 
     @Test
@@ -245,14 +232,8 @@ class CurlShimTest {
     }
 
     @Test
-    void aWrongCredentialOrMissingSettingRejectsEvenWhenDownWouldAccept() throws Exception {
-        Run wrong = shim(Map.of(
-                "FENCE_SERVER",
-                t.url(),
-                "FENCE_CREDENTIAL",
-                "githost:" + "z".repeat(43),
-                "FENCE_ON_SERVER_DOWN",
-                "accept"));
+    void aWrongCredentialOrMissingSettingIsABadConfiguration() throws Exception {
+        Run wrong = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", "githost:" + "z".repeat(43)));
         assertEquals(1, wrong.exit());
         assertTrue(wrong.err().contains("reason=bad-config"), wrong.err());
         assertTrue(wrong.err().contains("refused this hook's credential (HTTP 401"), wrong.err());

@@ -103,8 +103,11 @@ class ServerModeClientTest {
         }
         Files.writeString(
                 bare.resolve("hooks/fence-shim.conf"),
-                "FENCE_SERVER=" + t.url() + "\nFENCE_CREDENTIAL=" + t.add("githost", Role.HOOK)
-                        + "\nFENCE_SHIM_BUDGET=10\n");
+                dev.fence.install.HookScripts.shimConf(
+                                t.url(),
+                                t.add("githost", Role.HOOK),
+                                new dev.fence.install.ShimSettings(dev.fence.core.FencePolicy.defaults(), "app", null))
+                        + "FENCE_SHIM_BUDGET=10\n");
         return bare;
     }
 

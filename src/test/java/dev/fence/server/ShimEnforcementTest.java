@@ -15,8 +15,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -135,16 +133,25 @@ class ShimEnforcementTest {
                         .exit());
         Files.writeString(client.bare.resolve("fence.conf"), "server = " + clientServer.url() + "\n");
         Files.deleteIfExists(client.bare.resolve("hooks/post-receive"));
-        // shim: the curl shim, as pre-receive and post-receive, configured by fence-shim.conf beside it.
-        GitProcess.run(shim.bare, env(), "config", "receive.advertisePushOptions", "true");
-        for (String hook : List.of("pre-receive", "post-receive")) {
-            Path h = shim.bare.resolve("hooks").resolve(hook);
-            Files.copy(Path.of("hooks/pre-receive-curl.sh"), h, StandardCopyOption.REPLACE_EXISTING);
-            Files.setPosixFilePermissions(h, PosixFilePermissions.fromString("rwxr-xr-x"));
-        }
+        // shim: the curl shim, as pre-receive and post-receive, installed by fence install from the server's
+        // policy; only the credential is added to fence-shim.conf by hand, as README says.
+        Run installed = fence(
+                Map.of(),
+                "install",
+                "--bare",
+                shim.bare.toString(),
+                "--shim",
+                "curl",
+                "--server",
+                shimServer.url(),
+                "--config",
+                shimServer.config.toString(),
+                "--record-landed");
+        assertEquals(0, installed.exit(), installed.out() + installed.err());
         Files.writeString(
                 shim.bare.resolve("hooks/fence-shim.conf"),
-                "FENCE_SERVER=" + shimServer.url() + "\nFENCE_CREDENTIAL=" + shimHook + "\n");
+                "FENCE_CREDENTIAL=" + shimHook + "\n",
+                java.nio.file.StandardOpenOption.APPEND);
     }
 
     @AfterAll
@@ -521,6 +528,180 @@ class ShimEnforcementTest {
                 "GL-HOOK-ERR: FENCED resource=git:project-9:refs/heads/f ref=refs/heads/f token=12 current=0"
                         + " reason=bad-proof",
                 pushes.get(1).get(1));
+    }
+
+    /** The exit line and the machine lines (FENCED/REJECTED, after any host prefix) of each push. */
+    static List<List<String>> machineLines(List<List<String>> pushes) {
+        List<List<String>> out = new ArrayList<>();
+        for (List<String> push : pushes) {
+            List<String> kept = new ArrayList<>();
+            for (String line : push) {
+                String bare = line.startsWith("GL-HOOK-ERR: ") ? line.substring("GL-HOOK-ERR: ".length()) : line;
+                if (bare.startsWith("exit=") || bare.startsWith("FENCED ") || bare.startsWith("REJECTED ")) {
+                    kept.add(line);
+                }
+            }
+            out.add(kept);
+        }
+        return out;
+    }
+
+    /**
+     * As {@link #onEverySide}, comparing exit codes and machine lines only: the prose names each way's own
+     * problem (a refused connection to a store, to a server, curl's words).
+     */
+    static List<List<String>> machineLinesOnEverySide(String scenario, Steps steps) throws Exception {
+        Map<String, List<List<String>>> results = new LinkedHashMap<>();
+        for (Side s : List.of(direct, shim, client)) {
+            s.tokenRanks.clear();
+            freshWork(s, scenario);
+            List<List<String>> pushes = new ArrayList<>();
+            steps.run(s, pushes);
+            results.put(s.name, machineLines(pushes));
+        }
+        assertEquals(
+                results.get("direct"), results.get("shim"), scenario + ": the curl shim differs from the Java hook");
+        assertEquals(
+                results.get("direct"),
+                results.get("client"),
+                scenario + ": the Java client differs from the Java hook");
+        return results.get("direct");
+    }
+
+    static String closedUrl() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    /**
+     * Cuts {@code s} off from what decides: the direct hook's store (with {@code on-store-down = reject}: a
+     * server that is down fails closed, and the direct hook is compared under the same rule), the shim's and
+     * the client's server; returns what puts it back.
+     */
+    static AutoCloseable cutOff(Side s) throws IOException {
+        String port = closedUrl().substring("http://127.0.0.1:".length());
+        Path file = s == direct
+                ? direct.bare.resolve("fence.conf")
+                : s == shim ? shim.bare.resolve("hooks/fence-shim.conf") : client.bare.resolve("fence.conf");
+        String before = Files.readString(file);
+        String after = s == direct
+                ? "store = redis://127.0.0.1:" + port + "\non-store-down = reject\n" + CONFIG
+                : s == shim
+                        ? before.replace("FENCE_SERVER=" + shimServer.url(), "FENCE_SERVER=http://127.0.0.1:" + port)
+                        : "server = http://127.0.0.1:" + port + "\n";
+        assertTrue(!after.equals(before), s.name);
+        Files.writeString(file, after);
+        return () -> Files.writeString(file, before);
+    }
+
+    /**
+     * Store or server down: every update of a fenced ref is refused alike (a rewrite, a delete, an agent's
+     * tokenless push, a push with a current token), tags and refs outside the patterns pass, and the three
+     * ways in print the same machine lines.
+     */
+    @Test
+    void whenNothingCanBeAskedFencedRefsAreClosedAndOthersPassAlikeOnEverySide() throws Exception {
+        var pushes = machineLinesOnEverySide("down", (s, p) -> {
+            commit(s, "a.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/g", "HEAD:refs/heads/g2"));
+            Lease l = acquire(s, "g", "agent-1", "30s");
+            String base = GitProcess.run(s.work, env(), "rev-parse", "HEAD");
+            commit(s, "a.txt", "next\n");
+            try (AutoCloseable restore = cutOff(s)) {
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/g"));
+                p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/heads/g"));
+                p.add(push(
+                        s,
+                        pusher("agent-1"),
+                        "-o",
+                        "fence=" + l.token(),
+                        "-o",
+                        proofArg(l),
+                        "origin",
+                        "HEAD:refs/heads/g"));
+                p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/tags/v-down"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/down"));
+                p.add(push(
+                        s,
+                        pusher("alice"),
+                        "origin",
+                        "HEAD:refs/heads/g",
+                        "HEAD:refs/tags/v-down-2",
+                        "HEAD:refs/heads/g-new"));
+                GitProcess.run(s.work, env(), "reset", "-q", "--hard", base);
+                commit(s, "b.txt", "rewrite\n");
+                p.add(push(s, pusher("alice"), "-f", "origin", "HEAD:refs/heads/g2"));
+                p.add(push(s, pusher("alice"), "origin", ":refs/heads/g2"));
+            }
+            // Back up: the same rule as before.
+            p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/heads/g-bot"));
+        });
+        String g = "REJECTED resource=git:app:refs/heads/g ref=refs/heads/g token=0 current=0 reason=store-down";
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        for (int i = 1; i <= 3; i++) {
+            assertEquals(List.of("exit=1", g), pushes.get(i), "push " + i);
+        }
+        assertEquals(List.of("exit=0"), pushes.get(4), "a tag passes");
+        assertEquals(List.of("exit=0"), pushes.get(5), "a ref outside the patterns passes");
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        g,
+                        "REJECTED resource=git:app:refs/heads/g-new ref=refs/heads/g-new token=0 current=0"
+                                + " reason=store-down"),
+                pushes.get(6));
+        String g2 = "REJECTED resource=git:app:refs/heads/g2 ref=refs/heads/g2 token=0 current=0 reason=store-down";
+        assertEquals(List.of("exit=1", g2), pushes.get(7), "a rewrite");
+        assertEquals(List.of("exit=1", g2), pushes.get(8), "a delete");
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "FENCED resource=git:app:refs/heads/g-bot ref=refs/heads/g-bot token=0 current=0"
+                                + " reason=token-required"),
+                pushes.get(9));
+    }
+
+    /**
+     * A credential the server refuses is a broken configuration, said alike by the shim and the Java client
+     * ({@code PreReceiveHook.misconfigured}): fenced refs closed, others through with a warning.
+     */
+    @Test
+    void aRefusedCredentialClosesFencedRefsAlikeInTheShimAndTheJavaClient() throws Exception {
+        Map<String, List<List<String>>> results = new LinkedHashMap<>();
+        for (Side s : List.of(shim, client)) {
+            freshWork(s, "credential");
+            commit(s, "a.txt", "base\n");
+            Path file = s == shim ? shim.bare.resolve("hooks/fence-shim.conf") : null;
+            String before = file == null ? null : Files.readString(file);
+            Map<String, String> wrong = new HashMap<>(pusher("alice"));
+            if (file != null) {
+                Files.writeString(
+                        file,
+                        before.replaceAll(
+                                "FENCE_CREDENTIAL=githost:\\S+", "FENCE_CREDENTIAL=githost:" + "z".repeat(43)));
+            } else {
+                wrong.put("FENCE_CREDENTIAL", "githost:" + "z".repeat(43));
+            }
+            List<List<String>> pushes = new ArrayList<>();
+            try {
+                pushes.add(push(s, wrong, "origin", "HEAD:refs/heads/h"));
+                pushes.add(push(s, wrong, "origin", "HEAD:refs/tags/v-h"));
+            } finally {
+                if (file != null) {
+                    Files.writeString(file, before);
+                }
+            }
+            results.put(s.name, pushes);
+        }
+        List<List<String>> shimSaid = results.get("shim");
+        assertEquals(machineLines(shimSaid), machineLines(results.get("client")));
+        assertEquals(
+                List.of("exit=1", "REJECTED resource=- ref=- token=0 current=0 reason=bad-config"),
+                machineLines(shimSaid).get(0));
+        assertEquals("exit=0", shimSaid.get(1).get(0));
+        assertTrue(shimSaid.get(1).get(1).startsWith("warning: fence configuration is broken ("), shimSaid.toString());
+        assertTrue(!shimSaid.toString().contains("z".repeat(43)), "never echo the credential");
     }
 
     @Test

@@ -74,25 +74,26 @@ public final class RemoteHooks {
             try {
                 r = client.post("/v1/hook/pre-receive", body);
             } catch (StoreUnavailableException e) {
-                return unavailable(env, gitDir, input, config, e.getMessage(), false);
+                return unavailable(env, gitDir, input, config, e.getMessage());
             }
             if (r.status() == 401 || r.status() == 403) {
-                return unavailable(
+                return misconfigured(
                         env,
-                        gitDir,
                         input,
                         config,
-                        "the fence server refused the hook's credential (" + r.message() + ")",
-                        true);
+                        "the fence server refused this hook's credential (HTTP " + r.status() + ": " + r.message()
+                                + ")");
+            }
+            if (r.status() >= 500 || r.status() == 408) {
+                return unavailable(env, gitDir, input, config, "HTTP " + r.status() + ": " + r.message());
             }
             if (r.status() != 200) {
-                return unavailable(
-                        env,
-                        gitDir,
-                        input,
-                        config,
-                        "the fence server answered HTTP " + r.status() + " (" + r.message() + ")",
-                        r.status() < 500);
+                // fence serve's own error answer is a request it refused; anything else came from something
+                // that is not fence serve.
+                return fenceError(r)
+                        ? misconfigured(
+                                env, input, config, "the fence server answered HTTP " + r.status() + ": " + r.message())
+                        : badReply(env, gitDir, config, "HTTP " + r.status() + ", not from fence serve");
             }
             JsonNode n = verdict(r, nonce);
             String problem = n == null ? "it is not fence serve's versioned JSON for this request" : problem(n);
@@ -116,12 +117,7 @@ public final class RemoteHooks {
             }
         }
         return unavailable(
-                env,
-                gitDir,
-                input,
-                config,
-                "the fence server still needed ancestry after " + MAX_ROUNDS + " rounds",
-                true);
+                env, gitDir, input, config, "the fence server still needed ancestry after " + MAX_ROUNDS + " rounds");
     }
 
     /** Records landed updates through the server; returns warning lines (never fails the push). */
@@ -221,14 +217,43 @@ public final class RemoteHooks {
         return out.toString();
     }
 
+    /**
+     * The verdict when the server cannot be asked (unreachable, past its budget, failing): the hook's
+     * store-down verdict ({@link dev.fence.core.Admission#storeDown}) under its policy failing closed, so
+     * every fenced ref is refused, whatever {@code on-store-down} says (a push no server judged can be
+     * neither recorded nor checked), and refs outside the fenced patterns pass. The curl shim follows the
+     * same rule from the patterns {@code fence install} writes into its configuration.
+     */
     private PreReceiveHook.Result unavailable(
-            Map<String, String> env, Path gitDir, byte[] input, HookConfig config, String problem, boolean failClosed) {
+            Map<String, String> env, Path gitDir, byte[] input, HookConfig config, String problem) {
         PreReceiveHook local = new PreReceiveHook(
                 url -> {
                     throw new StoreUnavailableException("server mode: no store here");
                 },
                 clock);
-        return local.unavailable(config, env, gitDir, new ByteArrayInputStream(input), problem, failClosed);
+        return local.unavailable(
+                config,
+                env,
+                gitDir,
+                new ByteArrayInputStream(input),
+                "the fence server is unavailable: " + problem,
+                true);
+    }
+
+    /** The hook's bad-configuration verdict ({@link PreReceiveHook#misconfigured}) under its own patterns. */
+    private static PreReceiveHook.Result misconfigured(
+            Map<String, String> env, byte[] input, HookConfig config, String problem) {
+        return PreReceiveHook.misconfigured(env, null, new ByteArrayInputStream(input), problem, config.policy());
+    }
+
+    /** True when the body is fence serve's own error answer ({@code {"status": "error", …}}). */
+    private static boolean fenceError(FenceClient.Response r) {
+        try {
+            JsonNode n = Json.read(r.body());
+            return n != null && n.isObject() && "error".equals(Json.text(n, "status"));
+        } catch (JsonProcessingException e) {
+            return false;
+        }
     }
 
     /** The request: stdin, the push variables, and for plain git the repo id measured here. */

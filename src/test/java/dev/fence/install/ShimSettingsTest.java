@@ -1,0 +1,95 @@
+package dev.fence.install;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.fence.core.ConfigException;
+import dev.fence.core.Globs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fenced patterns fence install writes for the curl shim match, in bash, exactly the refs the Java rule
+ * ({@link Globs}) fences: the shim's server-down verdict rests on it.
+ */
+class ShimSettingsTest {
+    private static final List<String> PATTERNS = List.of(
+            "refs/heads/**",
+            "refs/heads/*",
+            "refs/heads/release/v?",
+            "refs/heads/*/wip/**",
+            "refs/heads/a(b)+c@!|x{y}$z",
+            "refs/heads/**/x",
+            "refs/tags/v*");
+
+    private static final List<String> REFS = List.of(
+            "refs/heads/main",
+            "refs/heads/a/b",
+            "refs/heads/release/v1",
+            "refs/heads/release/v10",
+            "refs/heads/release/v/",
+            "refs/heads/team/wip/one/two",
+            "refs/heads/team/x/wip/one",
+            "refs/heads/a(b)+c@!|x{y}$z",
+            "refs/heads/abc",
+            "refs/heads/x",
+            "refs/heads/q/r/x",
+            "refs/tags/v1",
+            "refs/tags/v1/2",
+            "refs/notes/commits",
+            "refs/heads/",
+            "HEAD");
+
+    @Test
+    void bashMatchesTheRefsTheJavaGlobsMatch() throws Exception {
+        StringBuilder script = new StringBuilder("shopt -s extglob\nexport LC_ALL=C\n");
+        List<String> expected = new ArrayList<>();
+        for (String p : PATTERNS) {
+            String bash = ShimSettings.bashPattern(p);
+            // As the shim reads it: a word of a line, then a pattern from a variable.
+            script.append("read -r -a ps <<'EOP'\n").append(bash).append("\nEOP\n");
+            for (String ref : REFS) {
+                script.append("r='").append(ref.replace("'", "'\\''")).append("'\n");
+                script.append("if [[ \"$r\" == ${ps[0]} ]]; then echo yes; else echo no; fi\n");
+                expected.add(p + " " + ref + " " + (Globs.matches(p, ref) ? "yes" : "no"));
+            }
+        }
+        Process bash = new ProcessBuilder("bash", "-c", script.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        bash.waitFor(10, TimeUnit.SECONDS);
+        String[] said = out.split("\n");
+        List<String> got = new ArrayList<>();
+        int i = 0;
+        for (String p : PATTERNS) {
+            for (String ref : REFS) {
+                got.add(p + " " + ref + " " + (i < said.length ? said[i] : "(nothing)"));
+                i++;
+            }
+        }
+        assertEquals(String.join("\n", expected), String.join("\n", got), out);
+    }
+
+    @Test
+    void aPatternWithWhiteSpaceIsRefused() {
+        assertThrows(ConfigException.class, () -> ShimSettings.bashPattern("refs/heads/a b"));
+    }
+
+    @Test
+    void theDefaultPolicyFencesEveryBranch() throws IOException {
+        String conf = HookScripts.shimConf(
+                "http://127.0.0.1:1", null, new ShimSettings(dev.fence.core.FencePolicy.defaults(), "app", null));
+        assertEquals(true, conf.contains("\nFENCE_FENCED_REFS=refs/heads/*\n"), conf);
+        assertEquals(true, conf.contains("\nFENCE_REPO_ID=app\n"), conf);
+        assertEquals(
+                true,
+                conf.contains(
+                        "\nFENCE_PUSH_VARIABLES=GL_* GITHUB_* GITEA_* GIT_PUSH_OPTION_* REMOTE_USER USER LOGNAME\n"),
+                conf);
+    }
+}
