@@ -24,6 +24,7 @@ import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.PostgresServer;
+import dev.fence.testing.ProcessTest;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.function.Executable;
  * else a private one ({@link PostgresServer#shared()}), in a database of this class's own that is dropped
  * after it. Each test starts without the schema, as on a new database.
  */
+@ProcessTest
 class PostgresLeaseStoreTest extends LeaseStoreContractTest {
     private static PostgresServer server;
     private static String database;
