@@ -111,6 +111,22 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         return server.queryString(database, statement);
     }
 
+    /**
+     * Waits (at most 10 s) until a session of this database waits for a lock, as a blocked store call does;
+     * asked from the {@code postgres} database, which no test gives a statement timeout.
+     */
+    private static void awaitALockWait() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while ("0"
+                .equals(server.queryString(
+                        "postgres",
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + database
+                                + "' AND wait_event_type = 'Lock'"))) {
+            assertTrue(System.nanoTime() < deadline, "no store call came to wait for the lock");
+            Thread.sleep(10);
+        }
+    }
+
     private static StoreUnavailableException assertUnavailable(String named, Executable call) {
         StoreUnavailableException e = assertThrows(StoreUnavailableException.class, call);
         assertTrue(e.getMessage().contains(named), () -> "message names " + named + ": " + e.getMessage());
@@ -358,7 +374,7 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                     try {
                         Future<AcquireResult> waiting =
                                 caller.submit(() -> s.acquire(MAIN, "bob", TTL, clock.instant(), null, candidate));
-                        Thread.sleep(300);
+                        awaitALockWait();
                         c.commit();
 
                         assertInstanceOf(AcquireResult.Granted.class, waiting.get(10, TimeUnit.SECONDS));
