@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.testing.PrivateRedis;
+import dev.fence.testing.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A client whose clock is far from the store's is told so: the store's clock decides lease expiry. */
+@ProcessTest
 class ClockSkewWarningTest {
     @RegisterExtension
     static final PrivateRedis redis = new PrivateRedis();

@@ -12,6 +12,7 @@ import dev.fence.server.Role;
 import dev.fence.server.ServerSettings;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The README's first command, run as CI runs it: it fails the build if any expected outcome is missing. */
+@ProcessTest
 class DemoTest {
     @TempDir
     Path home;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.json.Json;
 import dev.fence.testing.PostgresServer;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.SentinelCluster;
 import java.io.ByteArrayInputStream;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code fence doctor} on real stores: each finding's status and fix, the JSON form and the exit status. */
+@ProcessTest
 class DoctorCommandTest {
     @TempDir
     Path tmp;

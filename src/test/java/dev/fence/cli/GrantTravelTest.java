@@ -9,6 +9,7 @@ import dev.fence.json.Json;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * release}, and nothing takes the lease again or shortens it behind the harness's back. In-process, on
  * a SQLite file, with a fake clock deciding expiry.
  */
+@ProcessTest
 class GrantTravelTest {
     static final String R = "db/migrations";
 

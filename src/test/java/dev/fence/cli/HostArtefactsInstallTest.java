@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.install.HookScripts;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code fence install --gitlab-global / --gitlab-tarball / --ghes}: the files written and the steps printed. */
+@ProcessTest
 class HostArtefactsInstallTest {
     private static final Map<String, String> ENV = Map.of("PATH", "/usr/bin:/bin");
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fence.hook.HookConfig;
 import dev.fence.install.HookScripts;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@ProcessTest
 class InstallCommandTest {
     @TempDir
     Path tmp;

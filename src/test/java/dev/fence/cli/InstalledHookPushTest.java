@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Installs the hooks with {@code fence install --bare} into a real bare repository, with a stand-in
  * launcher that records how it was called, and pushes to it with the real git.
  */
+@ProcessTest
 class InstalledHookPushTest {
     @TempDir
     Path tmp;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * without it), and an archive older than the jar is left alone rather than refused with a warning a git
  * host would show every pusher.
  */
+@ProcessTest
 class LauncherArchiveIT {
     @TempDir
     Path tmp;

@@ -15,6 +15,7 @@ import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -34,6 +35,7 @@ import org.opentest4j.TestAbortedException;
  * agent's tool calls ({@code ./scripts/agent-step.sh}, {@code ./scripts/migrate.sh}) are the only
  * stand-ins: the first commits a change, the second notes the token it ran under.
  */
+@ProcessTest
 class ReadmeHarnessLoopTest {
     private static final String MAIN = "refs/heads/main";
 

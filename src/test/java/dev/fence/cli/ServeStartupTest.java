@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.TestLauncher;
 import java.io.ByteArrayInputStream;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code fence serve} names an unsafe store's set-up at every start, and refuses a Redis that may evict keys. */
+@ProcessTest
 class ServeStartupTest {
     @TempDir
     Path tmp;

@@ -13,6 +13,7 @@ import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A's lease (the skew of a host whose clock runs ahead), so B's acquire sees A's lease lapsed and takes
  * it; A's next renewal must find the lease lost.
  */
+@ProcessTest
 class ExecTest {
     static final String R = "db/migrations";
 

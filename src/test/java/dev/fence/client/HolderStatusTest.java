@@ -7,6 +7,7 @@ import dev.fence.json.Json;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code fence status --holder}: what a holder holds, from the ledger and the store, with a fake clock. */
+@ProcessTest
 class HolderStatusTest {
     static final String MAIN = "git:proj:refs/heads/main";
 

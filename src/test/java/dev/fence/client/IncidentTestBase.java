@@ -20,6 +20,7 @@ import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Runs once per store implementation (subclasses).
  */
+@ProcessTest
 abstract class IncidentTestBase {
     static final String MAIN = "refs/heads/main";
     static final String RESOURCE = "git:app:" + MAIN;

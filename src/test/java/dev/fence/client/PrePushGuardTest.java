@@ -9,6 +9,7 @@ import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The pre-push guard in an agent's clone, with the real git running the installed hook (which starts
  * fence in its own JVM). The remote has no fence hook, so what the guard lets through lands.
  */
+@ProcessTest
 class PrePushGuardTest {
     static final String MAIN = "refs/heads/main";
 

@@ -17,6 +17,7 @@ import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.SmartHttp;
 import dev.fence.testing.Sshd;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * behind Basic authentication) with the password from a credential helper and the URL from an {@code
  * insteadOf} rewrite. Both remotes run fence's installed hook on the SQLite store.
  */
+@ProcessTest
 class PushTransportsTest {
     private static final String MAIN = "refs/heads/main";
     private static final String RESOURCE = "git:app:" + MAIN;

@@ -9,6 +9,7 @@ import dev.fence.json.Json;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The lease's recorded SHA is the harness's, not the agent's: no option sets it, a push whose lease SHA
  * no longer matches the remote is refused, and a refused push leaves it where it was.
  */
+@ProcessTest
 class RecordedShaTest {
     @TempDir
     Path tmp;

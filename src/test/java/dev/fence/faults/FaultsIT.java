@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fence.testing.ProcessTest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL promotions: a synchronous standby keeps every acknowledged grant, an asynchronous one cut off
  * before the kill loses some, and in both the clients see one new generation and no anomaly.
  */
+@ProcessTest
 class FaultsIT {
     @Test
     void aRedisWithAppendfsyncAlwaysKilledMidLoadLosesNothing() throws Exception {

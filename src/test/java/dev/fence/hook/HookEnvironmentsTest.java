@@ -12,6 +12,7 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.core.PushOptions;
 import dev.fence.core.RefUpdate;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@ProcessTest
 class HookEnvironmentsTest {
     @TempDir
     Path tmp;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.RefUpdate;
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Ancestry read from loose commits: only what they show is answered; anything else is left to git. */
+@ProcessTest
 class LooseCommitsTest {
     @TempDir
     Path dir;

@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.testing.PostgresServer;
+import dev.fence.testing.ProcessTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.BeforeAll;
  * The hook end to end on the PostgreSQL store: a database of this class's own on {@link
  * PostgresServer#shared()} (each test uses a repository id of its own, so they share the database).
  */
+@ProcessTest
 class PostgresPreReceiveTest extends PreReceiveEndToEndTest {
     private static PostgresServer server;
     private static String database;

@@ -19,6 +19,7 @@ import dev.fence.store.Stores;
 import dev.fence.testing.HookedRepo;
 import dev.fence.testing.HookedRepo.Clone;
 import dev.fence.testing.HookedRepo.Run;
+import dev.fence.testing.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The pre-receive hook end to end: the real {@code git} binary pushes to a bare repository with fence's
  * hooks installed by the real installer, against a real store. Subclasses supply the store.
  */
+@ProcessTest
 abstract class PreReceiveEndToEndTest {
     static final String MAIN = "refs/heads/main";
 

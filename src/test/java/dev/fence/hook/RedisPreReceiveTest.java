@@ -8,10 +8,12 @@ import dev.fence.core.Grant;
 import dev.fence.testing.HookedRepo.Clone;
 import dev.fence.testing.HookedRepo.Run;
 import dev.fence.testing.PrivateRedis;
+import dev.fence.testing.ProcessTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The hook end to end on a private redis-server; the store is "down" while the server is stopped. */
+@ProcessTest
 class RedisPreReceiveTest extends PreReceiveEndToEndTest {
     @RegisterExtension
     static final PrivateRedis redis = new PrivateRedis();

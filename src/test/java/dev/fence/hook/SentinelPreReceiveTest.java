@@ -2,6 +2,7 @@ package dev.fence.hook;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.SentinelCluster;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
  * The hook end to end with a {@code redis-sentinel://} store: a master and one sentinel that never fails it
  * over here, so the store is "down" while the master is stopped and the sentinel still names it.
  */
+@ProcessTest
 class SentinelPreReceiveTest extends PreReceiveEndToEndTest {
     static SentinelCluster cluster;
 

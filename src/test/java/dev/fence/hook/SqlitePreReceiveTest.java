@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fence.core.Grant;
 import dev.fence.testing.HookedRepo.Clone;
 import dev.fence.testing.HookedRepo.Run;
+import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,6 +19,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The hook end to end on a SQLite file. The store is "down" while another process holds its write lock. */
+@ProcessTest
 class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
     private Connection locker;
 

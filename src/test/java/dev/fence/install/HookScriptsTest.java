@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.hook.HookConfig;
 import dev.fence.hookpath.JvmSettings;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@ProcessTest
 class HookScriptsTest {
     @TempDir
     Path tmp;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with which arguments, and that it refuses the push when it finds none. Stand-ins for the launcher and
  * for java record how they were called.
  */
+@ProcessTest
 class PreReceiveShimTest {
     private static final Path SHIM = Path.of("hooks/pre-receive").toAbsolutePath();
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.fence.core.ConfigException;
 import dev.fence.core.Globs;
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * The fenced patterns fence install writes for the curl shim match, in bash, exactly the refs the Java rule
  * ({@link Globs}) fences: the shim's server-down verdict rests on it.
  */
+@ProcessTest
 class ShimSettingsTest {
     private static final List<String> PATTERNS = List.of(
             "refs/heads/**",

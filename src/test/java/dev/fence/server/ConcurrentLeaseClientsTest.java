@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.json.Json;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * be granted twice.
  */
 @Tag("soak")
+@ProcessTest
 class ConcurrentLeaseClientsTest {
     static final Duration DURATION = Duration.ofSeconds(20);
     static final int CLIENTS = 50;

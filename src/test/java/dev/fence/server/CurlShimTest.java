@@ -3,6 +3,7 @@ package dev.fence.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The curl shim on its own: server down, wrong credentials, budget and the GitLab prefix. */
+@ProcessTest
 class CurlShimTest {
     private static final String LINE = "0".repeat(40) + " " + "6".repeat(40) + " refs/heads/main\n";
 

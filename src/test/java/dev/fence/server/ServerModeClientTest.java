@@ -11,6 +11,7 @@ import dev.fence.json.Json;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * whose pre-receive and post-receive hooks are the curl shim asking the same server. The agents hold
  * only their agent credentials (bound to their holder names), through {@code FENCE_CREDENTIAL_FILE}.
  */
+@ProcessTest
 class ServerModeClientTest {
     static final String MAIN = "refs/heads/main";
     static final String RESOURCE = "git:app:" + MAIN;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.json.Json;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The server restarted between a grant and a push: no token is reused and the push is judged as before. */
+@ProcessTest
 class ServerRestartTest {
     @TempDir
     Path tmp;

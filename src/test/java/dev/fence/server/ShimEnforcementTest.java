@@ -8,6 +8,7 @@ import dev.fence.cli.Context;
 import dev.fence.cli.Main;
 import dev.fence.json.Json;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.TestLauncher;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * give the same exit code and the same message lines; token numbers (stores differ) and clock times are
  * normalised before comparing.
  */
+@ProcessTest
 class ShimEnforcementTest {
     private static final String CONFIG = "agent-pushers = bot-*\n";
     private static final String ZERO = "0".repeat(40);

@@ -3,6 +3,7 @@ package dev.fence.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.Stdin;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * verdict of fence serve, carrying the shim's own nonce, lets a push through, and every way of asking
  * keeps the shim's budget.
  */
+@ProcessTest
 class ShimServerReplyTest {
     private static final String LINE = "0".repeat(40) + " " + "6".repeat(40) + " refs/heads/main\n";
 

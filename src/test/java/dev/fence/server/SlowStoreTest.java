@@ -10,6 +10,7 @@ import dev.fence.hook.PreReceiveHook;
 import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.io.ByteArrayInputStream;
 import java.io.UncheckedIOException;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * connections and never replies): every request is answered within a bound, hook verdicts are exactly
  * the Java hook's store-down verdicts, and a stop waits for requests in flight.
  */
+@ProcessTest
 class SlowStoreTest {
     private static final Duration STORE_TIMEOUT = Duration.ofMillis(800);
     private static final Duration BOUND = Duration.ofMillis(2500);

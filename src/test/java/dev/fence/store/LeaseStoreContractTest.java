@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -51,8 +52,9 @@ import org.junit.jupiter.api.Test;
  * support the optional hooks; tests that need an unsupported hook are skipped, not failed.
  *
  * <p>Time is explicit: every call gets its {@code now} from {@link #clock}, which only moves when a test
- * moves it.
+ * moves it. Tests are named after the store they run against ({@link StoreDisplayNames}).
  */
+@DisplayNameGeneration(StoreDisplayNames.class)
 public abstract class LeaseStoreContractTest {
     protected static final long TTL = 30_000;
     protected static final String MAIN = "git:project-42:refs/heads/main";

@@ -29,6 +29,7 @@ import dev.fence.core.Verdict;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.PostgresServer;
+import dev.fence.testing.ProcessTest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.Test;
  * above every token granted before and under which old proofs are void. Either way no token is granted
  * twice within a generation and no client ever sees a token lower than one granted before its call began.
  */
+@ProcessTest
 class PostgresFailoverIT {
     private static final String DATABASE = "fence";
     private static final String REPO = "app";

@@ -24,6 +24,7 @@ import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.PostgresServer;
+import dev.fence.testing.ProcessTest;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.function.Executable;
  * else a private one ({@link PostgresServer#shared()}), in a database of this class's own that is dropped
  * after it. Each test starts without the schema, as on a new database.
  */
+@ProcessTest
 class PostgresLeaseStoreTest extends LeaseStoreContractTest {
     private static PostgresServer server;
     private static String database;
@@ -107,6 +109,22 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
 
     private static String query(String statement) {
         return server.queryString(database, statement);
+    }
+
+    /**
+     * Waits (at most 10 s) until a session of this database waits for a lock, as a blocked store call does;
+     * asked from the {@code postgres} database, which no test gives a statement timeout.
+     */
+    private static void awaitALockWait() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while ("0"
+                .equals(server.queryString(
+                        "postgres",
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + database
+                                + "' AND wait_event_type = 'Lock'"))) {
+            assertTrue(System.nanoTime() < deadline, "no store call came to wait for the lock");
+            Thread.sleep(10);
+        }
     }
 
     private static StoreUnavailableException assertUnavailable(String named, Executable call) {
@@ -356,7 +374,7 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                     try {
                         Future<AcquireResult> waiting =
                                 caller.submit(() -> s.acquire(MAIN, "bob", TTL, clock.instant(), null, candidate));
-                        Thread.sleep(300);
+                        awaitALockWait();
                         c.commit();
 
                         assertInstanceOf(AcquireResult.Granted.class, waiting.get(10, TimeUnit.SECONDS));

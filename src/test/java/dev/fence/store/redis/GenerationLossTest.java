@@ -18,6 +18,7 @@ import dev.fence.core.Reason;
 import dev.fence.core.RefUpdate;
 import dev.fence.core.Resources;
 import dev.fence.store.StoreOptions;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Redis restarted without persistence between a grant and its use: the old proof is void, tokens go on up. */
+@ProcessTest
 class GenerationLossTest {
     @Test
     void anOldProofIsRefusedAndNewTokensAreLargerUnderTheNewGeneration() throws Exception {

@@ -4,10 +4,12 @@ import dev.fence.core.LeaseStore;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
 import dev.fence.testing.PrivateRedis;
+import dev.fence.testing.ProcessTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The store contract against a private redis-server started for this class (never the shared one). */
+@ProcessTest
 class RedisContractTest extends LeaseStoreContractTest {
     @RegisterExtension
     static final PrivateRedis redis = new PrivateRedis();

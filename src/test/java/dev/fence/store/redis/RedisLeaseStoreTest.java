@@ -29,6 +29,7 @@ import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
 import dev.fence.store.StoreOptions;
 import dev.fence.testing.PrivateRedis;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link RedisLeaseStore} against a private redis-server started for this class. */
+@ProcessTest
 class RedisLeaseStoreTest {
     private static final Duration TIMEOUT = Duration.ofMillis(500);
     private static final StoreOptions OPTIONS =

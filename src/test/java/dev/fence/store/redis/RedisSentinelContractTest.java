@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.fence.core.LeaseStore;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.SentinelCluster;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
  * The store contract through a {@code redis-sentinel://} URL: a master and one sentinel (that never fails it
  * over here), so every call finds the master through the sentinel and behaves as on a plain URL.
  */
+@ProcessTest
 class RedisSentinelContractTest extends LeaseStoreContractTest {
     static SentinelCluster cluster;
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.testing.PrivateRedis;
+import dev.fence.testing.ProcessTest;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /** The connection a long-running process's threads share, against a private redis-server. */
+@ProcessTest
 class RespPipelineTest {
     @RegisterExtension
     static final PrivateRedis redis = new PrivateRedis();

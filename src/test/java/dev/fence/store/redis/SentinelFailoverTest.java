@@ -13,6 +13,7 @@ import dev.fence.core.LeaseService;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.SentinelCluster;
 import java.time.Clock;
@@ -30,6 +31,7 @@ import redis.clients.jedis.Jedis;
  * it finds the master through the sentinels and follows it when a replica is promoted, with tokens that
  * never repeat.
  */
+@ProcessTest
 class SentinelFailoverTest {
     private static final String RESOURCE = "git:app:refs/heads/main";
     private static final Duration TTL = Duration.ofMinutes(5);

@@ -16,6 +16,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
+import dev.fence.testing.ProcessTest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -257,6 +258,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
     }
 
     @Nested
+    @ProcessTest
     class Processes {
         private final List<Process> started = new ArrayList<>();
 
