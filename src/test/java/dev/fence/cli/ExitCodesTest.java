@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.ProcessTest;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,6 +29,7 @@ import picocli.CommandLine;
  * exec} never passes on a command's status where it could be read as one of fence's own, and a port in use
  * is the operator's problem (6), not a bug in fence (70).
  */
+@ProcessTest
 class ExitCodesTest {
     @TempDir
     Path tmp;
