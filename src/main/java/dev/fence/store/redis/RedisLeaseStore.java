@@ -94,7 +94,7 @@ import redis.clients.jedis.resps.StreamEntry;
  * threads share, pipelined ({@link RespPipeline}); ledger queries, and every call when {@link
  * StoreOptions#waitReplicas()} is set ({@code WAIT} blocks its connection), borrow Jedis connections from a
  * pool. A hook ({@link StoreOptions#singleConnection()}) opens one plain connection ({@link
- * RespConnection#openOneShot}) for its two or three calls, which costs a fresh JVM a fraction of a pool and
+ * RespConnection#open}) for its two or three calls, which costs a fresh JVM a fraction of a pool and
  * a full client to start.
  *
  * <p>Thread-safe: the pipelined connection is shared safely, pooled ones are used by one call at a time (as
@@ -197,7 +197,7 @@ public final class RedisLeaseStore implements LeaseStore {
         RedisUrl parsed;
         if (SentinelUrl.matches(url)) {
             SentinelUrl sentinels = SentinelUrl.parse(url);
-            sentinel = new SentinelMaster(sentinels, timeout, options.singleConnection());
+            sentinel = new SentinelMaster(sentinels, timeout);
             RedisUrl first = sentinels.sentinels().get(0);
             parsed = sentinels.master(first.host(), first.port());
         } else {
@@ -219,7 +219,7 @@ public final class RedisLeaseStore implements LeaseStore {
      */
     private void connectNow() {
         try {
-            RespConnection c = RespConnection.openOneShot(target(), timeoutMillis, "fence");
+            RespConnection c = RespConnection.open(target(), timeoutMillis, "fence");
             synchronized (directLock) {
                 direct = c;
             }
@@ -894,7 +894,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 for (int attempt = 0; ; attempt++) {
                     boolean reused = direct != null && directUsed;
                     if (direct == null) {
-                        direct = RespConnection.openOneShot(target(), timeoutMillis, "fence");
+                        direct = RespConnection.open(target(), timeoutMillis, "fence");
                         directUsed = false;
                     }
                     try {

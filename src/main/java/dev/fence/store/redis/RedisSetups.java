@@ -37,7 +37,7 @@ public final class RedisSetups {
         String describe;
         boolean viaSentinel = SentinelUrl.matches(url);
         if (viaSentinel) {
-            SentinelMaster sentinel = new SentinelMaster(SentinelUrl.parse(url), timeout, false);
+            SentinelMaster sentinel = new SentinelMaster(SentinelUrl.parse(url), timeout);
             server = sentinel.current();
             describe = sentinel.describe();
         } else {

@@ -19,7 +19,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * AUTH and SELECT when the URL asks for them (answered before anything else is sent), then commands one
  * at a time, the first one preceded in the same write by CLIENT SETNAME. A pool and a
  * full client cost a fresh JVM more to start than the calls themselves take. It runs over a {@link
- * Transport}: a socket ({@link #open}), or for a one-shot process a channel ({@link #openOneShot}).
+ * Transport}, a socket ({@link #open}).
  *
  * <p>Replies decode as Jedis decodes a script's reply: bulk and simple strings to {@code String},
  * integers to {@code Long}, arrays to {@code List}, nil to null. Failures are Jedis's exception types,
@@ -64,34 +64,6 @@ final class RespConnection implements RespCalls, AutoCloseable {
             throw connectFailed(url, e);
         }
         return handshake(url, transport, timeoutMillis, clientName);
-    }
-
-    /**
-     * As {@link #open}, for a process that makes a few calls on one thread and exits (a hook): below JDK 25 a
-     * plain URL connects over a {@link ChannelTransport} where the platform allows it, which starts sooner in
-     * a fresh JVM than a socket.
-     */
-    static RespConnection openOneShot(RedisUrl url, int timeoutMillis, String clientName) {
-        if (url.tls() || !OneShot.CHANNEL) {
-            return open(url, timeoutMillis, clientName);
-        }
-        Transport transport;
-        try {
-            transport = ChannelTransport.connect(url.host(), url.port(), timeoutMillis);
-        } catch (IOException e) {
-            throw connectFailed(url, e);
-        }
-        return handshake(url, transport, timeoutMillis, clientName);
-    }
-
-    /**
-     * Whether one-shot connections go over a channel: below JDK 25, where the platform allows it. From JDK 25
-     * a hook starts from an AOT cache, which holds the socket classes' lambdas already linked; a socket then
-     * connects sooner than a channel, whose provider takes reflection to make (0.7 ms of a hook in paired
-     * runs).
-     */
-    private static final class OneShot {
-        static final boolean CHANNEL = Runtime.version().feature() < 25 && ChannelTransport.available();
     }
 
     private static JedisConnectionException connectFailed(RedisUrl url, IOException e) {

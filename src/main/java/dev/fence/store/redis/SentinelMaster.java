@@ -41,7 +41,6 @@ final class SentinelMaster {
 
     private final SentinelUrl url;
     private final int timeoutMillis;
-    private final boolean oneShot;
     private final Object asking = new Object();
 
     /** The master the sentinels named last; null until first asked. */
@@ -53,13 +52,10 @@ final class SentinelMaster {
     /**
      * @param timeoutMillis the store's timeout: for each sentinel's connection and reply, and the most a
      *     call goes on retrying
-     * @param oneShot connect as a process that makes a few calls and exits (a hook) does ({@link
-     *     RespConnection#openOneShot})
      */
-    SentinelMaster(SentinelUrl url, int timeoutMillis, boolean oneShot) {
+    SentinelMaster(SentinelUrl url, int timeoutMillis) {
         this.url = url;
         this.timeoutMillis = timeoutMillis;
-        this.oneShot = oneShot;
     }
 
     /**
@@ -195,9 +191,7 @@ final class SentinelMaster {
             int index = (start + i) % sentinels.size();
             RedisUrl sentinel = sentinels.get(index);
             List<?> reply;
-            try (RespConnection c = oneShot
-                    ? RespConnection.openOneShot(sentinel, timeoutMillis, "fence")
-                    : RespConnection.open(sentinel, timeoutMillis, "fence")) {
+            try (RespConnection c = RespConnection.open(sentinel, timeoutMillis, "fence")) {
                 Object r = c.call(List.of("SENTINEL", "get-master-addr-by-name", url.masterName()));
                 reached = true;
                 if (!(r instanceof List<?> l) || l.size() < 2) {

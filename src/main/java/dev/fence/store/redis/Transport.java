@@ -5,9 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
- * The byte stream under a {@link RespConnection}: a {@link java.net.Socket} ({@link SocketTransport}), or
- * for a process that makes a few calls and exits a {@link java.nio.channels.SocketChannel} ({@link
- * ChannelTransport}). Either way a read that waits longer than the read timeout fails with a {@link
+ * The byte stream under a {@link RespConnection}: a {@link java.net.Socket} ({@link SocketTransport}). A read that waits longer than the read timeout fails with a {@link
  * java.net.SocketTimeoutException}, and a failed connection with another {@link IOException}.
  */
 interface Transport extends AutoCloseable {
