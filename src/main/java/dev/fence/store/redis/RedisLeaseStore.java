@@ -108,22 +108,6 @@ public final class RedisLeaseStore implements LeaseStore {
         private Jedis() {}
     }
 
-    // Each script's SHA-1 over lib.lua, a newline and the script; LuaScriptTest fails the build when one no
-    // longer matches its resources (and prints the new value).
-    private static final LuaScript IDENTITY = LuaScript.of("identity", "928013b0b8d22ad5bcd6530be6b9b8eb3fa2cd47");
-    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "74020aad5d6a894874afd6d43b330b7eee6304c1");
-    private static final LuaScript RENEW = LuaScript.of("renew", "c055fd854815467b13948d50bc9bf7f76d871426");
-    private static final LuaScript RELEASE = LuaScript.of("release", "a793a35b3ae9614ae5857cf4759c8879c1f339b9");
-    private static final LuaScript MOVE_GRANT_SHA =
-            LuaScript.of("move_grant_sha", "76fa8e014be6e6f30a1d74ed547caa4d20e43fa1");
-    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "3406f6dbda5510f7bc6af0e95a35bec07f81ce52");
-    private static final LuaScript IDENTITY_SNAPSHOT =
-            LuaScript.of("identity_snapshot", "833d3b30ecaede85f4ec2bc59137e8f3497bada6");
-    private static final LuaScript COMMIT = LuaScript.of("commit", "194485b0544e676d93ce77c2923f52aede785634");
-    private static final LuaScript RETENTION_SCRIPT =
-            LuaScript.of("retention", "83737202fda8197b229eb24f4abf9b4a193e8713");
-    private static final LuaScript APPEND = LuaScript.of("append", "a534020b4f388a7d0589d962742d13ad047f8d03");
-
     /**
      * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
      * (raised to stay increasing), never below them, so none is needed.
@@ -358,7 +342,7 @@ public final class RedisLeaseStore implements LeaseStore {
         args.add(known == null ? "" : known.generation());
         // The floor and creation time are the server's (TIME, in the script), never the candidate's.
         List<?> reply = list(call("identity", c -> {
-            List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
+            List<?> r = list(c.eval(Scripts.IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
                 awaitReplicas(c);
             }
@@ -403,7 +387,7 @@ public final class RedisLeaseStore implements LeaseStore {
         for (int attempt = 0; ; attempt++) {
             List<String> args = acquireArgs(resource, holder, ttlMillis, nowArg(now), grantSha, offered, options);
             List<?> reply = list(call("acquire", c -> {
-                List<?> r = list(c.eval(ACQUIRE, keys, args));
+                List<?> r = list(c.eval(Scripts.ACQUIRE, keys, args));
                 if ("granted".equals(string(r.get(0)))) {
                     awaitReplicas(c);
                 }
@@ -472,7 +456,7 @@ public final class RedisLeaseStore implements LeaseStore {
             String resource, String holder, long ttlMillis, Instant now, StoreOptions options) {
         List<String> keys = acquireKeys(resource);
         List<String> out = new ArrayList<>();
-        out.add(ACQUIRE.sha1());
+        out.add(Scripts.ACQUIRE.sha1());
         out.add(Integer.toString(keys.size()));
         out.addAll(keys);
         out.addAll(acquireArgs(
@@ -493,7 +477,7 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(now, "now");
         requireValidLease(ttlMillis, now);
         List<String> args = List.of(holder, Long.toString(token), Long.toString(ttlMillis), nowArg(now));
-        return leaseCheck("renew", RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
+        return leaseCheck("renew", Scripts.RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -511,7 +495,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 git == null ? "" : git.repoId(),
                 git == null ? "" : git.ref());
         List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
-        return leaseCheck("release", RELEASE, keys, args);
+        return leaseCheck("release", Scripts.RELEASE, keys, args);
     }
 
     @Override
@@ -519,7 +503,8 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         List<String> args = List.of(holder, Long.toString(token), orEmpty(expectedSha), orEmpty(newSha));
-        return leaseCheck("move grant sha", MOVE_GRANT_SHA, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
+        return leaseCheck(
+                "move grant sha", Scripts.MOVE_GRANT_SHA, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -529,7 +514,7 @@ public final class RedisLeaseStore implements LeaseStore {
             return Map.of();
         }
         List<String> keys = names.stream().map(RedisKeys::state).toList();
-        List<?> reply = list(call("snapshot", c -> c.eval(SNAPSHOT, keys, List.of())));
+        List<?> reply = list(call("snapshot", c -> c.eval(Scripts.SNAPSHOT, keys, List.of())));
         Map<String, ResourceState> states = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) {
             states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(i))));
@@ -559,7 +544,7 @@ public final class RedisLeaseStore implements LeaseStore {
             List<?> reply = list(call("snapshot", new Function<Link, Object>() {
                 @Override
                 public Object apply(Link c) {
-                    return c.eval(IDENTITY_SNAPSHOT, keys, args);
+                    return c.eval(Scripts.IDENTITY_SNAPSHOT, keys, args);
                 }
             }));
             String kind = string(reply.get(0));
@@ -644,7 +629,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<?> reply = list(call("commit", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                List<?> r = list(c.eval(COMMIT, keys, args));
+                List<?> r = list(c.eval(Scripts.COMMIT, keys, args));
                 if ("committed".equals(string(r.get(0)))) {
                     awaitReplicas(c);
                 }
@@ -688,7 +673,8 @@ public final class RedisLeaseStore implements LeaseStore {
         call("append", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                Object r = c.eval(APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+                Object r =
+                        c.eval(Scripts.APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
                 awaitReplicas(c);
                 return r;
             }
@@ -1035,7 +1021,7 @@ public final class RedisLeaseStore implements LeaseStore {
         for (int attempt = 0; attempt < 2; attempt++) {
             List<String> args =
                     List.of(newRetention == null ? "" : Long.toString(newRetention.toMillis()), retentionMillis());
-            List<?> reply = list(call("retention", c -> c.eval(RETENTION_SCRIPT, List.of(RedisKeys.META), args)));
+            List<?> reply = list(call("retention", c -> c.eval(Scripts.RETENTION, List.of(RedisKeys.META), args)));
             if ("retention".equals(string(reply.get(0)))) {
                 return Duration.ofMillis(Long.parseLong(string(reply.get(1))));
             }
