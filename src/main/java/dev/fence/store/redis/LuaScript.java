@@ -4,11 +4,10 @@ import dev.fence.core.InternalException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
-import redis.clients.jedis.CommandObject;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
@@ -24,13 +23,6 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  */
 final class LuaScript {
     private static final String LIB = "lib";
-    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
-    private static final class Jedis {
-        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
-
-        private Jedis() {}
-    }
-
     private final String name;
     private final String sha1;
     private volatile String source;
@@ -70,69 +62,47 @@ final class LuaScript {
     }
 
     /**
-     * Runs the script on {@code connection}. Replies are decoded as by Jedis: bulk strings to {@code
-     * String}, integers to {@code Long}, arrays to {@code List}, nil to null.
-     */
-    Object eval(Connection connection, List<String> keys, List<String> args) {
-        return eval(connection, keys, args, false);
-    }
-
-    /**
-     * As {@link #eval(Connection, List, List)}; on a connection that served calls before ({@code
-     * reused}), a connection failure is a {@link StaleConnection}.
+     * Runs the script on {@code connection}; the reply is decoded as {@link RedisConnections#call} decodes
+     * one. On a connection that served calls before ({@code reused}), a connection failure is a {@link
+     * StaleConnection}.
      */
     Object eval(Connection connection, List<String> keys, List<String> args, boolean reused) {
-        String sha1 = sha1();
-        CommandObject<Object> command = Jedis.COMMANDS.evalsha(sha1, keys, args);
+        List<String> evalsha = new ArrayList<>(2 + keys.size() + args.size());
+        evalsha.add(sha1);
+        evalsha.add(Integer.toString(keys.size()));
+        evalsha.addAll(keys);
+        evalsha.addAll(args);
         try {
             try {
-                return connection.executeCommand(command);
+                return RedisConnections.call(connection, Protocol.Command.EVALSHA, evalsha);
             } catch (JedisConnectionException e) {
                 throw reused ? new StaleConnection(e) : e;
             }
         } catch (JedisNoScriptException e) {
-            String loaded = connection.executeCommand(Jedis.COMMANDS.scriptLoad(source()));
+            Object loaded = RedisConnections.call(connection, Protocol.Command.SCRIPT, List.of("LOAD", source()));
             if (!sha1.equals(loaded)) {
                 throw new InternalException(
                         "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1);
             }
-            return connection.executeCommand(Jedis.COMMANDS.evalsha(sha1, keys, args));
-        }
-    }
-
-    /** As {@link #eval(Connection, List, List, boolean)}, on a plain or pipelined connection. */
-    Object eval(RespCalls connection, List<String> keys, List<String> args, boolean reused) {
-        List<String> command = new java.util.ArrayList<>(3 + keys.size() + args.size());
-        command.add("EVALSHA");
-        command.add(sha1());
-        command.add(Integer.toString(keys.size()));
-        command.addAll(keys);
-        command.addAll(args);
-        try {
-            try {
-                return connection.call(command);
-            } catch (JedisConnectionException e) {
-                throw reused ? new StaleConnection(e) : e;
-            }
-        } catch (JedisNoScriptException e) {
-            Object loaded = connection.call(List.of("SCRIPT", "LOAD", source()));
-            if (!sha1().equals(loaded)) {
-                throw new InternalException(
-                        "Redis loaded script " + name + " as " + loaded + " but fence computed " + sha1());
-            }
-            return connection.call(command);
+            return RedisConnections.call(connection, Protocol.Command.EVALSHA, evalsha);
         }
     }
 
     /**
      * The first command on a connection that served calls before failed at the connection: it had most
-     * likely gone stale (the server restarted, or closed it, since it was last used).
+     * likely gone stale (the server restarted, or closed it, since it was last used). The store tries a new
+     * connection once, or reports the cause.
      */
-    static final class StaleConnection extends JedisConnectionException {
+    static final class StaleConnection extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         StaleConnection(JedisConnectionException cause) {
             super(cause.getMessage(), cause);
+        }
+
+        @Override
+        public synchronized JedisConnectionException getCause() {
+            return (JedisConnectionException) super.getCause();
         }
     }
 
