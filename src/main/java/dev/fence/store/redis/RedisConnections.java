@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.Proxy;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.SSLParameters;
@@ -22,6 +23,7 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisSocketFactory;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.util.SafeEncoder;
 
 /**
@@ -31,7 +33,8 @@ import redis.clients.jedis.util.SafeEncoder;
  * machinery costs a hook's fresh JVM milliseconds), with TLS and host name verification against the JVM's
  * trust store for {@code rediss://}, then logs in (AUTH, then SELECT and the client name in one round
  * trip; a refusal closes the connection before any command is sent). Jedis's {@code CLIENT SETINFO} is
- * not sent: fence names itself.
+ * not sent: fence names itself. Pooled connections log in through Jedis's own handshake, to the same
+ * effect.
  *
  * <p>Failures are Jedis's: {@link JedisConnectionException} at the connection, {@link
  * redis.clients.jedis.exceptions.JedisDataException} and its subclasses for an error reply. {@link
@@ -47,11 +50,45 @@ final class RedisConnections {
 
     /**
      * One connection, connected and logged in; {@code timeoutMillis} bounds the connect and each reply.
+     * The log-in is sent here rather than by Jedis's own handshake, which first reads Jedis's version from
+     * its jar (for {@code CLIENT SETINFO}): a hook that opens its jar pays for reading the jar's directory.
      *
      * @throws redis.clients.jedis.exceptions.JedisException when the server cannot be reached or refuses
      */
     static Connection open(RedisUrl url, int timeoutMillis, String clientName) {
-        return new Connection(new DirectSockets(url, timeoutMillis), config(url, timeoutMillis, clientName));
+        Connection c = new Connection(new DirectSockets(url, timeoutMillis));
+        try {
+            c.connect();
+            if (url.password() != null) {
+                // Answered before anything else is sent: a command queued behind a refused AUTH would still run.
+                call(
+                        c,
+                        Protocol.Command.AUTH,
+                        url.user() == null ? List.of(url.password()) : List.of(url.user(), url.password()));
+            }
+            List<CommandArguments> rest = new ArrayList<>(2);
+            if (url.database() != 0) {
+                rest.add(new CommandArguments(Protocol.Command.SELECT).add(url.database()));
+            }
+            rest.add(
+                    new CommandArguments(Protocol.Command.CLIENT).add("SETNAME").add(clientName));
+            for (CommandArguments command : rest) {
+                c.sendCommand(command);
+            }
+            for (Object reply : c.getMany(rest.size())) {
+                if (reply instanceof JedisDataException refused) {
+                    throw refused;
+                }
+            }
+            return c;
+        } catch (RuntimeException e) {
+            try {
+                c.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     /**
