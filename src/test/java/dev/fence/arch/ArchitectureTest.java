@@ -2,10 +2,22 @@ package dev.fence.arch;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.fence.cli.Main;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -161,5 +173,37 @@ class ArchitectureTest {
                 .resideInAPackage("org.eclipse.jetty..")
                 .because("fence serve's HTTP server is its own business; its clients speak java.net.http")
                 .check(classes);
+    }
+
+    /**
+     * No JDK internals anywhere in fence's own classes, whatever their package: such code breaks, often
+     * silently, when the JDK changes. Compiled references are ArchUnit's to find; a class named in a string
+     * (to load it by reflection) is found in the class files' constant pools.
+     */
+    @Test
+    void noJdkInternals() throws Exception {
+        URL main = Main.class.getProtectionDomain().getCodeSource().getLocation();
+        JavaClasses all = new ClassFileImporter().importUrl(main);
+        assertTrue(all.contain(Main.class), "the scan must cover the main classes");
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("sun..", "jdk.internal..")
+                .because("no JDK internals (sun.*, Unsafe, jdk.internal.*): start-up speed is earned by design")
+                .check(all);
+        // A name in a string constant, as Class.forName would take it ("sun.misc.Unsafe"), not a part of a
+        // longer one ("com.sun.net"): the byte before it is a constant pool length or a descriptor's 'L'.
+        Pattern internal = Pattern.compile("(?<![a-z0-9_$./])(sun|jdk[./]internal)[./][a-z][A-Za-z0-9_./$]*");
+        List<String> found = new ArrayList<>();
+        Path root = Path.of(main.toURI());
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".class"))::iterator) {
+                Matcher m = internal.matcher(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
+                if (m.find()) {
+                    found.add(root.relativize(f) + " names " + m.group());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "classes naming JDK internals");
     }
 }

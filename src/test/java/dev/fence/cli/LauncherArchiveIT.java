@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -191,11 +193,7 @@ class LauncherArchiveIT {
         assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
         try (RedisServer redis = RedisServer.start()) {
             String log = pushesThroughAnInstalledHook(redis.url());
-            if (Runtime.version().feature() < 25) {
-                // The socket classes link lambdas on JDK 17; a hook's store connection avoids them there.
-                assertTrue(log.contains("dev.fence.store.redis.ChannelTransport source: shared objects file"), log);
-                assertFalse(log.contains("java.net.Socket "), "the hook opened a java.net.Socket");
-            }
+            assertTrue(log.contains("dev.fence.store.redis.RedisLeaseStore source: shared objects file"), log);
         }
     }
 
@@ -277,8 +275,8 @@ class LauncherArchiveIT {
 
         assertTrue(log.contains("dev.fence.cli.Main source: shared objects file"), "the archive was used: " + log);
         assertTrue(log.contains("dev.fence.hook.PreReceiveHook source: shared objects file"), log);
-        assertNoLambdaCost(log, "the hook that admitted a push");
-        assertNoLambdaCost(fencedLog, "the hook that refused a push");
+        assertNoLambdaCost(log, "the hook that admitted a push", store);
+        assertNoLambdaCost(fencedLog, "the hook that refused a push", store);
         return log;
     }
 
@@ -294,7 +292,14 @@ class LauncherArchiveIT {
      * lambdas already linked, so there any lambda of the hook's path is free as long as the training run
      * went through it.
      */
-    private static void assertNoLambdaCost(String log, String who) {
+    private static void assertNoLambdaCost(String log, String who, String store) {
+        if (Runtime.version().feature() < 25 && store.startsWith("redis")) {
+            // A Redis hook's java.net.Socket links lambdas of the JDK's own socket classes on JDK 17 (the price
+            // of using no JDK internals; the bench allows that hook floor + 20 ms); fence's code and Jedis's on
+            // the hook's path link none.
+            assertEquals(List.of(), lambdasOfOurs(log), who + " linked a lambda");
+            return;
+        }
         List<String> generated = log.lines()
                 .filter(l -> l.contains("$$Lambda") || l.contains("LambdaForm$") || l.contains("$Proxy"))
                 .filter(l -> !l.contains("source: shared objects file"))
@@ -303,6 +308,17 @@ class LauncherArchiveIT {
         if (Runtime.version().feature() < 25) {
             assertFalse(log.contains("java.lang.invoke.LambdaMetafactory "), who + " linked a lambda: " + log);
         }
+    }
+
+    /** The lambda classes of fence and of Jedis that a class log shows loaded. */
+    private static List<String> lambdasOfOurs(String log) {
+        List<String> found = new ArrayList<>();
+        Matcher m = Pattern.compile("\\] ((?:dev\\.fence|redis\\.clients)\\.\\S*\\$\\$Lambda\\S*)")
+                .matcher(log);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
     }
 
     /** The launcher and jar, a bare repository with the hook they installed for a store, and a work tree. */

@@ -40,22 +40,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.apache.commons.pool2.PooledObject;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
-import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisProtocol;
-import redis.clients.jedis.SslOptions;
-import redis.clients.jedis.SslVerifyMode;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.resps.StreamEntry;
 
 /**
  * A {@link LeaseStore} in Redis (standalone, or the primary a Sentinel setup points at), for several
@@ -90,40 +81,16 @@ import redis.clients.jedis.resps.StreamEntry;
  * callers' {@code now} arguments are used only under {@link StoreOptions#callerClock()} (tests). Instants
  * are kept as epoch milliseconds; finer precision is dropped.
  *
- * <p><b>Connections.</b> A long-running process sends its scripts over one connection that all its
- * threads share, pipelined ({@link RespPipeline}); ledger queries, and every call when {@link
- * StoreOptions#waitReplicas()} is set ({@code WAIT} blocks its connection), borrow Jedis connections from a
- * pool. A hook ({@link StoreOptions#singleConnection()}) opens one plain connection ({@link
- * RespConnection#openOneShot}) for its two or three calls, which costs a fresh JVM a fraction of a pool and
- * a full client to start.
+ * <p><b>Connections.</b> One client, Jedis ({@link RedisConnections}), for every command. A long-running
+ * process borrows a connection from a pool for each call; a hook ({@link StoreOptions#singleConnection()})
+ * opens one connection for its two or three calls, which costs a fresh JVM a fraction of a pool. Jedis's
+ * failures never leave the store: they are {@link StoreUnavailableException}, {@link ConfigException}
+ * and {@link InternalException}, as described above.
  *
- * <p>Thread-safe: the pipelined connection is shared safely, pooled ones are used by one call at a time (as
- * is the single one), and the cached identity is swapped atomically.
+ * <p>Thread-safe: a pooled connection serves one call at a time, as does the single one, and the cached
+ * identity is swapped atomically.
  */
 public final class RedisLeaseStore implements LeaseStore {
-    /** Jedis's command builders, made on first use: a hook's plain connection never needs them. */
-    private static final class Jedis {
-        static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
-
-        private Jedis() {}
-    }
-
-    // Each script's SHA-1 over lib.lua, a newline and the script; LuaScriptTest fails the build when one no
-    // longer matches its resources (and prints the new value).
-    private static final LuaScript IDENTITY = LuaScript.of("identity", "928013b0b8d22ad5bcd6530be6b9b8eb3fa2cd47");
-    private static final LuaScript ACQUIRE = LuaScript.of("acquire", "74020aad5d6a894874afd6d43b330b7eee6304c1");
-    private static final LuaScript RENEW = LuaScript.of("renew", "c055fd854815467b13948d50bc9bf7f76d871426");
-    private static final LuaScript RELEASE = LuaScript.of("release", "a793a35b3ae9614ae5857cf4759c8879c1f339b9");
-    private static final LuaScript MOVE_GRANT_SHA =
-            LuaScript.of("move_grant_sha", "76fa8e014be6e6f30a1d74ed547caa4d20e43fa1");
-    private static final LuaScript SNAPSHOT = LuaScript.of("snapshot", "3406f6dbda5510f7bc6af0e95a35bec07f81ce52");
-    private static final LuaScript IDENTITY_SNAPSHOT =
-            LuaScript.of("identity_snapshot", "833d3b30ecaede85f4ec2bc59137e8f3497bada6");
-    private static final LuaScript COMMIT = LuaScript.of("commit", "194485b0544e676d93ce77c2923f52aede785634");
-    private static final LuaScript RETENTION_SCRIPT =
-            LuaScript.of("retention", "83737202fda8197b229eb24f4abf9b4a193e8713");
-    private static final LuaScript APPEND = LuaScript.of("append", "a534020b4f388a7d0589d962742d13ad047f8d03");
-
     /**
      * How much earlier than {@code since} a query starts reading. Stream ids are the events' own times
      * (raised to stay increasing), never below them, so none is needed.
@@ -131,6 +98,8 @@ public final class RedisLeaseStore implements LeaseStore {
     private static final Duration CLOCK_SKEW_ALLOWANCE = Duration.ZERO;
 
     private static final int QUERY_PAGE = 1000;
+
+    private static final String PAGE = Integer.toString(QUERY_PAGE);
 
     private static final long MAX_EXACT_MILLIS = 1L << 53;
 
@@ -148,16 +117,14 @@ public final class RedisLeaseStore implements LeaseStore {
     private final SentinelMaster sentinel;
 
     private final StoreOptions options;
-    /** Created on first use by {@link #pool()}. */
-    private volatile ConnectionPool pool;
 
-    /** Created on first use by {@link #pipeline()}. */
-    private volatile RespPipeline pipeline;
+    /** A long-running process's connections: created on first use by {@link #pool()}. */
+    private volatile ConnectionPool pool;
 
     /** {@link StoreOptions#singleConnection()}: the one connection, opened by open; guarded by itself. */
     private final Object directLock = new Object();
 
-    private RespConnection direct;
+    private Connection direct;
 
     private volatile boolean closed;
 
@@ -197,7 +164,7 @@ public final class RedisLeaseStore implements LeaseStore {
         RedisUrl parsed;
         if (SentinelUrl.matches(url)) {
             SentinelUrl sentinels = SentinelUrl.parse(url);
-            sentinel = new SentinelMaster(sentinels, timeout, options.singleConnection());
+            sentinel = new SentinelMaster(sentinels, timeout);
             RedisUrl first = sentinels.sentinels().get(0);
             parsed = sentinels.master(first.host(), first.port());
         } else {
@@ -219,7 +186,7 @@ public final class RedisLeaseStore implements LeaseStore {
      */
     private void connectNow() {
         try {
-            RespConnection c = RespConnection.openOneShot(target(), timeoutMillis, "fence");
+            Connection c = RedisConnections.open(target(), timeoutMillis, RedisConnections.CLIENT_NAME);
             synchronized (directLock) {
                 direct = c;
             }
@@ -235,23 +202,8 @@ public final class RedisLeaseStore implements LeaseStore {
             synchronized (this) {
                 p = pool;
                 if (p == null) {
-                    p = newPool(target(), timeoutMillis, pooled);
+                    p = RedisConnections.pool(target(), timeoutMillis, pooled);
                     pool = p;
-                }
-            }
-        }
-        return p;
-    }
-
-    /** The pipelined connection of a long-running process, made on its first script call. */
-    private RespPipeline pipeline() {
-        RespPipeline p = pipeline;
-        if (p == null) {
-            synchronized (this) {
-                p = pipeline;
-                if (p == null) {
-                    p = new RespPipeline(target(), timeoutMillis, "fence");
-                    pipeline = p;
                 }
             }
         }
@@ -287,68 +239,20 @@ public final class RedisLeaseStore implements LeaseStore {
             if (closed) {
                 return;
             }
-            if (direct != null) {
-                direct.close();
-                direct = null;
-            }
+            closeQuietly(direct);
+            direct = null;
         }
-        RespPipeline p;
-        ConnectionPool q;
+        ConnectionPool p;
         synchronized (this) {
-            p = pipeline;
-            q = pool;
-            pipeline = null;
+            p = pool;
             pool = null;
         }
         if (p != null) {
             p.close();
         }
-        if (q != null) {
-            q.close();
-        }
     }
 
     // --- end redis-sentinel://
-
-    private static ConnectionPool newPool(RedisUrl parsed, int timeout, Set<Connection> used) {
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(timeout)
-                .socketTimeoutMillis(timeout)
-                .database(parsed.database())
-                .clientName("fence");
-        if (parsed.tls()) {
-            // The JVM's trust store and a host name check, as a browser would do.
-            config.sslOptions(
-                    SslOptions.builder().sslVerifyMode(SslVerifyMode.FULL).build());
-        }
-        if (parsed.user() != null) {
-            config.user(parsed.user());
-        }
-        if (parsed.password() != null) {
-            config.password(parsed.password());
-        }
-        ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
-        poolConfig.setMaxTotal(32);
-        // As many idle as in use: a smaller cap closes connections that busy callers hand back only to open
-        // new ones for the next call (a connect and a handshake each time at 32 callers).
-        poolConfig.setMaxIdle(32);
-        poolConfig.setMinIdle(0);
-        poolConfig.setMaxWait(Duration.ofMillis(timeout));
-        poolConfig.setBlockWhenExhausted(true);
-        // call() replaces stale pooled connections itself (see callPooled), bounding a dead server's cost
-        // to one timeout.
-        poolConfig.setTestOnBorrow(false);
-        poolConfig.setJmxEnabled(false);
-        ConnectionFactory factory =
-                new ConnectionFactory(new HostAndPort(parsed.host(), parsed.port()), config.build()) {
-                    @Override
-                    public void destroyObject(PooledObject<Connection> p) throws Exception {
-                        used.remove(p.getObject());
-                        super.destroyObject(p);
-                    }
-                };
-        return new ConnectionPool(factory, poolConfig);
-    }
 
     @Override
     public StoreIdentity identity(StoreIdentity candidate) {
@@ -358,7 +262,7 @@ public final class RedisLeaseStore implements LeaseStore {
         args.add(known == null ? "" : known.generation());
         // The floor and creation time are the server's (TIME, in the script), never the candidate's.
         List<?> reply = list(call("identity", c -> {
-            List<?> r = list(c.eval(IDENTITY, List.of(RedisKeys.META), args));
+            List<?> r = list(c.eval(Scripts.IDENTITY, List.of(RedisKeys.META), args));
             if (number(r.get(r.size() - 1)) == 1) {
                 awaitReplicas(c);
             }
@@ -403,7 +307,7 @@ public final class RedisLeaseStore implements LeaseStore {
         for (int attempt = 0; ; attempt++) {
             List<String> args = acquireArgs(resource, holder, ttlMillis, nowArg(now), grantSha, offered, options);
             List<?> reply = list(call("acquire", c -> {
-                List<?> r = list(c.eval(ACQUIRE, keys, args));
+                List<?> r = list(c.eval(Scripts.ACQUIRE, keys, args));
                 if ("granted".equals(string(r.get(0)))) {
                     awaitReplicas(c);
                 }
@@ -472,7 +376,7 @@ public final class RedisLeaseStore implements LeaseStore {
             String resource, String holder, long ttlMillis, Instant now, StoreOptions options) {
         List<String> keys = acquireKeys(resource);
         List<String> out = new ArrayList<>();
-        out.add(ACQUIRE.sha1());
+        out.add(Scripts.ACQUIRE.sha1());
         out.add(Integer.toString(keys.size()));
         out.addAll(keys);
         out.addAll(acquireArgs(
@@ -493,7 +397,7 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(now, "now");
         requireValidLease(ttlMillis, now);
         List<String> args = List.of(holder, Long.toString(token), Long.toString(ttlMillis), nowArg(now));
-        return leaseCheck("renew", RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
+        return leaseCheck("renew", Scripts.RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -511,7 +415,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 git == null ? "" : git.repoId(),
                 git == null ? "" : git.ref());
         List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
-        return leaseCheck("release", RELEASE, keys, args);
+        return leaseCheck("release", Scripts.RELEASE, keys, args);
     }
 
     @Override
@@ -519,7 +423,8 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
         List<String> args = List.of(holder, Long.toString(token), orEmpty(expectedSha), orEmpty(newSha));
-        return leaseCheck("move grant sha", MOVE_GRANT_SHA, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
+        return leaseCheck(
+                "move grant sha", Scripts.MOVE_GRANT_SHA, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
     }
 
     @Override
@@ -529,7 +434,7 @@ public final class RedisLeaseStore implements LeaseStore {
             return Map.of();
         }
         List<String> keys = names.stream().map(RedisKeys::state).toList();
-        List<?> reply = list(call("snapshot", c -> c.eval(SNAPSHOT, keys, List.of())));
+        List<?> reply = list(call("snapshot", c -> c.eval(Scripts.SNAPSHOT, keys, List.of())));
         Map<String, ResourceState> states = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) {
             states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(i))));
@@ -559,7 +464,7 @@ public final class RedisLeaseStore implements LeaseStore {
             List<?> reply = list(call("snapshot", new Function<Link, Object>() {
                 @Override
                 public Object apply(Link c) {
-                    return c.eval(IDENTITY_SNAPSHOT, keys, args);
+                    return c.eval(Scripts.IDENTITY_SNAPSHOT, keys, args);
                 }
             }));
             String kind = string(reply.get(0));
@@ -644,7 +549,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<?> reply = list(call("commit", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                List<?> r = list(c.eval(COMMIT, keys, args));
+                List<?> r = list(c.eval(Scripts.COMMIT, keys, args));
                 if ("committed".equals(string(r.get(0)))) {
                     awaitReplicas(c);
                 }
@@ -684,11 +589,12 @@ public final class RedisLeaseStore implements LeaseStore {
         for (LedgerEvent e : events) {
             RedisCodec.encodeEvent(e, args);
         }
-        // Not a lambda: a refused push appends its events from a hook process (see identityAndSnapshot).
+        // A class: a refused push appends from a hook process, whose path LauncherArchiveIT keeps lambda-free.
         call("append", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                Object r = c.eval(APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+                Object r =
+                        c.eval(Scripts.APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
                 awaitReplicas(c);
                 return r;
             }
@@ -707,19 +613,19 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        Supplier<List<LedgerEvent>> call = () -> callPooled(
+        return call(
                 "query",
                 c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
-        return sentinel == null ? call.get() : following(call); // redis-sentinel://
     }
 
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
         List<LedgerEvent> out = new ArrayList<>();
         String start = lowest;
         while (true) {
-            List<StreamEntry> page = c.executeCommand(Jedis.COMMANDS.xrange(RedisKeys.LEDGER, start, "+", QUERY_PAGE));
-            for (StreamEntry entry : page) {
-                LedgerEvent e = RedisCodec.event(entry.getFields());
+            List<?> page = list(RedisConnections.call(
+                    c, Protocol.Command.XRANGE, List.of(RedisKeys.LEDGER, start, "+", "COUNT", PAGE)));
+            for (Object entry : page) {
+                LedgerEvent e = RedisCodec.event(hash(list(entry).get(1)));
                 if (e != null && query.matches(e)) {
                     out.add(e);
                 }
@@ -727,7 +633,7 @@ public final class RedisLeaseStore implements LeaseStore {
             if (page.size() < QUERY_PAGE) {
                 return out;
             }
-            start = "(" + page.get(page.size() - 1).getID();
+            start = "(" + string(list(page.get(page.size() - 1)).get(0));
         }
     }
 
@@ -735,10 +641,10 @@ public final class RedisLeaseStore implements LeaseStore {
         List<LedgerEvent> out = new ArrayList<>();
         String end = "+";
         while (true) {
-            List<StreamEntry> page =
-                    c.executeCommand(Jedis.COMMANDS.xrevrange(RedisKeys.LEDGER, end, lowest, QUERY_PAGE));
-            for (StreamEntry entry : page) {
-                LedgerEvent e = RedisCodec.event(entry.getFields());
+            List<?> page = list(RedisConnections.call(
+                    c, Protocol.Command.XREVRANGE, List.of(RedisKeys.LEDGER, end, lowest, "COUNT", PAGE)));
+            for (Object entry : page) {
+                LedgerEvent e = RedisCodec.event(hash(list(entry).get(1)));
                 if (e != null && query.matches(e)) {
                     out.add(e);
                     if (out.size() == limit) {
@@ -751,7 +657,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 Collections.reverse(out);
                 return out;
             }
-            end = "(" + page.get(page.size() - 1).getID();
+            end = "(" + string(list(page.get(page.size() - 1)).get(0));
         }
     }
 
@@ -765,14 +671,8 @@ public final class RedisLeaseStore implements LeaseStore {
         try {
             synchronized (directLock) {
                 closed = true;
-                if (direct != null) {
-                    direct.close();
-                    direct = null;
-                }
-            }
-            RespPipeline shared = pipeline;
-            if (shared != null) {
-                shared.close();
+                closeQuietly(direct);
+                direct = null;
             }
             ConnectionPool p = pool;
             if (p != null) {
@@ -839,41 +739,13 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     private <T> T callOnce(String operation, Function<Link, T> body) {
-        if (options.singleConnection()) {
-            return callDirect(operation, body);
-        }
-        if (options.waitReplicas() == 0) {
-            return callPipelined(operation, body);
-        }
-        // WAIT blocks its connection until the replicas answer: not on one that every caller shares.
-        return callPooled(operation, body);
-    }
-
-    /**
-     * Runs {@code body} on the process's pipelined connection ({@link RespPipeline}), which all threads
-     * share: the scripts of a long-running process under load go out and come back in batches. As with
-     * pooled connections, a connection that has answered before and fails at the connection is taken as
-     * stale and the call is tried once more on a new one; a timeout is not retried.
-     */
-    private <T> T callPipelined(String operation, Function<Link, T> body) {
         try {
-            for (int attempt = 0; ; attempt++) {
-                RespPipeline.Wire wire = pipeline().wire();
-                try {
-                    return run(new Link(null, wire, wire.answered()), body);
-                } catch (LuaScript.StaleConnection e) {
-                    if (!retryOnNewConnection(attempt, e)) {
-                        throw e;
-                    }
-                }
-            }
+            return options.singleConnection() ? callDirect(body) : callPooled(body);
+        } catch (LuaScript.StaleConnection e) {
+            throw translate(operation, e.getCause());
         } catch (JedisException e) {
             throw translate(operation, e);
         }
-    }
-
-    private static <T> T run(Link link, Function<Link, T> body) {
-        return body.apply(link);
     }
 
     /**
@@ -885,62 +757,66 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /**
-     * Runs {@code body} on the store's one plain connection ({@link StoreOptions#singleConnection()}),
-     * opened on first use; a connection failure closes it, so the next call opens a new one.
+     * Runs {@code body} on the store's one connection ({@link StoreOptions#singleConnection()}), opened on
+     * first use; a connection failure closes it, so the next call opens a new one.
      */
-    private <T> T callDirect(String operation, Function<Link, T> body) {
+    private <T> T callDirect(Function<Link, T> body) {
         synchronized (directLock) {
             try {
                 for (int attempt = 0; ; attempt++) {
                     boolean reused = direct != null && directUsed;
                     if (direct == null) {
-                        direct = RespConnection.openOneShot(target(), timeoutMillis, "fence");
+                        direct = RedisConnections.open(target(), timeoutMillis, RedisConnections.CLIENT_NAME);
                         directUsed = false;
                     }
                     try {
                         // As with pooled connections: one that served a call before and fails at the connection
                         // is replaced once.
-                        T result = run(new Link(null, direct, reused), body);
+                        T result = body.apply(new Link(direct, reused));
                         directUsed = true;
                         return result;
                     } catch (LuaScript.StaleConnection e) {
-                        direct.close();
+                        closeQuietly(direct);
                         direct = null;
                         if (!retryOnNewConnection(attempt, e)) {
                             throw e;
                         }
                     }
                 }
-            } catch (JedisException e) {
-                if (e instanceof JedisConnectionException && direct != null) {
-                    direct.close();
-                    direct = null;
-                }
-                throw translate(operation, e);
+            } catch (JedisConnectionException e) {
+                closeQuietly(direct);
+                direct = null;
+                throw e;
             }
         }
     }
 
-    private <T> T callPooled(String operation, Function<Link, T> body) {
-        try {
-            for (int attempt = 0; ; attempt++) {
-                Connection c = pool().getResource();
-                try {
-                    return run(new Link(c, null, pooled.contains(c)), body);
-                } catch (LuaScript.StaleConnection e) {
-                    if (!retryOnNewConnection(attempt, e)) {
-                        throw e;
-                    }
-                    pool().clear();
-                } finally {
-                    if (!c.isBroken()) {
-                        pooled.add(c);
-                    }
-                    c.close();
+    private <T> T callPooled(Function<Link, T> body) {
+        for (int attempt = 0; ; attempt++) {
+            Connection c = pool().getResource();
+            try {
+                return body.apply(new Link(c, pooled.contains(c)));
+            } catch (LuaScript.StaleConnection e) {
+                if (!retryOnNewConnection(attempt, e)) {
+                    throw e;
                 }
+                pool().clear();
+            } finally {
+                if (!c.isBroken()) {
+                    pooled.add(c);
+                }
+                c.close();
             }
-        } catch (JedisException e) {
-            throw translate(operation, e);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // Closing is best effort: the server may already be gone.
+            }
         }
     }
 
@@ -950,67 +826,40 @@ public final class RedisLeaseStore implements LeaseStore {
      * first.
      */
     private static final class Link {
-        /** The pooled connection, or null on the single plain one. */
         final Connection connection;
-
-        /** The single plain connection ({@link StoreOptions#singleConnection()}), the pipelined one, or null. */
-        final RespCalls resp;
 
         private boolean verify;
 
-        Link(Connection connection, RespCalls resp, boolean verify) {
+        Link(Connection connection, boolean verify) {
             this.connection = connection;
-            this.resp = resp;
             this.verify = verify;
         }
 
         Object eval(LuaScript script, List<String> keys, List<String> args) {
             boolean ping = verify;
             verify = false;
-            if (resp != null) {
-                return script.eval(resp, keys, args, ping);
-            }
             return script.eval(connection, keys, args, ping);
-        }
-
-        /** {@code INFO section}. */
-        String info(String section) {
-            if (resp != null) {
-                verify = false;
-                return string(resp.call(List.of("INFO", section)));
-            }
-            return verified().executeCommand(Jedis.COMMANDS.info(section));
         }
 
         /** {@code WAIT replicas millis}, with a read timeout long enough for it. */
         long waitReplicas(int replicas, long millis, int timeoutMillis) {
-            int readTimeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis + millis);
-            if (resp instanceof RespConnection plain) {
-                return number(plain.callWithTimeout(
-                        List.of("WAIT", Integer.toString(replicas), Long.toString(millis)), readTimeout));
-            }
-            if (resp != null) {
-                throw new InternalException("WAIT would hold up every call on the pipelined connection");
-            }
-            connection.setSoTimeout(readTimeout);
+            connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis + millis));
             try {
-                return connection.executeCommand(Jedis.COMMANDS.waitReplicas(replicas, millis));
+                return number(RedisConnections.call(
+                        connection, Protocol.Command.WAIT, List.of(Integer.toString(replicas), Long.toString(millis))));
             } finally {
                 if (!connection.isBroken()) {
-                    connection.rollbackTimeout();
+                    connection.setSoTimeout(timeoutMillis);
                 }
             }
         }
 
-        /** The pooled connection, checked with a {@code PING} round trip if it came from the pool. */
+        /** The connection, checked with a {@code PING} round trip if it served calls before. */
         Connection verified() {
-            if (connection == null) {
-                throw new InternalException("this command needs a pooled connection");
-            }
             if (verify) {
                 verify = false;
                 try {
-                    connection.executeCommand(Jedis.COMMANDS.ping());
+                    connection.ping();
                 } catch (JedisConnectionException e) {
                     throw new LuaScript.StaleConnection(e);
                 }
@@ -1035,7 +884,7 @@ public final class RedisLeaseStore implements LeaseStore {
         for (int attempt = 0; attempt < 2; attempt++) {
             List<String> args =
                     List.of(newRetention == null ? "" : Long.toString(newRetention.toMillis()), retentionMillis());
-            List<?> reply = list(call("retention", c -> c.eval(RETENTION_SCRIPT, List.of(RedisKeys.META), args)));
+            List<?> reply = list(call("retention", c -> c.eval(Scripts.RETENTION, List.of(RedisKeys.META), args)));
             if ("retention".equals(string(reply.get(0)))) {
                 return Duration.ofMillis(Long.parseLong(string(reply.get(1))));
             }

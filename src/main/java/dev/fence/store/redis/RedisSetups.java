@@ -7,9 +7,11 @@ import dev.fence.store.StoreSetup;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * Reads a Redis server's set-up ({@link StoreSetup.Redis}): {@code INFO} and the {@code CONFIG GET}
@@ -37,7 +39,7 @@ public final class RedisSetups {
         String describe;
         boolean viaSentinel = SentinelUrl.matches(url);
         if (viaSentinel) {
-            SentinelMaster sentinel = new SentinelMaster(SentinelUrl.parse(url), timeout, false);
+            SentinelMaster sentinel = new SentinelMaster(SentinelUrl.parse(url), timeout);
             server = sentinel.current();
             describe = sentinel.describe();
         } else {
@@ -45,10 +47,12 @@ public final class RedisSetups {
             server = RedisUrl.parse(q < 0 ? url : url.substring(0, q));
             describe = server.describe();
         }
-        try (RespConnection c = RespConnection.open(server, timeout, "fence-doctor")) {
+        Connection c = null;
+        try {
+            c = RedisConnections.open(server, timeout, "fence-doctor");
             Map<String, String> info = new LinkedHashMap<>();
             try {
-                info = parseInfo(String.valueOf(c.call(List.of("INFO"))));
+                info = parseInfo(String.valueOf(RedisConnections.call(c, Protocol.Command.INFO, List.of())));
             } catch (JedisDataException e) {
                 refusedCredentials(e);
                 // INFO refused: judged as unknown
@@ -56,7 +60,7 @@ public final class RedisSetups {
             Map<String, String> config = new LinkedHashMap<>();
             for (String parameter : PARAMETERS) {
                 try {
-                    Object reply = c.call(List.of("CONFIG", "GET", parameter));
+                    Object reply = RedisConnections.call(c, Protocol.Command.CONFIG, List.of("GET", parameter));
                     if (reply instanceof List<?> pair && pair.size() >= 2) {
                         config.put(parameter, String.valueOf(pair.get(1)));
                     }
@@ -67,19 +71,31 @@ public final class RedisSetups {
             }
             return new StoreSetup.Redis(describe, server.address(), viaSentinel, info, config);
         } catch (JedisAccessControlException e) {
+            // Refused at login (AUTH, in the handshake), or rethrown by refusedCredentials.
             throw new ConfigException("Redis at " + server.address() + " refused fence's credentials; check the user"
                     + " and password in the store URL");
-        } catch (JedisConnectionException e) {
+        } catch (JedisException e) {
             throw new StoreUnavailableException(
                     "Redis at " + server.address() + " is unavailable: " + scrub(e.getMessage(), server.password()), e);
+        } finally {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (RuntimeException e) {
+                    // best effort
+                }
+            }
         }
     }
 
-    /** Rethrows a refusal that is about who fence is, not about the one command. */
+    /**
+     * Rethrows a refusal that is about who fence is (not logged in, wrong password), not about the one
+     * command (NOPERM: an ACL without it).
+     */
     private static void refusedCredentials(JedisDataException e) {
         String m = e.getMessage() == null ? "" : e.getMessage();
-        if (e instanceof JedisAccessControlException || m.startsWith("NOAUTH") || m.startsWith("WRONGPASS")) {
-            throw new JedisAccessControlException(m);
+        if (m.startsWith("NOAUTH") || m.startsWith("WRONGPASS")) {
+            throw e;
         }
     }
 

@@ -6,9 +6,12 @@ import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * The master of a Redis Sentinel set-up ({@link SentinelUrl}), as its sentinels name it, and the rule for
@@ -16,8 +19,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  *
  * <p><b>Finding the master.</b> The sentinels are asked {@code SENTINEL get-master-addr-by-name} in turn,
  * starting with the one that answered last; the first address named wins (as Sentinel's client guidelines
- * and Jedis's own Sentinel pool do). The question goes over {@link RespConnection}, the client a hook
- * already has loaded: a Jedis connection would cost a fresh JVM tens of milliseconds more to start.
+ * and Jedis's own Sentinel pool do). The question goes over a connection as the store makes them ({@link
+ * RedisConnections}).
  *
  * <p><b>Following a failover.</b> {@link #follow} runs a store call; when it fails because the master is
  * gone (a connection failure) or no longer a master (a {@code READONLY} or {@code MASTERDOWN} reply from a
@@ -41,7 +44,6 @@ final class SentinelMaster {
 
     private final SentinelUrl url;
     private final int timeoutMillis;
-    private final boolean oneShot;
     private final Object asking = new Object();
 
     /** The master the sentinels named last; null until first asked. */
@@ -53,13 +55,10 @@ final class SentinelMaster {
     /**
      * @param timeoutMillis the store's timeout: for each sentinel's connection and reply, and the most a
      *     call goes on retrying
-     * @param oneShot connect as a process that makes a few calls and exits (a hook) does ({@link
-     *     RespConnection#openOneShot})
      */
-    SentinelMaster(SentinelUrl url, int timeoutMillis, boolean oneShot) {
+    SentinelMaster(SentinelUrl url, int timeoutMillis) {
         this.url = url;
         this.timeoutMillis = timeoutMillis;
-        this.oneShot = oneShot;
     }
 
     /**
@@ -195,10 +194,11 @@ final class SentinelMaster {
             int index = (start + i) % sentinels.size();
             RedisUrl sentinel = sentinels.get(index);
             List<?> reply;
-            try (RespConnection c = oneShot
-                    ? RespConnection.openOneShot(sentinel, timeoutMillis, "fence")
-                    : RespConnection.open(sentinel, timeoutMillis, "fence")) {
-                Object r = c.call(List.of("SENTINEL", "get-master-addr-by-name", url.masterName()));
+            Connection c = null;
+            try {
+                c = RedisConnections.open(sentinel, timeoutMillis, RedisConnections.CLIENT_NAME);
+                Object r = RedisConnections.call(
+                        c, Protocol.Command.SENTINEL, List.of("get-master-addr-by-name", url.masterName()));
                 reached = true;
                 if (!(r instanceof List<?> l) || l.size() < 2) {
                     unknown = true;
@@ -216,9 +216,17 @@ final class SentinelMaster {
                 unknown = true;
                 problems.add(sentinel.address() + ": " + scrub(e.getMessage()));
                 continue;
-            } catch (JedisConnectionException e) {
+            } catch (JedisException e) {
                 problems.add(sentinel.address() + ": " + scrub(e.getMessage()));
                 continue;
+            } finally {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (RuntimeException e) {
+                        // best effort
+                    }
+                }
             }
             int port;
             try {
