@@ -19,10 +19,9 @@ import picocli.CommandLine.Option;
         name = "apply",
         description = {
             "Apply the pending migrations of DIR in version order (or only --version V) under your lease",
-            "token, each in a transaction of its own that first claims the database's fence row.",
-            "0: applied (or nothing pending); 3: FENCED, nothing of that migration applied, re-read and",
-            "re-plan; 1: the database refused a statement (file and line named; rolled back on",
-            "PostgreSQL and SQLite); 2: bad input (a missing file, a bad version); 5: database or store down."
+            "token, each in a transaction of its own that first claims the database's fence row. FENCED",
+            "means nothing of that migration was applied: re-read and re-plan. A statement the database",
+            "refuses is named by file and line (rolled back on PostgreSQL and SQLite)."
         })
 final class MigrateApplyCommand implements Callable<Integer> {
     private final Context ctx;

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
         description = {
             "Run an applied version's file again. Legal only for a version applied under your own token:",
             "a version another token applied is FENCED (exit 3); the fence row is claimed first, as for",
-            "apply. Exit codes as for apply."
+            "apply."
         })
 final class MigrateReapplyCommand implements Callable<Integer> {
     private final Context ctx;
