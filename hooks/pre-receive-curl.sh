@@ -22,9 +22,11 @@
 #                         http://localhost) is asked through bash's own /dev/tcp, which saves starting curl on
 #                         every push; anything else (https://, another host, a push of 16 refs or more) goes
 #                         through curl, which speaks TLS.
-# The environment may override those four (and FENCE_SHIM_HOOK). These are read from the file only, as
-# fence install derived them from the policy and the host (an environment variable of the same name is
-# ignored: on a local-path remote the environment is the pusher's):
+#   FENCE_SHIM_HOOK       pre-receive or post-receive, when the file name does not say which
+# Every setting is read from the file only (an environment variable of the same name is ignored: on a
+# local-path remote the environment is the pusher's, who could otherwise point the shim at a server of
+# its own, or turn a pre-receive into a post-receive). These fence install derived from the policy and
+# the host:
 #   FENCE_PUSH_VARIABLES  the variables that carry host identity and push options, sent to the server
 #   FENCE_REPO_ID         plain git: the repo id resources are named after
 #   FENCE_REPO_ID_FROM    other hosts: the variable that holds it (for the lines printed when down)
@@ -45,7 +47,8 @@ set -u
 shopt -s extglob
 # git's messages are read below, and bash's own pattern matching must not depend on the locale.
 export LC_ALL=C
-unset FENCE_PUSH_VARIABLES FENCE_REPO_ID FENCE_REPO_ID_FROM FENCE_FENCED_REFS
+unset FENCE_SERVER FENCE_CREDENTIAL FENCE_SHIM_BUDGET FENCE_SHIM_HOOK FENCE_SHIM_TRANSPORT \
+  FENCE_PUSH_VARIABLES FENCE_REPO_ID FENCE_REPO_ID_FROM FENCE_FENCED_REFS
 
 by_name=pre-receive
 case "${0##*/}" in *post-receive*) by_name=post-receive ;; esac
@@ -102,9 +105,8 @@ if [ -r "$conf" ]; then
     value=${value#"${value%%[![:space:]]*}"}
     value=${value%"${value##*[![:space:]]}"}
     case "$key" in
-      FENCE_SERVER | FENCE_CREDENTIAL | FENCE_SHIM_BUDGET | FENCE_SHIM_HOOK | FENCE_SHIM_TRANSPORT)
-        if [ -z "${!key:-}" ]; then printf -v "$key" '%s' "$value"; fi ;;
-      FENCE_PUSH_VARIABLES | FENCE_REPO_ID | FENCE_REPO_ID_FROM | FENCE_FENCED_REFS)
+      FENCE_SERVER | FENCE_CREDENTIAL | FENCE_SHIM_BUDGET | FENCE_SHIM_HOOK | FENCE_SHIM_TRANSPORT | \
+        FENCE_PUSH_VARIABLES | FENCE_REPO_ID | FENCE_REPO_ID_FROM | FENCE_FENCED_REFS)
         printf -v "$key" '%s' "$value" ;;
     esac
   done < "$conf"

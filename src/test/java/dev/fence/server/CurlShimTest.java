@@ -52,7 +52,8 @@ class CurlShimTest {
         env.putAll(extra);
         ProcessBuilder pb = new ProcessBuilder(
                         "bash",
-                        ShimFiles.install(tmp.resolve("shim"), "app", "").toString())
+                        ShimFiles.install(tmp.resolve("shim"), "app", ShimFiles.settingsOf(env))
+                                .toString())
                 .directory(tmp.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
@@ -67,6 +68,35 @@ class CurlShimTest {
     static String closedPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return "http://127.0.0.1:" + s.getLocalPort();
+        }
+    }
+
+    /**
+     * On a local-path remote the hook runs in the pusher's environment: variables named like the shim's
+     * settings must not change where it asks, as whom, or whether it judges at all.
+     */
+    @Test
+    void thePushersEnvironmentCannotRepointTheShimOrTurnItIntoAPostReceive() throws Exception {
+        // The file names a server that is down: a fenced push is refused, whatever the environment says.
+        Path script = ShimFiles.install(
+                tmp.resolve("env-shim"), "app", "FENCE_SERVER=" + closedPort() + "\nFENCE_CREDENTIAL=" + hook + "\n");
+        for (Map<String, String> pusher : java.util.List.of(
+                Map.of("FENCE_SERVER", t.url()),
+                Map.of("FENCE_SHIM_HOOK", "post-receive"),
+                Map.of("FENCE_SHIM_BUDGET", "0.05", "FENCE_SHIM_TRANSPORT", "nc"),
+                Map.of("FENCE_CREDENTIAL", "evil:" + "x".repeat(43), "FENCE_SERVER", t.url()))) {
+            Map<String, String> env =
+                    new HashMap<>(Map.of("PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "HOME", tmp.toString()));
+            env.putAll(pusher);
+            ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(tmp.toFile());
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            Stdin.feed(p, LINE);
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+            assertEquals(1, p.exitValue(), pusher + ": " + err);
+            assertTrue(err.contains("reason=store-down"), pusher + ": " + err);
         }
     }
 

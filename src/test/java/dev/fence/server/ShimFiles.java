@@ -19,6 +19,27 @@ final class ShimFiles {
      *
      * @return the script
      */
+    /** The settings the shim reads from its file only (never from the environment). */
+    static final java.util.Set<String> FILE_ONLY = java.util.Set.of(
+            "FENCE_SERVER", "FENCE_CREDENTIAL", "FENCE_SHIM_BUDGET", "FENCE_SHIM_HOOK", "FENCE_SHIM_TRANSPORT");
+
+    /**
+     * Moves the settings of {@link #FILE_ONLY} out of {@code env} into fence-shim.conf lines, as fence install
+     * would write them.
+     *
+     * @return the lines, to pass as {@code extra} to {@link #install}
+     */
+    static String settingsOf(java.util.Map<String, String> env) {
+        StringBuilder lines = new StringBuilder();
+        for (String key : new java.util.TreeSet<>(FILE_ONLY)) {
+            String value = env.remove(key);
+            if (value != null) {
+                lines.append(key).append('=').append(value).append('\n');
+            }
+        }
+        return lines.toString();
+    }
+
     static Path install(Path dir, String repoId, String extra) {
         try {
             Files.createDirectories(dir);

@@ -84,7 +84,8 @@ class ShimServerReplyTest {
         env.putAll(extra);
         ProcessBuilder pb = new ProcessBuilder(
                         "/bin/bash",
-                        ShimFiles.install(tmp.resolve("shim"), "app", "").toString())
+                        ShimFiles.install(tmp.resolve("shim"), "app", ShimFiles.settingsOf(env))
+                                .toString())
                 .directory(tmp.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
