@@ -188,6 +188,8 @@ final class IncidentDemo {
                     "the dev database has dana's invoices table (0041, token " + grantDana.token() + ")",
                     baseline.out + baseline.err);
             release(DANA, migrations, grantDana.token());
+        } else {
+            skipped("dana's fence migrate apply of 0041_create_invoices.sql");
         }
         Path a = clone(bare, AGENT_A);
         Path b = clone(bare, AGENT_B);

@@ -121,6 +121,7 @@ class DemoTest {
         assertAllOutcomes(r);
         assertTrue(r.out().contains("database:  none: the migration steps are skipped in server mode"), r.out());
         for (String step : new String[] {
+            "skipped dana's fence migrate apply of 0041_create_invoices.sql",
             "skipped agent-B's fence migrate apply --version 0042: fence migrate has no --server yet",
             "skipped agent-A's fence migrate reapply --version 0042",
             "skipped agent-A's fence migrate apply --version 0043",
