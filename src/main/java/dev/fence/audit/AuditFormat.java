@@ -74,14 +74,23 @@ public final class AuditFormat {
             case GRANT -> where + " -> " + e.holder() + " (token " + e.token() + ")";
             case EXPIRE -> where + ": lease of " + e.holder() + " (token " + e.token() + ") lapsed";
             case RELEASE -> where + ": released by " + e.holder() + " (token " + e.token() + ")";
-            case ACCEPT, ALLOW, LANDED -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by "
-                    + dash(who) + tokenText(e) + pusherText(e);
+            case ACCEPT, ALLOW, LANDED -> where + shas(e) + " by " + dash(who) + tokenText(e) + pusherText(e)
+                    + (isGit(e) || e.detail() == null ? "" : ": " + e.detail());
             case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(e.pusher())
                     + " without a token: counter bumped to " + e.token() + ", outstanding leases superseded";
-            case REJECT -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(who)
+            case REJECT -> where + shas(e) + " by " + dash(who)
                     + tokenText(e) + pusherText(e) + ": " + verdictWord(e.reason()) + " reason=" + dash(e.reason())
                     + (e.detail() == null ? "" : " (" + e.detail() + ")");
         };
+    }
+
+    /** A write outside git (a migration, a file) has no ref and no object ids; its detail says what it was. */
+    private static boolean isGit(LedgerEvent e) {
+        return e.ref() != null || e.oldSha() != null || e.newSha() != null;
+    }
+
+    private static String shas(LedgerEvent e) {
+        return isGit(e) ? " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) : "";
     }
 
     private static String verdictWord(String reason) {

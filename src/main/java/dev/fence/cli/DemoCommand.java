@@ -21,13 +21,17 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = {
             "Replay the incident fence exists for, in compressed time, against a real bare repository with"
-                    + " fence's real hook: agent A's lease lapses while it is paused, agent B takes over and"
-                    + " pushes, A's stale push and each workaround it tries (the token number from the message,"
-                    + " a force push, no token, a fresh lease) are FENCED, and A re-reads, finds its goal met and"
-                    + " stops. Ends with the ledger timeline.",
+                    + " fence's real hook and a real database: agent A's leases (the branch and the migrations)"
+                    + " lapse while it is paused, agent B takes over, applies migration 0042 with fence migrate"
+                    + " and pushes; A's stale 'fence migrate reapply 0042', its stale push and each workaround it"
+                    + " tries (the token number from the message, a force push, no token, a rebase keeping its"
+                    + " side of the conflict, renumbering the migration to 0043, a fresh lease) are FENCED, and"
+                    + " A re-reads the branch and the database, finds its goal met and stops. Ends with the"
+                    + " ledger timelines.",
             "",
-            "Runs on a SQLite file in a temporary directory unless --store is given. Exits 0 only when every"
-                    + " expected outcome happened, so it doubles as a smoke test.",
+            "Runs on a SQLite lease store and a SQLite database in a temporary directory unless --store or"
+                    + " --db is given. Exits 0 only when every expected outcome happened, so it doubles as a"
+                    + " smoke test.",
             "",
             "--server replays the same story through fence serve: every lease command, fence push, fence"
                     + " status and the timeline go to the server, and the bare repository's hooks are the curl"
@@ -41,12 +45,15 @@ import picocli.CommandLine.Option;
                     + " hook and auditor to FILE and revokes them when it ends.",
             "--server URL alone uses a running fence serve with the admin credential from $FENCE_CREDENTIAL or"
                     + " $FENCE_CREDENTIAL_FILE for every role.",
+            "fence migrate has no server mode yet, so with --server the migration steps are skipped (each"
+                    + " says so where it would run) and --db is refused.",
             "A running server's policy (fence serve --config) must treat agent-* pushers as agents"
                     + " ('agent-pushers = agent-*'), as the demo's own does, for the tokenless workaround to be"
                     + " refused.",
             "",
             "Examples:",
             "  fence demo",
+            "  fence demo --db postgresql://postgres@127.0.0.1:5432/fence_demo",
             "  fence demo --server auto",
             "  fence demo --server http://127.0.0.1:8700 --credentials /etc/fence/credentials"
         })
@@ -59,6 +66,14 @@ final class DemoCommand implements Callable<Integer> {
             description = "Store to replay against (default: a new SQLite file in the demo's directory); with"
                     + " --server auto, the in-process server's store.")
     String store;
+
+    @Option(
+            names = "--db",
+            paramLabel = "URL",
+            description = "The database the migration part runs on, e.g. postgresql://user@host:port/db: an empty"
+                    + " database of the demo's own, which keeps what the replay made there (default: a new SQLite"
+                    + " file in the demo's directory). Direct mode only.")
+    String db;
 
     @Option(
             names = "--server",
@@ -98,7 +113,13 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         var request = new Demo.Request(
-                store, server, credentials, Durations.parsePositive("--ttl", ttl), keep, ServerOption.CLIENT_TIMEOUT);
+                store,
+                server,
+                credentials,
+                db,
+                Durations.parsePositive("--ttl", ttl),
+                keep,
+                ServerOption.CLIENT_TIMEOUT);
         boolean ok = new Demo(ctx.out(), ctx.err(), ctx.env(), ctx.clock(), inProcess()).run(request, progress());
         return ok ? ExitCode.OK.code() : ExitCode.INTERNAL.code();
     }

@@ -37,7 +37,7 @@ import java.util.stream.Stream;
  * <p>Canonical usage, from the command that parsed the options:
  *
  * <pre>{@code
- * boolean ok = new Demo(out, err, env, clock, runner).run(new Demo.Request(null, "auto", null, ttl, false, timeout),
+ * boolean ok = new Demo(out, err, env, clock, runner).run(new Demo.Request(null, "auto", null, null, ttl, false, timeout),
  *         Progress.none());
  * }</pre>
  */
@@ -59,12 +59,21 @@ public final class Demo {
      * @param server null for direct mode, {@link #AUTO} for an in-process server, else a running server's URL
      * @param credentials with a server URL: its credentials file, where the demo adds short-lived credentials
      *     (revoked when it ends); null to use the admin credential from the environment for every role
+     * @param db the database of the migration part ({@code fence migrate --db}, e.g. a PostgreSQL URL), or
+     *     null for a SQLite file in the workspace; direct mode only (in server mode the migration steps are
+     *     skipped)
      * @param ttl the compressed lease length
      * @param keep keep the workspace afterwards
      * @param clientTimeout how long a request to a running server may take
      */
     public record Request(
-            String store, String server, Path credentials, Duration ttl, boolean keep, Duration clientTimeout) {}
+            String store,
+            String server,
+            Path credentials,
+            String db,
+            Duration ttl,
+            boolean keep,
+            Duration clientTimeout) {}
 
     private final PrintWriter out;
     private final PrintWriter err;
@@ -107,12 +116,18 @@ public final class Demo {
         if (request.credentials() != null && (request.server() == null || auto)) {
             throw new InvalidInputException("--credentials goes with --server URL (--server auto makes its own)");
         }
+        if (request.db() != null && request.server() != null) {
+            throw new InvalidInputException("--db goes with direct mode: fence migrate takes --store, not --server,"
+                    + " so the demo skips its migration steps in server mode");
+        }
         Path dir = Files.createTempDirectory("fence-demo-");
         List<Runnable> cleanup = new ArrayList<>();
         boolean ok;
         try {
             IncidentDemo.Mode mode;
+            String db = null;
             if (request.server() == null) {
+                db = request.db() != null ? request.db() : "sqlite:" + dir.resolve("billing-dev.db");
                 mode = new IncidentDemo.Mode.Store(
                         request.store() != null ? request.store() : "sqlite:" + dir.resolve("fence.db"));
             } else if (auto) {
@@ -120,7 +135,7 @@ public final class Demo {
             } else {
                 mode = runningServer(request, dir, cleanup);
             }
-            ok = new IncidentDemo(out, env, cli, dir, mode, request.ttl(), progress).run();
+            ok = new IncidentDemo(out, env, cli, dir, mode, db, request.ttl(), progress).run();
             if (!ok && !serverLog.isEmpty()) {
                 out.println("The in-process server's log:");
                 serverLog.forEach(l -> out.println("  " + l));

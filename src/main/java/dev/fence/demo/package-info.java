@@ -5,7 +5,7 @@
  * doubles as a smoke test of the whole tool.
  *
  * <p>Drives fence's own commands through a {@link dev.fence.demo.FenceRunner} the command line supplies,
- * so it may depend on core, git, hook, install, json, server, server.client and store but never on
+ * so it may depend on core, git, hook, install, json, migrate, server, server.client and store but never on
  * {@code dev.fence.cli} or picocli. Starts {@code git} and hook processes; reads no ambient state (the
  * environment, the clock and the output arrive as arguments).
  */

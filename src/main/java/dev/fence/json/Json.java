@@ -12,9 +12,12 @@ import dev.fence.core.Lease;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.Reason;
 import dev.fence.core.Tip;
+import dev.fence.migrate.MigrationStatus;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -156,6 +159,36 @@ public final class Json {
             return readGrant(read(text));
         } catch (JsonProcessingException | RuntimeException e) {
             throw new dev.fence.core.InvalidInputException("not a grant: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Parses the JSON object {@code fence migrate status --json} prints.
+     *
+     * @throws dev.fence.core.InvalidInputException when the text is not such an object
+     */
+    public static MigrationStatus parseMigrationStatus(String text) {
+        try {
+            JsonNode n = read(text);
+            List<MigrationStatus.Entry> entries = new ArrayList<>();
+            for (JsonNode e : n.path("migrations")) {
+                JsonNode t = e.get("appliedToken");
+                entries.add(new MigrationStatus.Entry(
+                        text(e, "version"),
+                        text(e, "file"),
+                        e.path("applied").asBoolean(false),
+                        t == null || t.isNull() ? null : number(e, "appliedToken"),
+                        text(e, "appliedHolder")));
+            }
+            return new MigrationStatus(
+                    text(n, "db"),
+                    text(n, "dir"),
+                    text(n, "resource"),
+                    number(n, "fenceToken"),
+                    n.path("flyway").asBoolean(false),
+                    List.copyOf(entries));
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw new dev.fence.core.InvalidInputException("not a migration status: " + e.getMessage());
         }
     }
 

@@ -2,7 +2,7 @@
  * fence's JSON: the one configured Jackson mapper and the documented shape of every value fence prints
  * or serves ({@link dev.fence.json.Json}). Field names are a contract with scripts.
  *
- * <p>May depend on {@code dev.fence.core} and Jackson; with {@code dev.fence.server} and {@code
+ * <p>May depend on {@code dev.fence.core}, the value records of {@code dev.fence.migrate} and Jackson; with {@code dev.fence.server} and {@code
  * dev.fence.audit} the only place that imports Jackson. Must not import picocli, a store or {@code
  * dev.fence.cli}.
  */

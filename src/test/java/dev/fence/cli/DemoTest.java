@@ -3,6 +3,7 @@ package dev.fence.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.abort;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fence.hook.HookConfig;
@@ -12,6 +13,7 @@ import dev.fence.server.Role;
 import dev.fence.server.ServerSettings;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.PostgresServer;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import java.io.ByteArrayInputStream;
@@ -76,9 +78,104 @@ class DemoTest {
         assertFalse(r.out().contains("fp2."), "no proof is ever printed");
     }
 
+    /** The migration part, in the seed's order, each outcome checked by the demo and seen here. */
+    private static void assertMigrationOutcomes(Result r) {
+        assertAllOutcomes(r);
+        String out = r.out();
+        String[] inOrder = {
+            "ok      the dev database has dana's invoices table (0041",
+            "ok      agent-A is granted a token on ",
+            "ok      agent-B gets a larger token on ",
+            "ok      fence migrate status shows agent-B 0042 not applied yet",
+            "ok      agent-B's 0042 is applied under its token ",
+            "ok      agent-B's push is accepted",
+            "ok      agent-A's stale reapply of 0042 is FENCED: reason=stale-token",
+            "ok      fence migrate status: the reapply changed nothing",
+            "ok      agent-A's stale push is FENCED",
+            "ok      its side of the conflict, rebased onto agent-B's tip (a fast-forward), is FENCED:"
+                    + " reason=stale-token",
+            "ok      applying the renumbered 0043 under the old token is FENCED: reason=stale-token",
+            "ok      fence migrate status: 0043 is not applied",
+            "ok      fence migrate status: the column exists, 0042 applied by agent-B",
+            "ok      agent-B's work is intact on the remote",
+        };
+        int at = 0;
+        for (String step : inOrder) {
+            int i = out.indexOf(step, at);
+            assertTrue(i >= 0, "'" + step + "' after offset " + at + " in\n" + out);
+            at = i + step.length();
+        }
+        assertTrue(
+                out.contains("Next step: re-read the resource (fence migrate status --db "),
+                "the migration's FENCED message names its re-read command:\n" + out);
+        assertTrue(out.contains("Result: all 29 expected outcomes happened"), out);
+        assertTrue(
+                out.contains("Ledger timeline (fence audit timeline --resource "),
+                "the migrations' ledger is shown:\n" + out);
+        assertTrue(
+                out.contains("LANDED") && out.contains(": applied 0042_add_invoice_currency.sql to "),
+                "the ledger says what landed:\n" + out);
+        assertFalse(out.contains("?..?"), "a write outside git shows no object ids:\n" + out);
+    }
+
+    /** Server mode: the git part in full, each migration step named and skipped. */
+    private static void assertMigrationsSkipped(Result r) {
+        assertAllOutcomes(r);
+        assertTrue(r.out().contains("database:  none: the migration steps are skipped in server mode"), r.out());
+        for (String step : new String[] {
+            "skipped dana's fence migrate apply of 0041_create_invoices.sql",
+            "skipped agent-B's fence migrate apply --version 0042: fence migrate has no --server yet",
+            "skipped agent-A's fence migrate reapply --version 0042",
+            "skipped agent-A's fence migrate apply --version 0043",
+            "skipped agent-A's fence migrate status"
+        }) {
+            assertTrue(r.out().contains(step), step + " in\n" + r.out());
+        }
+        assertTrue(r.out().contains("Result: all 18 expected outcomes happened"), r.out());
+        assertTrue(r.out().contains("the migration steps were skipped in server mode"), r.out());
+    }
+
     @Test
     void replaysTheIncidentOnTheEmbeddedSqliteDefault() {
-        assertAllOutcomes(demo("--progress", "never"));
+        Result r = demo("--progress", "never");
+        assertMigrationOutcomes(r);
+        assertTrue(r.out().contains("billing-dev.db (fence migrate, resource "), r.out());
+    }
+
+    @Test
+    void replaysTheMigrationPartOnPostgresqlWithDb() {
+        PostgresServer server;
+        try {
+            server = PostgresServer.shared();
+        } catch (RuntimeException e) {
+            abort("no PostgreSQL on 127.0.0.1:5432 and none could be started: " + e.getMessage());
+            return;
+        }
+        String database = server.createDatabase();
+        try {
+            Result r = demo("--db", server.url(database), "--progress", "never");
+            assertMigrationOutcomes(r);
+            assertTrue(r.out().contains("database:  " + server.url(database)), r.out());
+            // The DDL happened in the named database, as agent-B wrote it, and agent-A's never did.
+            assertEquals(
+                    "bpchar",
+                    server.queryString(
+                            database,
+                            "SELECT udt_name FROM information_schema.columns"
+                                    + " WHERE table_name = 'invoices' AND column_name = 'currency'"));
+            assertEquals(
+                    "0041,0042",
+                    server.queryString(
+                            database, "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations"));
+
+            // Run again on the same database: it is no longer empty, and the demo says so instead of failing
+            // its checks one by one.
+            Result again = demo("--db", server.url(database), "--progress", "never");
+            assertEquals(2, again.exit(), again.out() + again.err());
+            assertTrue(again.err().contains("needs a database of its own"), again.err());
+        } finally {
+            server.dropDatabase(database);
+        }
     }
 
     @Test
@@ -107,7 +204,7 @@ class DemoTest {
                     credentials.toString(),
                     "--progress",
                     "never");
-            assertAllOutcomes(r);
+            assertMigrationsSkipped(r);
             assertTrue(r.out().contains("server:    " + server.uri()), r.out());
             assertTrue(r.out().contains("curl shim"), r.out());
             assertTrue(r.out().contains("fence status tells agent-A it holds no lease"), r.out());
@@ -135,7 +232,7 @@ class DemoTest {
     @Test
     void replaysTheIncidentThroughAnInProcessServerWithServerAuto() {
         Result r = demo("--server", "auto", "--progress", "never");
-        assertAllOutcomes(r);
+        assertMigrationsSkipped(r);
         assertTrue(r.out().contains("in-process fence serve"), r.out());
         assertTrue(r.out().contains("server:    http://127.0.0.1:"), r.out());
     }
@@ -146,6 +243,9 @@ class DemoTest {
         assertEquals(2, both.exit(), both.err());
         Result stray = demo("--credentials", "/x", "--progress", "never");
         assertEquals(2, stray.exit(), stray.err());
+        Result db = demo("--server", "auto", "--db", "sqlite:/x.db", "--progress", "never");
+        assertEquals(2, db.exit(), db.err());
+        assertTrue(db.err().contains("fence migrate takes --store, not --server"), db.err());
         Result down = demo(
                 Map.of("FENCE_CREDENTIAL", "ops:" + "x".repeat(43)),
                 "--server",
@@ -159,7 +259,7 @@ class DemoTest {
     void replaysTheIncidentOnRedis() {
         assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
         try (RedisServer server = RedisServer.start()) {
-            assertAllOutcomes(demo("--store", server.url(), "--progress", "never"));
+            assertMigrationOutcomes(demo("--store", server.url(), "--progress", "never"));
         }
     }
 }
