@@ -151,7 +151,8 @@ public final class PreReceiveHook {
         Admitter admitter = new Admitter(url, gitDir, ancestry);
         admitter.start();
         try {
-            return judge(config, env, gitDir, stdin, url, admitter).result();
+            return judge(config, env, gitDir, stdin, url, null, (Decider) admitter)
+                    .result();
         } finally {
             admitter.release();
         }
@@ -348,12 +349,31 @@ public final class PreReceiveHook {
             InputStream stdin,
             String storeUrl,
             Ancestry ancestry) {
+        return judge(config, env, gitDir, stdin, storeUrl, ancestry, null);
+    }
+
+    /**
+     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry)}, for {@code fence serve}:
+     * the pushed symbolic refs are those the caller measured.
+     *
+     * @param symbolic resolves pushed names when {@code gitDir} is null ({@link SymrefFacts}); null for
+     *     none
+     */
+    public Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Ancestry ancestry,
+            SymbolicRefs.Resolver symbolic) {
         return judge(
                 config,
                 env,
                 gitDir,
                 stdin,
                 storeUrl,
+                symbolic,
                 (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down));
     }
 
@@ -373,7 +393,7 @@ public final class PreReceiveHook {
             String problem,
             boolean failClosed) {
         Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir, config.git()) : Admission.NO_ANCESTRY;
-        return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
+        return judge(config, env, gitDir, stdin, null, null, (push, policy, down) -> {
                     down[0] = true;
                     return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
                 })
@@ -392,6 +412,7 @@ public final class PreReceiveHook {
             Path gitDir,
             InputStream stdin,
             String storeUrl,
+            SymbolicRefs.Resolver symbolic,
             Decider decider) {
         HookEnvironment where;
         List<RefUpdate> updates;
@@ -409,10 +430,12 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
-        if (gitDir != null) {
+        SymbolicRefs refs = gitDir != null
+                ? SymbolicRefs.of(env, gitDir, config.git())
+                : symbolic != null ? SymbolicRefs.resolvedBy(symbolic) : null;
+        if (refs != null) {
             // Git updates a symbolic ref's target, not the name the hook sees (see SymbolicRefs).
-            SymbolicRefs.Screened screened =
-                    SymbolicRefs.of(env, gitDir, config.git()).screen(updates, policy);
+            SymbolicRefs.Screened screened = refs.screen(updates, policy);
             if (!screened.refusals().isEmpty()) {
                 return new Judgement(new Result(1, screened.lines(prefix)), Reason.SYMBOLIC_REF.code());
             }
