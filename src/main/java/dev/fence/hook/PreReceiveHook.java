@@ -356,8 +356,8 @@ public final class PreReceiveHook {
      * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry)}, for {@code fence serve}:
      * the pushed symbolic refs are those the caller measured.
      *
-     * @param symbolic resolves pushed names when {@code gitDir} is null ({@link SymrefFacts}); null for
-     *     none
+     * @param symbolic resolves pushed names ({@link SymrefFacts}); null for the repository's own refs
+     *     when {@code gitDir} is given, else none
      */
     public Judgement judge(
             HookConfig config,
@@ -379,7 +379,8 @@ public final class PreReceiveHook {
 
     /**
      * What the hook says when its store cannot be asked at all (a client of {@code fence serve} that
-     * cannot reach the server): the same lines as a hook whose store is down.
+     * cannot reach the server): the same lines as a hook whose store is down. Pushed symbolic refs are
+     * judged by their names only; refusing them is the caller's ({@link SymbolicRefs#unjudgedLines}).
      *
      * @param problem what went wrong, for the message
      * @param failClosed refuse tokenless pushes too, whatever {@code on-store-down} says (for a server
@@ -393,7 +394,8 @@ public final class PreReceiveHook {
             String problem,
             boolean failClosed) {
         Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir, config.git()) : Admission.NO_ANCESTRY;
-        return judge(config, env, gitDir, stdin, null, null, (push, policy, down) -> {
+        // Symbolic refs are the caller's: with no verdict, it refuses them all (SymbolicRefs.unjudgedLines).
+        return judge(config, env, gitDir, stdin, null, ref -> null, (push, policy, down) -> {
                     down[0] = true;
                     return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
                 })
@@ -430,9 +432,9 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
-        SymbolicRefs refs = gitDir != null
-                ? SymbolicRefs.of(env, gitDir, config.git())
-                : symbolic != null ? SymbolicRefs.resolvedBy(symbolic) : null;
+        SymbolicRefs refs = symbolic != null
+                ? SymbolicRefs.resolvedBy(symbolic)
+                : gitDir != null ? SymbolicRefs.of(env, gitDir, config.git()) : null;
         if (refs != null) {
             // Git updates a symbolic ref's target, not the name the hook sees (see SymbolicRefs).
             SymbolicRefs.Screened screened = refs.screen(updates, policy);
