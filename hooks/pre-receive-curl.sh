@@ -9,6 +9,13 @@
 # and let updates of other refs through. A rewrite, a delete, an agent's push, a push with a token: all are
 # refused then, and nothing here tells them apart.
 #
+# Symbolic refs: git updates a symbolic ref's target, not the pushed name. This script only measures, for
+# each pushed name that is a symbolic ref, where it leads (up to git's 5 levels) or why it cannot be
+# resolved, and sends that as symref= / symref-problem= fields (SymrefFacts); the server decides with its
+# fenced patterns (SymbolicRefs.screen), as the Java hook does. When the server gives no verdict (down, or
+# the configuration or credential is broken), the one rule here is: a push that updates any symbolic ref
+# is refused (REJECTED ref=<ref> reason=symbolic-ref), besides the fenced refs refused as above.
+#
 # For git hosts whose hook environment has no Java or no store access (GHES's default environment has
 # bash and curl): needs bash (4.4 or later), curl and git. Installed as a pre-receive hook (or as
 # post-receive, to record landed pushes: the mode follows the file name, or FENCE_SHIM_HOOK).
@@ -157,20 +164,91 @@ find_fenced() {
   done <<< "$all"
 }
 
-# The server cannot be asked: Admission.storeDown, failing closed, as fence install wrote it down.
-server_down() {
+# A push to a symbolic ref updates its target, and fence serve cannot see this repository's refs: for
+# each pushed name that is a symbolic ref, its resolution is sent as a fact (SymrefFacts: "symref=<ref>
+# <target>..." or "symref-problem=<ref> <problem>"), and the server decides. Into sym_refs (the names) and
+# sym_facts (the fields). Loose files "ref: <target>", read with builtins; a reftable repository is asked
+# through git. GIT_NAMESPACE is not applied here.
+sym_safe() {
+  case "$1" in
+    refs/*) [[ "$1" != *..* && "$1" != *//* && "$1" != */ && "$1" != *.lock && "$1" != */.* && "$1" != *[[:cntrl:]\\\ ~^:?*[]* ]] ;;
+    *) [[ -n "$1" && "$1" != *[!A-Z_]* ]] ;;
+  esac
+}
+sym_target() {
+  local f first
+  sym_safe "$1" || return 1
+  if [ -d "${GIT_DIR:-.}/reftable" ]; then
+    target=$(git symbolic-ref -q "$1" 2>/dev/null) || return 1
+    return 0
+  fi
+  f=${GIT_DIR:-.}/$1
+  [ -f "$f" ] || return 1
+  IFS= read -r first < "$f" || [ -n "$first" ] || return 1
+  case "$first" in ref:*) ;; *) return 1 ;; esac
+  first=${first#ref:}
+  first=${first#"${first%%[![:space:]]*}"}
+  target=${first%"${first##*[![:space:]]}"}
+}
+sym_refs=() sym_facts=() sym_done=""
+find_symbolic() {
+  local all=$input old new ref name chain problem depth target
+  [ -z "$sym_done" ] || return 0
+  sym_done=1
+  [ -n "$tmp" ] && all=$(cat "$tmp")
+  while IFS=' ' read -r old new ref; do
+    [ -n "$ref" ] || continue
+    name=$ref chain="" problem="" depth=0 target=""
+    while [ "$depth" -lt 5 ] && sym_target "$name"; do
+      chain+=" $target"
+      sym_safe "$target" || { problem="its target is not a valid ref name"; break; }
+      name=$target
+      depth=$((depth + 1))
+    done
+    [ -n "$chain" ] || continue
+    case " ${sym_refs[*]} " in *" $ref "*) continue ;; esac
+    if [ -z "$problem" ] && [ "$depth" -ge 5 ]; then
+      problem="more than 5 levels of symbolic refs, or a loop"
+    fi
+    sym_refs+=("$ref")
+    if [ -z "$problem" ]; then sym_facts+=("symref=$ref$chain"); else sym_facts+=("symref-problem=$ref $problem"); fi
+  done <<< "$all"
+}
+
+# No verdict from fence serve (down, or the configuration is broken): nobody decides where a symbolic ref
+# leads, so every push to one is refused (SymbolicRefs.unjudgedLines), after the lines of the refs refused
+# as fenced ($1: a function that prints them, or nothing).
+refuse_unjudged() {
+  local ref
+  [ "${#sym_refs[@]}" -gt 0 ] || return 0
+  for ref in "${sym_refs[@]}"; do say "REJECTED ref=$ref reason=symbolic-ref"; done
+  [ -n "${1:-}" ] && "$1"
+  say "fence: the fence server did not judge this push, so pushes to symbolic refs are refused (git would update their targets, which may be fenced). Push to the target's name instead."
+  exit 1
+}
+
+# The server cannot be asked: Admission.storeDown, failing closed, as fence install wrote it down; and
+# every push to a symbolic ref refused (refuse_unjudged).
+down_problem=""
+down_lines() {
   local ref repo=${FENCE_REPO_ID:-}
+  [ -z "$repo" ] && [ -n "${FENCE_REPO_ID_FROM:-}" ] && repo=${!FENCE_REPO_ID_FROM:-}
+  for ref in "${fenced_refs[@]}"; do
+    say "REJECTED resource=git:${repo:--}:$ref ref=$ref token=0 current=0 reason=store-down"
+  done
+  say "fence: the fence server is unavailable ($down_problem); pushes to fenced refs are refused until it is back. This is an infrastructure problem, not a conflict: report it to the operator."
+}
+server_down() {
   if [ "$hook" = post-receive ]; then
     say "warning: fence could not record the landed push: $1"
     exit 0
   fi
-  [ -z "$repo" ] && [ -n "${FENCE_REPO_ID_FROM:-}" ] && repo=${!FENCE_REPO_ID_FROM:-}
+  down_problem=$1
   find_fenced
+  find_symbolic
+  if [ "${#fenced_refs[@]}" -gt 0 ]; then refuse_unjudged down_lines; else refuse_unjudged; fi
   [ "${#fenced_refs[@]}" -gt 0 ] || exit 0
-  for ref in "${fenced_refs[@]}"; do
-    say "REJECTED resource=git:${repo:--}:$ref ref=$ref token=0 current=0 reason=store-down"
-  done
-  say "fence: the fence server is unavailable ($1); pushes to fenced refs are refused until it is back. This is an infrastructure problem, not a conflict: report it to the operator."
+  down_lines
   exit 1
 }
 
@@ -180,14 +258,20 @@ misconfigured() {
     say "warning: fence could not record the landed push: $1"
     exit 0
   fi
+  down_problem=$1
   find_fenced
+  find_symbolic
+  if [ "${#fenced_refs[@]}" -gt 0 ]; then refuse_unjudged config_lines; else refuse_unjudged; fi
   if [ "${#fenced_refs[@]}" -eq 0 ]; then
     say "warning: fence configuration is broken ($1); this push touches no fenced ref and was accepted"
     exit 0
   fi
-  say "REJECTED resource=- ref=- token=0 current=0 reason=bad-config"
-  say "fence: the hook's configuration is broken, so fenced refs are closed: $1"
+  config_lines
   exit 1
+}
+config_lines() {
+  say "REJECTED resource=- ref=- token=0 current=0 reason=bad-config"
+  say "fence: the hook's configuration is broken, so fenced refs are closed: $down_problem"
 }
 
 # An answer that is not fence serve's verdict for this request: never a reason to let a push through, and
@@ -235,63 +319,7 @@ now_ms() {
 now_ms
 start_ms=$now
 
-# A push to a symbolic ref updates its target, and fence serve cannot see this repository's refs: such a
-# push is refused here when it leads anywhere (the Java hook refuses it when it leads into fenced refs,
-# with the same lines), unless the same push updates the target with the same ids (git then skips it).
-# Loose files "ref: <target>", read with builtins; a reftable repository is asked through git.
-# GIT_NAMESPACE is not applied here.
-sym_safe() {
-  case "$1" in
-    refs/*) [[ "$1" != *..* && "$1" != *//* && "$1" != */ && "$1" != *.lock && "$1" != */.* && "$1" != *[[:cntrl:]\\\ ~^:?*[]* ]] ;;
-    *) [[ -n "$1" && "$1" != *[!A-Z_]* ]] ;;
-  esac
-}
-sym_target() {
-  local f first
-  sym_safe "$1" || return 1
-  if [ -d "${GIT_DIR:-.}/reftable" ]; then
-    target=$(git symbolic-ref -q "$1" 2>/dev/null) || return 1
-    return 0
-  fi
-  f=${GIT_DIR:-.}/$1
-  [ -f "$f" ] || return 1
-  IFS= read -r first < "$f" || [ -n "$first" ] || return 1
-  case "$first" in ref:*) ;; *) return 1 ;; esac
-  first=${first#ref:}
-  first=${first#"${first%%[![:space:]]*}"}
-  target=${first%"${first##*[![:space:]]}"}
-}
-if [ "$hook" = pre-receive ]; then
-  sym_all=$input
-  [ -n "$tmp" ] && sym_all=$(cat "$tmp")
-  sym_rejected=() sym_told=()
-  while IFS=' ' read -r sym_old sym_new sym_ref; do
-    [ -n "$sym_ref" ] || continue
-    sym_name=$sym_ref sym_chain="" sym_problem="" sym_depth=0 target=""
-    while [ "$sym_depth" -lt 5 ] && sym_target "$sym_name"; do
-      sym_chain+="${sym_chain:+ -> }$target"
-      sym_safe "$target" || { sym_problem="its target is not a valid ref name"; break; }
-      sym_name=$target
-      sym_depth=$((sym_depth + 1))
-    done
-    [ -n "$sym_chain" ] || continue
-    if [ -z "$sym_problem" ] && [ "$sym_depth" -ge 5 ]; then
-      sym_problem="more than 5 levels of symbolic refs, or a loop"
-    fi
-    if [ -z "$sym_problem" ]; then
-      case $'\n'"$sym_all"$'\n' in *$'\n'"$sym_old $sym_new $sym_name"$'\n'*) continue ;; esac
-      sym_told+=("fence: $sym_ref is a symbolic ref to $sym_chain: git would update $sym_name, which fence guards under its own name. Push to $sym_name itself instead (for example: git push origin <commit>:$sym_name, with the lease options for $sym_name).")
-    else
-      sym_told+=("fence: $sym_ref is a symbolic ref that cannot be resolved ($sym_problem); git would refuse to update it, and fence refuses the push.")
-    fi
-    sym_rejected+=("REJECTED ref=$sym_ref reason=symbolic-ref")
-  done <<< "$sym_all"
-  if [ "${#sym_rejected[@]}" -gt 0 ]; then
-    for line in "${sym_rejected[@]}" "${sym_told[@]}"; do say "$line"; done
-    say "fence: the push was refused as a whole; nothing was recorded. Pushing under another name that points at the same ref is refused the same way."
-    exit 1
-  fi
-fi
+if [ "$hook" = pre-receive ]; then find_symbolic; fi
 
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 # Which variables those are is fence's to say (FENCE_PUSH_VARIABLES, written by fence install).
@@ -355,7 +383,7 @@ if [ -n "$tcp_host" ] && [ -z "$tmp" ]; then
 fi
 
 # The first update's answer goes with the first request; the server asks for anything else it needs.
-facts=()
+facts=("${sym_facts[@]}")
 if [ -n "$early_for" ] && answer $early_for; then facts+=("fact=$first_old $first_new $ans"); fi
 
 # Asks with curl; sets response to the body, a newline and the HTTP status.

@@ -151,7 +151,8 @@ public final class PreReceiveHook {
         Admitter admitter = new Admitter(url, gitDir, ancestry);
         admitter.start();
         try {
-            return judge(config, env, gitDir, stdin, url, admitter).result();
+            return judge(config, env, gitDir, stdin, url, null, (Decider) admitter)
+                    .result();
         } finally {
             admitter.release();
         }
@@ -348,18 +349,38 @@ public final class PreReceiveHook {
             InputStream stdin,
             String storeUrl,
             Ancestry ancestry) {
+        return judge(config, env, gitDir, stdin, storeUrl, ancestry, null);
+    }
+
+    /**
+     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry)}, for {@code fence serve}:
+     * the pushed symbolic refs are those the caller measured.
+     *
+     * @param symbolic resolves pushed names ({@link SymrefFacts}); null for the repository's own refs
+     *     when {@code gitDir} is given, else none
+     */
+    public Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Ancestry ancestry,
+            SymbolicRefs.Resolver symbolic) {
         return judge(
                 config,
                 env,
                 gitDir,
                 stdin,
                 storeUrl,
+                symbolic,
                 (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down));
     }
 
     /**
      * What the hook says when its store cannot be asked at all (a client of {@code fence serve} that
-     * cannot reach the server): the same lines as a hook whose store is down.
+     * cannot reach the server): the same lines as a hook whose store is down. Pushed symbolic refs are
+     * judged by their names only; refusing them is the caller's ({@link SymbolicRefs#unjudgedLines}).
      *
      * @param problem what went wrong, for the message
      * @param failClosed refuse tokenless pushes too, whatever {@code on-store-down} says (for a server
@@ -373,7 +394,8 @@ public final class PreReceiveHook {
             String problem,
             boolean failClosed) {
         Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir, config.git()) : Admission.NO_ANCESTRY;
-        return judge(config, env, gitDir, stdin, null, (push, policy, down) -> {
+        // Symbolic refs are the caller's: with no verdict, it refuses them all (SymbolicRefs.unjudgedLines).
+        return judge(config, env, gitDir, stdin, null, ref -> null, (push, policy, down) -> {
                     down[0] = true;
                     return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
                 })
@@ -392,6 +414,7 @@ public final class PreReceiveHook {
             Path gitDir,
             InputStream stdin,
             String storeUrl,
+            SymbolicRefs.Resolver symbolic,
             Decider decider) {
         HookEnvironment where;
         List<RefUpdate> updates;
@@ -409,10 +432,12 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
-        if (gitDir != null) {
+        SymbolicRefs refs = symbolic != null
+                ? SymbolicRefs.resolvedBy(symbolic)
+                : gitDir != null ? SymbolicRefs.of(env, gitDir, config.git()) : null;
+        if (refs != null) {
             // Git updates a symbolic ref's target, not the name the hook sees (see SymbolicRefs).
-            SymbolicRefs.Screened screened =
-                    SymbolicRefs.of(env, gitDir, config.git()).screen(updates, policy);
+            SymbolicRefs.Screened screened = refs.screen(updates, policy);
             if (!screened.refusals().isEmpty()) {
                 return new Judgement(new Result(1, screened.lines(prefix)), Reason.SYMBOLIC_REF.code());
             }

@@ -32,28 +32,65 @@ import java.util.concurrent.TimeUnit;
  * <p>Symbolic refs of the files backend are loose files {@code ref: <target>} (never in {@code
  * packed-refs}), read here directly, one stat per pushed ref (refs are not quarantined during
  * pre-receive). A repository with the reftable backend is asked through {@code git symbolic-ref} instead.
- * {@code GIT_NAMESPACE} applies as in receive-pack. Not thread-safe; one instance per push.
+ * {@code GIT_NAMESPACE} applies as in receive-pack. Where the repository cannot be seen ({@code fence
+ * serve}), the resolutions are the facts the hook that sent the push measured ({@link SymrefFacts}), and
+ * the rule is the same. Not thread-safe; one instance per push.
  */
 public final class SymbolicRefs {
+    /**
+     * Where resolutions come from: the repository's files (a hook), or the facts a hook sent (the server).
+     */
+    @FunctionalInterface
+    public interface Resolver {
+        /** The resolution of pushed name {@code ref}, or null when it is no symbolic ref. */
+        Resolution resolve(String ref);
+    }
+
+    /**
+     * A symbolic ref's resolution: the pushed name first, then each target in order; or why it fails.
+     *
+     * @param names the pushed name, then the targets git follows (at least the pushed name)
+     * @param problem why git cannot resolve it, or null
+     */
+    public record Resolution(List<String> names, String problem) {
+        public Resolution {
+            names = List.copyOf(names);
+            if (names.isEmpty()) {
+                throw new IllegalArgumentException("a resolution names at least the pushed ref");
+            }
+        }
+    }
+
     /** Most symbolic refs git follows in one resolution ({@code SYMREF_MAXDEPTH}). */
     static final int MAX_DEPTH = 5;
 
     private static final int MAX_REF_FILE_BYTES = 1 << 16;
 
-    private final Path gitDir;
-    private final Path commonDir;
-    private final String namespace;
-    private final Map<String, String> env;
-    private final String git;
-    private final boolean reftable;
+    private final Resolver resolver;
 
-    private SymbolicRefs(Path gitDir, Path commonDir, String namespace, Map<String, String> env, String git) {
-        this.gitDir = gitDir;
-        this.commonDir = commonDir;
-        this.namespace = namespace;
-        this.env = env;
-        this.git = git;
-        this.reftable = SmallFiles.exists(commonDir.resolve("reftable"));
+    private SymbolicRefs(Resolver resolver) {
+        this.resolver = resolver;
+    }
+
+    /** Symbolic refs as {@code resolver} resolves them. */
+    public static SymbolicRefs resolvedBy(Resolver resolver) {
+        return new SymbolicRefs(resolver);
+    }
+
+    /** The resolution of {@code ref} (null when it is no symbolic ref). */
+    public Resolution resolve(String ref) {
+        return resolver.resolve(ref);
+    }
+
+    /** The pushed names among {@code updates} that are symbolic refs, in push order. */
+    public List<String> symbolic(List<RefUpdate> updates) {
+        List<String> out = new ArrayList<>(0);
+        for (RefUpdate u : updates) {
+            if (!out.contains(u.ref()) && resolver.resolve(u.ref()) != null) {
+                out.add(u.ref());
+            }
+        }
+        return out;
     }
 
     /**
@@ -76,37 +113,26 @@ public final class SymbolicRefs {
         } catch (IOException | RuntimeException e) {
             // Not a linked worktree's git directory, as far as can be read: the refs are under gitDir.
         }
-        return new SymbolicRefs(gitDir, common, namespacePrefix(env.get("GIT_NAMESPACE")), env, git);
+        return new SymbolicRefs(new Files(gitDir, common, namespacePrefix(env.get("GIT_NAMESPACE")), env, git));
     }
 
     /**
-     * For a hook that has {@code fence serve} judge the push, which cannot see the repository: the
-     * result that refuses a push to a symbolic ref, or null when there is none. Without the server's
-     * patterns, every symbolic ref counts as leading into fenced refs (git's skipped aliases excepted).
-     * Unreadable input is left to the server, which words the problem.
+     * The refusal of a push to symbolic refs that {@code fence serve} did not judge (it could not be
+     * asked, or refused the hook's configuration): without the server's verdict nobody decides whether
+     * they lead into fenced refs, so every pushed symbolic ref is refused. The curl shim prints the same.
+     *
+     * @param refs the pushed names that are symbolic refs ({@link #symbolic}), not empty
+     * @param refused the lines of the hook's own refusal of the push's fenced refs, or empty
      */
-    public static PreReceiveHook.Result refusedForServer(
-            Map<String, String> env, Path gitDir, String git, byte[] stdin) {
-        if (gitDir == null) {
-            return null;
+    public static List<String> unjudgedLines(String prefix, List<String> refs, List<String> refused) {
+        List<String> out = new ArrayList<>();
+        for (String ref : refs) {
+            out.add(prefix + "REJECTED ref=" + ref + " reason=" + Reason.SYMBOLIC_REF.code());
         }
-        List<RefUpdate> updates;
-        try {
-            updates = new HookInputParser().parse(new java.io.ByteArrayInputStream(stdin));
-        } catch (RuntimeException e) {
-            return null;
-        }
-        Screened s = of(env, gitDir, git).screen(updates, null);
-        if (s.refusals().isEmpty()) {
-            return null;
-        }
-        String prefix;
-        try {
-            prefix = HookEnvironments.detect(env, gitDir).linePrefix();
-        } catch (RuntimeException e) {
-            prefix = "";
-        }
-        return new PreReceiveHook.Result(1, s.lines(prefix));
+        out.addAll(refused);
+        out.add(prefix + "fence: the fence server did not judge this push, so pushes to symbolic refs are refused"
+                + " (git would update their targets, which may be fenced). Push to the target's name instead.");
+        return out;
     }
 
     /** A pushed symbolic ref this class refuses. */
@@ -158,27 +184,27 @@ public final class SymbolicRefs {
         Map<String, RefUpdate> byName = null;
         for (int i = 0; i < updates.size(); i++) {
             RefUpdate u = updates.get(i);
-            Chain c = resolve(u.ref());
+            Resolution c = resolver.resolve(u.ref());
             if (c == null) {
                 if (kept != null) {
                     kept.add(u);
                 }
                 continue;
             }
-            if (c.problem == null && !fencedAlong(c.names, policy)) {
+            if (c.problem() == null && !fencedAlong(c.names(), policy)) {
                 if (kept != null) {
                     kept.add(u);
                 }
                 continue;
             }
-            if (c.problem == null) {
+            if (c.problem() == null) {
                 if (byName == null) {
                     byName = new HashMap<>();
                     for (RefUpdate v : updates) {
                         byName.putIfAbsent(v.ref(), v);
                     }
                 }
-                RefUpdate target = byName.get(c.names.get(c.names.size() - 1));
+                RefUpdate target = byName.get(c.names().get(c.names().size() - 1));
                 if (target != null
                         && target.oldId().equals(u.oldId())
                         && target.newId().equals(u.newId())) {
@@ -189,7 +215,7 @@ public final class SymbolicRefs {
                     continue;
                 }
             }
-            refusals.add(new Refusal(u.ref(), c.names, c.problem));
+            refusals.add(new Refusal(u.ref(), c.names(), c.problem()));
             if (kept != null) {
                 kept.add(u);
             }
@@ -209,103 +235,120 @@ public final class SymbolicRefs {
         return false;
     }
 
-    /** A symbolic ref's resolution: the pushed name first, then each target; or why it fails. */
-    private record Chain(List<String> names, String problem) {}
+    /** The repository's own refs: loose files, or git for a reftable repository. */
+    private static final class Files implements Resolver {
+        private final Path gitDir;
+        private final Path commonDir;
+        private final String namespace;
+        private final Map<String, String> env;
+        private final String git;
+        private final boolean reftable;
 
-    /** The chain of a pushed name that is a symbolic ref; null when it is not one. */
-    private Chain resolve(String ref) {
-        if (reftable) {
-            return resolveWithGit(ref);
+        Files(Path gitDir, Path commonDir, String namespace, Map<String, String> env, String git) {
+            this.gitDir = gitDir;
+            this.commonDir = commonDir;
+            this.namespace = namespace;
+            this.env = env;
+            this.git = git;
+            this.reftable = SmallFiles.exists(commonDir.resolve("reftable"));
         }
-        List<String> names = null;
-        String name = namespace + ref;
-        for (int depth = 0; depth < MAX_DEPTH; depth++) {
-            String target;
-            try {
-                target = readSymref(name);
-            } catch (IOException e) {
-                if (names == null) {
-                    // The pushed name itself cannot be read: git's own update reports it.
-                    return null;
+
+        @Override
+        public Resolution resolve(String ref) {
+            if (reftable) {
+                return resolveWithGit(ref);
+            }
+            List<String> names = null;
+            String name = namespace + ref;
+            for (int depth = 0; depth < MAX_DEPTH; depth++) {
+                String target;
+                try {
+                    target = readSymref(name);
+                } catch (IOException e) {
+                    if (names == null) {
+                        // The pushed name itself cannot be read: git's own update reports it.
+                        return null;
+                    }
+                    return new Resolution(names, "cannot read " + name + ": " + e.getMessage());
                 }
-                return new Chain(names, "cannot read " + name + ": " + e.getMessage());
+                if (target == null) {
+                    return names == null ? null : new Resolution(names, null);
+                }
+                if (names == null) {
+                    names = new ArrayList<>(3);
+                    names.add(ref);
+                }
+                if (!isSafeRefName(target)) {
+                    names.add(Printable.escape(target, 200));
+                    return new Resolution(names, "its target is not a valid ref name");
+                }
+                names.add(stripNamespace(target));
+                name = target;
             }
-            if (target == null) {
-                return names == null ? null : new Chain(names, null);
-            }
-            if (names == null) {
-                names = new ArrayList<>(3);
-                names.add(ref);
-            }
-            if (!isSafeRefName(target)) {
-                names.add(Printable.escape(target, 200));
-                return new Chain(names, "its target is not a valid ref name");
-            }
-            names.add(stripNamespace(target));
-            name = target;
+            return new Resolution(names, "more than " + MAX_DEPTH + " levels of symbolic refs, or a loop");
         }
-        return new Chain(names, "more than " + MAX_DEPTH + " levels of symbolic refs, or a loop");
-    }
 
-    /** The target of loose symbolic ref {@code name}, or null when {@code name} is no symbolic ref. */
-    private String readSymref(String name) throws IOException {
-        if (!isSafeRefName(name)) {
-            return null;
-        }
-        Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
-        if (!SmallFiles.isFile(file)) {
-            return null; // a packed ref, a ref that does not exist, or a directory of refs
-        }
-        byte[] b = SmallFiles.readIfExists(file, MAX_REF_FILE_BYTES);
-        if (b == null) {
-            throw new IOException("longer than any ref file git writes");
-        }
-        if (b.length < 4 || b[0] != 'r' || b[1] != 'e' || b[2] != 'f' || b[3] != ':') {
-            return null;
-        }
-        // As git's files backend: "ref:", then whitespace, the target, trailing whitespace trimmed.
-        int start = 4;
-        while (start < b.length && isSpace(b[start])) {
-            start++;
-        }
-        int end = b.length;
-        while (end > start && isSpace(b[end - 1])) {
-            end--;
-        }
-        return new String(b, start, end - start, StandardCharsets.UTF_8);
-    }
-
-    private Chain resolveWithGit(String ref) {
-        ProcessBuilder pb = new ProcessBuilder(git, "symbolic-ref", "-q", ref)
-                .directory(gitDir.toFile())
-                .redirectErrorStream(true);
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        pb.environment().put("LC_ALL", "C");
-        try {
-            Process p = pb.start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(4, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Chain(List.of(ref, ref), "git symbolic-ref did not answer");
+        /** The target of loose symbolic ref {@code name}, or null when {@code name} is no symbolic ref. */
+        private String readSymref(String name) throws IOException {
+            if (!isSafeRefName(name)) {
+                return null;
             }
-            String said = new String(out, StandardCharsets.UTF_8).strip();
-            return switch (p.exitValue()) {
-                case 0 -> new Chain(
-                        List.of(ref, said), isSafeRefName(said) ? null : "its target is not a valid ref name");
-                case 1 -> null;
-                default -> new Chain(List.of(ref, ref), "git symbolic-ref failed: " + Printable.escape(said, 200));
-            };
-        } catch (IOException e) {
-            return new Chain(List.of(ref, ref), "cannot run git symbolic-ref: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Chain(List.of(ref, ref), "interrupted");
+            Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
+            if (!SmallFiles.isFile(file)) {
+                return null; // a packed ref, a ref that does not exist, or a directory of refs
+            }
+            byte[] b = SmallFiles.readIfExists(file, MAX_REF_FILE_BYTES);
+            if (b == null) {
+                throw new IOException("longer than any ref file git writes");
+            }
+            if (b.length < 4 || b[0] != 'r' || b[1] != 'e' || b[2] != 'f' || b[3] != ':') {
+                return null;
+            }
+            // As git's files backend: "ref:", then whitespace, the target, trailing whitespace trimmed.
+            int start = 4;
+            while (start < b.length && isSpace(b[start])) {
+                start++;
+            }
+            int end = b.length;
+            while (end > start && isSpace(b[end - 1])) {
+                end--;
+            }
+            return new String(b, start, end - start, StandardCharsets.UTF_8);
         }
-    }
 
-    private String stripNamespace(String target) {
-        return !namespace.isEmpty() && target.startsWith(namespace) ? target.substring(namespace.length()) : target;
+        private Resolution resolveWithGit(String ref) {
+            ProcessBuilder pb = new ProcessBuilder(git, "symbolic-ref", "-q", ref)
+                    .directory(gitDir.toFile())
+                    .redirectErrorStream(true);
+            pb.environment().clear();
+            pb.environment().putAll(env);
+            pb.environment().put("LC_ALL", "C");
+            try {
+                Process p = pb.start();
+                byte[] out = p.getInputStream().readAllBytes();
+                if (!p.waitFor(4, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return new Resolution(List.of(ref, ref), "git symbolic-ref did not answer");
+                }
+                String said = new String(out, StandardCharsets.UTF_8).strip();
+                return switch (p.exitValue()) {
+                    case 0 -> new Resolution(
+                            List.of(ref, said), isSafeRefName(said) ? null : "its target is not a valid ref name");
+                    case 1 -> null;
+                    default -> new Resolution(
+                            List.of(ref, ref), "git symbolic-ref failed: " + Printable.escape(said, 200));
+                };
+            } catch (IOException e) {
+                return new Resolution(List.of(ref, ref), "cannot run git symbolic-ref: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Resolution(List.of(ref, ref), "interrupted");
+            }
+        }
+
+        private String stripNamespace(String target) {
+            return !namespace.isEmpty() && target.startsWith(namespace) ? target.substring(namespace.length()) : target;
+        }
     }
 
     /** Refs git keeps per worktree; everything else lives in the common directory. */

@@ -8,6 +8,7 @@ import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironments;
 import dev.fence.hook.PostReceiveHook;
 import dev.fence.hook.PreReceiveHook;
+import dev.fence.hook.SymrefFacts;
 import dev.fence.json.Json;
 import dev.fence.server.client.VerdictFormat;
 import java.io.ByteArrayInputStream;
@@ -67,7 +68,7 @@ final class HookApi {
         push.facts().forEach(f -> ancestry.fact(f.ancestor(), f.descendant(), f.isAncestor()));
         PreReceiveHook.Judgement j;
         try {
-            j = pre.judge(push.config(config), push.env(), null, push.stdin(), storeUrl, ancestry);
+            j = pre.judge(push.config(config), push.env(), null, push.stdin(), storeUrl, ancestry, push.symbolic());
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
             return need(needed.questions(), call.wantsText(), push.nonce());
@@ -158,9 +159,10 @@ final class HookApi {
     /**
      * A hook request, read from JSON or a form.
      *
+     * @param symbolic the pushed symbolic refs the caller measured ({@link SymrefFacts})
      * @param nonce the caller's nonce for a versioned answer ({@link VerdictFormat}), or null
      */
-    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts, String nonce) {
+    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts, SymrefFacts symbolic, String nonce) {
         ByteArrayInputStream stdin() {
             return new ByteArrayInputStream(stdinBytes);
         }
@@ -188,9 +190,10 @@ final class HookApi {
 
     private static Push readForm(Form form) {
         for (String name : form.names()) {
-            if (!List.of("stdin", "env", "option", "fact", "nonce").contains(name)) {
-                throw HttpError.badRequest(
-                        "unknown form field '" + name + "' (known: stdin, env, option, fact, nonce)");
+            if (!List.of("stdin", "env", "option", "fact", SymrefFacts.CHAIN, SymrefFacts.PROBLEM, "nonce")
+                    .contains(name)) {
+                throw HttpError.badRequest("unknown form field '" + name + "' (known: stdin, env, option, fact, "
+                        + SymrefFacts.CHAIN + ", " + SymrefFacts.PROBLEM + ", nonce)");
             }
         }
         String stdin = form.get("stdin");
@@ -222,7 +225,12 @@ final class HookApi {
             }
             facts.add(fact(parts[0], parts[1], answer(parts[2])));
         }
-        return new Push(stdin.getBytes(StandardCharsets.UTF_8), env, facts, nonce(form.get("nonce")));
+        return new Push(
+                stdin.getBytes(StandardCharsets.UTF_8),
+                env,
+                facts,
+                symbolic(form.all(SymrefFacts.CHAIN), form.all(SymrefFacts.PROBLEM)),
+                nonce(form.get("nonce")));
     }
 
     private static Push readJson(JsonNode body) {
@@ -284,9 +292,10 @@ final class HookApi {
         }
         for (var it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
-            if (!List.of("stdin", "env", "pushOptions", "ancestry", "nonce").contains(name)) {
-                throw HttpError.badRequest(
-                        "unknown field '" + name + "' (known: stdin, env, pushOptions, ancestry, nonce)");
+            if (!List.of("stdin", "env", "pushOptions", "ancestry", "symrefs", "symrefProblems", "nonce")
+                    .contains(name)) {
+                throw HttpError.badRequest("unknown field '" + name
+                        + "' (known: stdin, env, pushOptions, ancestry, symrefs, symrefProblems, nonce)");
             }
         }
         JsonNode nonce = body.get("nonce");
@@ -297,7 +306,39 @@ final class HookApi {
                 stdin.asText().getBytes(StandardCharsets.UTF_8),
                 env,
                 facts,
+                symbolic(strings(body, "symrefs"), strings(body, "symrefProblems")),
                 nonce == null || nonce.isNull() ? null : nonce(nonce.asText()));
+    }
+
+    /** The caller's symbolic-ref facts; a fact that names no ref is a request refused. */
+    private static SymrefFacts symbolic(List<String> chains, List<String> problems) {
+        if (chains.size() + problems.size() > MAX_FACTS) {
+            throw HttpError.badRequest("more than " + MAX_FACTS + " symbolic-ref facts");
+        }
+        try {
+            return SymrefFacts.parse(chains, problems);
+        } catch (IllegalArgumentException e) {
+            throw HttpError.badRequest(e.getMessage());
+        }
+    }
+
+    /** JSON array {@code name} of strings; empty when absent. */
+    private static List<String> strings(JsonNode body, String name) {
+        JsonNode a = body.get(name);
+        List<String> out = new ArrayList<>();
+        if (a == null || a.isNull()) {
+            return out;
+        }
+        if (!a.isArray()) {
+            throw HttpError.badRequest("'" + name + "' must be an array of strings");
+        }
+        for (JsonNode s : a) {
+            if (!s.isTextual()) {
+                throw HttpError.badRequest("'" + name + "' must be an array of strings");
+            }
+            out.add(s.asText());
+        }
+        return out;
     }
 
     /** A nonce as given, checked; null when none was given. */

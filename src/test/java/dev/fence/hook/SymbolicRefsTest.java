@@ -32,6 +32,38 @@ class SymbolicRefsTest {
         return SymbolicRefs.of(env, git, "git").screen(List.of(updates), policy);
     }
 
+    /** The server's resolver, from the facts a hook measured, screens a push as the repository's files do. */
+    @Test
+    void factsSentByAHookScreenAPushAsTheRepositoryDoes() throws IOException {
+        ref("refs/heads/main", A + "\n");
+        ref("refs/tags/one", "ref: refs/tags/two\n");
+        ref("refs/tags/two", "ref: refs/heads/main\n");
+        ref("refs/tags/loop", "ref: refs/tags/loop\n");
+        ref("refs/tags/escape", "ref: refs/../../config\n");
+        ref("refs/tags/elsewhere", "ref: refs/tags/v1\n");
+        List<RefUpdate> push = List.of(
+                new RefUpdate(A, B, "refs/tags/one"),
+                new RefUpdate(A, B, "refs/tags/loop"),
+                new RefUpdate(A, B, "refs/tags/escape"),
+                new RefUpdate(A, B, "refs/tags/elsewhere"),
+                new RefUpdate(A, B, "refs/heads/main"));
+        SymbolicRefs files = SymbolicRefs.of(Map.of(), git, "git");
+        Map<String, List<String>> facts = SymrefFacts.measure(files, push);
+        assertEquals(
+                List.of("refs/tags/one refs/tags/two refs/heads/main", "refs/tags/elsewhere refs/tags/v1"),
+                facts.get(SymrefFacts.CHAIN));
+        SymbolicRefs sent = SymbolicRefs.resolvedBy(
+                SymrefFacts.parse(facts.get(SymrefFacts.CHAIN), facts.get(SymrefFacts.PROBLEM)));
+        FencePolicy policy = FencePolicy.defaults();
+        var fromFiles = files.screen(push, policy);
+        var fromFacts = sent.screen(push, policy);
+        assertEquals(fromFiles.lines(""), fromFacts.lines(""));
+        assertEquals(fromFiles.updates(), fromFacts.updates());
+        // refs/tags/one is skipped as git skips it (pushed with its target and the same ids).
+        assertEquals(2, fromFacts.refusals().size(), fromFacts.toString());
+        assertEquals(4, fromFacts.updates().size(), fromFacts.toString());
+    }
+
     @Test
     void chainsLoopsAndBadTargets() throws IOException {
         ref("refs/heads/main", A + "\n");

@@ -255,6 +255,78 @@ class HookServerApiTest {
         assertEquals(400, t.get("/v1/audit?since=yesterday", auditor, null).status());
     }
 
+    /** A form request to the pre-receive endpoint, answered in plain text. */
+    static TestServer.Response preReceive(String stdin, String... fields) {
+        StringBuilder body = new StringBuilder("stdin=")
+                .append(java.net.URLEncoder.encode(stdin, java.nio.charset.StandardCharsets.UTF_8))
+                .append("&env=REMOTE_USER%3Dalice&env=FENCE_REPO_ID%3Dsym");
+        for (String f : fields) {
+            int eq = f.indexOf('=');
+            body.append('&')
+                    .append(f, 0, eq)
+                    .append('=')
+                    .append(java.net.URLEncoder.encode(f.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return t.post("/v1/hook/pre-receive", hook, FORM, body.toString(), "text/plain");
+    }
+
+    /**
+     * The server decides symbolic refs from the facts a hook sent, and only for names the push updates: a
+     * fact about another name changes nothing, and facts it cannot trust (two for one name, a bad target,
+     * too many levels) refuse the push rather than let it through.
+     */
+    @Test
+    void symbolicRefFactsOnlyCountForPushedNamesAndDoubtfulOnesRefuse() throws Exception {
+        String sha = "3".repeat(40);
+        String notes = "0".repeat(40) + " " + sha + " refs/notes/sym-alias\n";
+        // A plain push with facts about names it does not update: accepted as without them.
+        var plain = preReceive(
+                "0".repeat(40) + " " + sha + " refs/tags/v-sym\n",
+                "symref=refs/heads/other refs/heads/main",
+                "symref-problem=refs/heads/main more than 5 levels of symbolic refs, or a loop");
+        assertEquals(200, plain.status(), plain.body());
+        assertEquals("accept\n", plain.body());
+        // Outside the fenced patterns, and leading outside them: the server knows its patterns and accepts.
+        var open = preReceive(notes, "symref=refs/notes/sym-alias refs/notes/sym-target");
+        assertEquals("accept\n", open.body());
+        // Into a fenced ref through an unfenced name: refused with the Java hook's lines.
+        var fenced = preReceive(notes, "symref=refs/notes/sym-alias refs/notes/sym-mid refs/heads/main");
+        assertEquals(
+                "reject\nREJECTED ref=refs/notes/sym-alias reason=symbolic-ref\nfence: refs/notes/sym-alias is a"
+                        + " symbolic ref to refs/notes/sym-mid -> refs/heads/main: git would update refs/heads/main,"
+                        + " which fence guards under its own name. Push to refs/heads/main itself instead (for example:"
+                        + " git push origin <commit>:refs/heads/main, with the lease options for refs/heads/main).\n"
+                        + "fence: the push was refused as a whole; nothing was recorded. Pushing under another name"
+                        + " that points at the same ref is refused the same way.\n",
+                fenced.body());
+        // A second, forged answer for the same name cannot make it an open one.
+        var twice = preReceive(
+                notes,
+                "symref=refs/notes/sym-alias refs/heads/main",
+                "symref=refs/notes/sym-alias refs/notes/sym-target");
+        assertTrue(
+                twice.body().startsWith("reject\nREJECTED ref=refs/notes/sym-alias reason=symbolic-ref\n"),
+                twice.body());
+        assertTrue(twice.body().contains("(the hook sent two answers for it)"), twice.body());
+        for (String doubtful : new String[] {
+            "symref=refs/notes/sym-alias refs/notes/../heads/main",
+            "symref=refs/notes/sym-alias refs/notes/a refs/notes/b refs/notes/c refs/notes/d refs/notes/e refs/notes/f",
+            "symref=refs/notes/sym-alias",
+            "symref-problem=refs/notes/sym-alias"
+        }) {
+            var r = preReceive(notes, doubtful);
+            assertTrue(
+                    r.body().startsWith("reject\nREJECTED ref=refs/notes/sym-alias reason=symbolic-ref\n"),
+                    doubtful + ": " + r.body());
+        }
+        // Pushed with its target and the same ids, git skips the symbolic ref; the target is judged itself.
+        var skipped = preReceive(
+                notes + "0".repeat(40) + " " + sha + " refs/heads/sym-main\n",
+                "symref=refs/notes/sym-alias refs/heads/sym-main");
+        assertTrue(skipped.body().startsWith("accept\n"), skipped.body());
+        assertEquals(400, preReceive(notes, "symref=").status());
+    }
+
     record Run(int exit, String out, String err) {}
 
     static Run fence(Map<String, String> env, String... args) {

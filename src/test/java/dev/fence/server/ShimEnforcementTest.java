@@ -310,9 +310,10 @@ class ShimEnforcementTest {
     }
 
     /**
-     * Git updates a symbolic ref's target. The server cannot see the repository, so the shim and the Java
-     * client refuse such a push themselves, with the lines the Java hook prints; pushed together with its
-     * target and the same ids, git skips the symbolic ref's update, and so does every side.
+     * Git updates a symbolic ref's target. The server cannot see the repository: the shim and the Java
+     * client send where each pushed symbolic ref leads, and the server decides with the Java hook's code
+     * and lines; pushed together with its target and the same ids, git skips the symbolic ref's update,
+     * and so does every side.
      */
     @Test
     void aPushToASymbolicRefIsRefusedAlikeOnEverySide() throws Exception {
@@ -337,6 +338,82 @@ class ShimEnforcementTest {
                                 + " that points at the same ref is refused the same way."),
                 pushes.get(1));
         assertEquals("exit=0", pushes.get(2).get(0), pushes.get(2).toString());
+    }
+
+    /**
+     * The server knows its fenced patterns: a symbolic ref outside them that leads into a fenced ref is
+     * refused on every side with the same lines, and one that leads outside them passes on every side (the
+     * shim and the Java client refused every symbolic ref while they decided without the patterns).
+     */
+    @Test
+    void theServerDecidesSymbolicRefsWithItsPatternsAlikeOnEverySide() throws Exception {
+        var pushes = onEverySide("symref-patterns", (s, p) -> {
+            commit(s, "t.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-fenced", "HEAD:refs/notes/sym-open"));
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/sym-into", "refs/heads/sym-fenced");
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/sym-via", "refs/notes/sym-into");
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/sym-out", "refs/notes/sym-open");
+            commit(s, "t.txt", "next\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/sym-via"));
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/sym-out"));
+            p.add(push(s, pusher("bot-7"), "origin", "HEAD:refs/notes/sym-out"));
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "REJECTED ref=refs/notes/sym-via reason=symbolic-ref",
+                        "fence: refs/notes/sym-via is a symbolic ref to refs/notes/sym-into -> refs/heads/sym-fenced:"
+                                + " git would update refs/heads/sym-fenced, which fence guards under its own name. Push to"
+                                + " refs/heads/sym-fenced itself instead (for example: git push origin"
+                                + " <commit>:refs/heads/sym-fenced, with the lease options for refs/heads/sym-fenced).",
+                        "fence: the push was refused as a whole; nothing was recorded. Pushing under another name"
+                                + " that points at the same ref is refused the same way."),
+                pushes.get(1));
+        assertEquals(List.of("exit=0"), pushes.get(2), "a symbolic ref that leads outside the patterns");
+        assertEquals(List.of("exit=0"), pushes.get(3), "an agent's push outside the patterns needs no token");
+    }
+
+    /**
+     * No verdict from the server (it is down, or refuses the hook's credential): the shim and the Java client
+     * refuse every push to a symbolic ref, even one that leads outside the patterns, with the same lines.
+     */
+    @Test
+    void withoutTheServerEveryPushToASymbolicRefIsRefusedAlikeInTheShimAndTheJavaClient() throws Exception {
+        String unjudged = "fence: the fence server did not judge this push, so pushes to symbolic refs are refused"
+                + " (git would update their targets, which may be fenced). Push to the target's name instead.";
+        Map<String, List<List<String>>> results = new LinkedHashMap<>();
+        for (Side s : List.of(shim, client)) {
+            freshWork(s, "symref-down");
+            commit(s, "d.txt", "base\n");
+            List<List<String>> pushes = new ArrayList<>();
+            pushes.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-d", "HEAD:refs/notes/sym-d"));
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/sym-d-out", "refs/notes/sym-d");
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/heads/sym-d-alias", "refs/heads/sym-d");
+            commit(s, "d.txt", "next\n");
+            try (AutoCloseable restore = cutOff(s)) {
+                pushes.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/sym-d-out"));
+                pushes.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/sym-d-alias"));
+                pushes.add(push(s, pusher("alice"), "origin", "HEAD:refs/tags/v-sym-d"));
+            }
+            pushes.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/sym-d-out"));
+            results.put(s.name, pushes);
+        }
+        List<List<String>> said = results.get("shim");
+        assertEquals(said.get(1), results.get("client").get(1), "the same lines");
+        assertEquals(machineLines(said), machineLines(results.get("client")));
+        assertEquals(List.of("exit=0"), said.get(0));
+        assertEquals(List.of("exit=1", "REJECTED ref=refs/notes/sym-d-out reason=symbolic-ref", unjudged), said.get(1));
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "REJECTED ref=refs/heads/sym-d-alias reason=symbolic-ref",
+                        "REJECTED resource=git:app:refs/heads/sym-d-alias ref=refs/heads/sym-d-alias token=0 current=0"
+                                + " reason=store-down"),
+                machineLines(said).get(2));
+        assertEquals(unjudged, said.get(2).get(said.get(2).size() - 1));
+        assertEquals("exit=0", said.get(3).get(0), "a plain push outside the patterns still passes");
+        assertEquals(List.of("exit=0"), said.get(4), "back up: the server decides again");
     }
 
     @Test
@@ -686,9 +763,11 @@ class ShimEnforcementTest {
                 wrong.put("FENCE_CREDENTIAL", "githost:" + "z".repeat(43));
             }
             List<List<String>> pushes = new ArrayList<>();
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/h-alias", "refs/notes/h");
             try {
                 pushes.add(push(s, wrong, "origin", "HEAD:refs/heads/h"));
                 pushes.add(push(s, wrong, "origin", "HEAD:refs/tags/v-h"));
+                pushes.add(push(s, wrong, "origin", "HEAD:refs/notes/h-alias"));
             } finally {
                 if (file != null) {
                     Files.writeString(file, before);
@@ -703,6 +782,11 @@ class ShimEnforcementTest {
                 machineLines(shimSaid).get(0));
         assertEquals("exit=0", shimSaid.get(1).get(0));
         assertTrue(shimSaid.get(1).get(1).startsWith("warning: fence configuration is broken ("), shimSaid.toString());
+        assertEquals(
+                List.of("exit=1", "REJECTED ref=refs/notes/h-alias reason=symbolic-ref"),
+                machineLines(shimSaid).get(2),
+                "a symbolic ref no server judged is refused, even outside the patterns");
+        assertEquals(shimSaid.get(2), results.get("client").get(2));
         assertTrue(!shimSaid.toString().contains("z".repeat(43)), "never echo the credential");
     }
 

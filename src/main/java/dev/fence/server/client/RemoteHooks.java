@@ -8,13 +8,16 @@ import dev.fence.core.FencedMessage;
 import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Reason;
+import dev.fence.core.RefUpdate;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.hook.GitAncestry;
 import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironment;
 import dev.fence.hook.HookEnvironments;
+import dev.fence.hook.HookInputParser;
 import dev.fence.hook.PreReceiveHook;
 import dev.fence.hook.SymbolicRefs;
+import dev.fence.hook.SymrefFacts;
 import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -58,12 +61,24 @@ public final class RemoteHooks {
     public PreReceiveHook.Result preReceive(
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config) {
         byte[] input = readAll(stdin);
-        // The server cannot see this repository's symbolic refs: they are refused here.
-        PreReceiveHook.Result symbolic = SymbolicRefs.refusedForServer(env, gitDir, config.git(), input);
-        if (symbolic != null) {
-            return symbolic;
-        }
         Map<String, Object> body = body(env, gitDir, config, input);
+        // The server cannot see this repository's symbolic refs: it judges them from these facts.
+        List<String> symbolic = List.of();
+        if (gitDir != null) {
+            List<RefUpdate> updates;
+            try {
+                updates = new HookInputParser().parse(new ByteArrayInputStream(input));
+            } catch (RuntimeException e) {
+                updates = List.of(); // the server words the problem
+            }
+            SymbolicRefs refs = SymbolicRefs.of(env, gitDir, config.git());
+            symbolic = refs.symbolic(updates);
+            if (!symbolic.isEmpty()) {
+                Map<String, List<String>> facts = SymrefFacts.measure(refs, updates);
+                body.put("symrefs", facts.get(SymrefFacts.CHAIN));
+                body.put("symrefProblems", facts.get(SymrefFacts.PROBLEM));
+            }
+        }
         Ancestry git = new GitAncestry(env, gitDir, config.git());
         List<Map<String, Object>> facts = new ArrayList<>();
         body.put("ancestry", facts);
@@ -74,25 +89,32 @@ public final class RemoteHooks {
             try {
                 r = client.post("/v1/hook/pre-receive", body);
             } catch (StoreUnavailableException e) {
-                return unavailable(env, gitDir, input, config, e.getMessage());
+                return unavailable(env, gitDir, input, config, e.getMessage(), symbolic);
             }
             if (r.status() == 401 || r.status() == 403) {
                 return misconfigured(
                         env,
+                        gitDir,
                         input,
                         config,
                         "the fence server refused this hook's credential (HTTP " + r.status() + ": " + r.message()
-                                + ")");
+                                + ")",
+                        symbolic);
             }
             if (r.status() >= 500 || r.status() == 408) {
-                return unavailable(env, gitDir, input, config, "HTTP " + r.status() + ": " + r.message());
+                return unavailable(env, gitDir, input, config, "HTTP " + r.status() + ": " + r.message(), symbolic);
             }
             if (r.status() != 200) {
                 // fence serve's own error answer is a request it refused; anything else came from something
                 // that is not fence serve.
                 return fenceError(r)
                         ? misconfigured(
-                                env, input, config, "the fence server answered HTTP " + r.status() + ": " + r.message())
+                                env,
+                                gitDir,
+                                input,
+                                config,
+                                "the fence server answered HTTP " + r.status() + ": " + r.message(),
+                                symbolic)
                         : badReply(env, gitDir, config, "HTTP " + r.status() + ", not from fence serve");
             }
             JsonNode n = verdict(r, nonce);
@@ -117,7 +139,12 @@ public final class RemoteHooks {
             }
         }
         return unavailable(
-                env, gitDir, input, config, "the fence server still needed ancestry after " + MAX_ROUNDS + " rounds");
+                env,
+                gitDir,
+                input,
+                config,
+                "the fence server still needed ancestry after " + MAX_ROUNDS + " rounds",
+                symbolic);
     }
 
     /** Records landed updates through the server; returns warning lines (never fails the push). */
@@ -222,28 +249,63 @@ public final class RemoteHooks {
      * store-down verdict ({@link dev.fence.core.Admission#storeDown}) under its policy failing closed, so
      * every fenced ref is refused, whatever {@code on-store-down} says (a push no server judged can be
      * neither recorded nor checked), and refs outside the fenced patterns pass. The curl shim follows the
-     * same rule from the patterns {@code fence install} writes into its configuration.
+     * same rule from the patterns {@code fence install} writes into its configuration. A push to a
+     * symbolic ref is refused too ({@link SymbolicRefs#unjudgedLines}): only the server decides where it
+     * leads.
      */
     private PreReceiveHook.Result unavailable(
-            Map<String, String> env, Path gitDir, byte[] input, HookConfig config, String problem) {
+            Map<String, String> env,
+            Path gitDir,
+            byte[] input,
+            HookConfig config,
+            String problem,
+            List<String> symbolic) {
         PreReceiveHook local = new PreReceiveHook(
                 url -> {
                     throw new StoreUnavailableException("server mode: no store here");
                 },
                 clock);
-        return local.unavailable(
+        PreReceiveHook.Result r = local.unavailable(
                 config,
                 env,
                 gitDir,
                 new ByteArrayInputStream(input),
                 "the fence server is unavailable: " + problem,
                 true);
+        return closedToSymbolic(r, env, gitDir, config, symbolic);
     }
 
-    /** The hook's bad-configuration verdict ({@link PreReceiveHook#misconfigured}) under its own patterns. */
+    /**
+     * The hook's bad-configuration verdict ({@link PreReceiveHook#misconfigured}) under its own patterns,
+     * with every push to a symbolic ref refused.
+     */
     private static PreReceiveHook.Result misconfigured(
-            Map<String, String> env, byte[] input, HookConfig config, String problem) {
-        return PreReceiveHook.misconfigured(env, null, new ByteArrayInputStream(input), problem, config.policy());
+            Map<String, String> env,
+            Path gitDir,
+            byte[] input,
+            HookConfig config,
+            String problem,
+            List<String> symbolic) {
+        PreReceiveHook.Result r =
+                PreReceiveHook.misconfigured(env, null, new ByteArrayInputStream(input), problem, config.policy());
+        return closedToSymbolic(r, env, gitDir, config, symbolic);
+    }
+
+    /** {@code r}, or when the push updates symbolic refs no server judged, its refusal. */
+    private static PreReceiveHook.Result closedToSymbolic(
+            PreReceiveHook.Result r, Map<String, String> env, Path gitDir, HookConfig config, List<String> symbolic) {
+        if (symbolic.isEmpty()) {
+            return r;
+        }
+        String prefix = "";
+        try {
+            prefix = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null))
+                    .linePrefix();
+        } catch (InvalidInputException e) {
+            // no host prefix then
+        }
+        return new PreReceiveHook.Result(
+                1, SymbolicRefs.unjudgedLines(prefix, symbolic, r.exitCode() != 0 ? r.lines() : List.of()));
     }
 
     /** True when the body is fence serve's own error answer ({@code {"status": "error", …}}). */
