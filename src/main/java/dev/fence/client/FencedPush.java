@@ -214,18 +214,12 @@ public final class FencedPush {
     private PushOutcome outcome(
             Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha, GitPush.Result a) {
         String expected = lease.grantSha();
-        if (a.ref() == null) {
-            List<String> lines = new ArrayList<>(a.remoteLines());
-            lines.add("fence push: cannot push to " + remote.url() + " (git push exit " + a.exit() + "):");
-            lines.addAll(GitPush.gitLines(a.stderr()));
-            return new PushOutcome.Rejected(
-                    t.resource(), t.ref(), lease.token(), expected, null, "TRANSPORT_ERROR", lines);
-        }
-        GitPush.RefStatus u = a.ref();
-        if (u.landed()) {
+        if (a.landed()) {
             return pushed(r, t, lease, newSha, a);
         }
-        if ("REJECTED_REMOTE_CHANGED".equals(u.status())) {
+        // Not landed at every push URL: whatever happened, the recorded SHA stays where it is.
+        GitPush.RefStatus u = a.rejection();
+        if (u != null && "REJECTED_REMOTE_CHANGED".equals(u.status())) {
             return remoteChanged(r, t, remote, lease, newSha);
         }
         List<String> fenced = fencedLines(a.remoteLines());
@@ -233,9 +227,40 @@ public final class FencedPush {
             return new PushOutcome.Fenced(t.resource(), t.ref(), lease.token(), expected, newSha, true, fenced);
         }
         List<String> lines = new ArrayList<>(a.remoteLines());
-        lines.add("fence push: " + t.ref() + " was rejected by " + remote.url() + " (" + u.summary()
-                + (u.reason() == null ? "" : ": " + u.reason()) + ")");
-        return new PushOutcome.Rejected(t.resource(), t.ref(), lease.token(), expected, newSha, u.status(), lines);
+        String status;
+        if (u != null) {
+            status = u.status();
+            for (GitPush.Block b : a.blocks()) {
+                if (b.ref() != null && !b.ref().landed()) {
+                    lines.add("fence push: " + t.ref() + " was rejected by " + b.url() + " ("
+                            + b.ref().summary()
+                            + (b.ref().reason() == null ? "" : ": " + b.ref().reason()) + ")");
+                }
+            }
+        } else {
+            status = "TRANSPORT_ERROR";
+            String where = a.urls().size() == 1
+                    ? remote.url()
+                    : a.blocks().size() < a.urls().size()
+                            ? a.urls().get(a.blocks().size()) + " (push URL "
+                                    + (a.blocks().size() + 1) + " of "
+                                    + a.urls().size() + ")"
+                            : "one of the " + a.urls().size() + " push URLs of " + remote.url();
+            lines.add("fence push: cannot push to " + where + " (git push exit " + a.exit() + "):");
+            lines.addAll(GitPush.gitLines(a.stderr()));
+            if (a.refusedOptions() && a.urls().size() > 1) {
+                lines.add("fence push: that push URL takes no push options, so it runs no fence hook; with"
+                        + " several push URLs fence push sends the token to all or none and will not drop it:"
+                        + " push to each URL as a remote of its own");
+            }
+        }
+        List<String> partly = a.landedAt();
+        if (!partly.isEmpty()) {
+            lines.add("fence push: " + t.ref() + " landed only at " + String.join(", ", partly) + ", not at every"
+                    + " push URL; the push did not land and the lease's recorded SHA "
+                    + ObjectIds.abbreviate(expected) + " was not moved");
+        }
+        return new PushOutcome.Rejected(t.resource(), t.ref(), lease.token(), expected, newSha, status, lines);
     }
 
     private PushOutcome pushed(Request r, Target t, Lease lease, String newSha, GitPush.Result a) {
@@ -260,7 +285,7 @@ public final class FencedPush {
                 lease.token(),
                 lease.grantSha(),
                 newSha,
-                a.ref().flag() == '=',
+                a.blocks().stream().allMatch(b -> b.ref().flag() == '='),
                 a.withOptions(),
                 moved,
                 lines);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * One {@code git push} of one ref with the real {@code git} binary, so that every transport, ssh
@@ -16,8 +17,9 @@ import java.util.Map;
  *
  * <p>The push always carries an explicit {@code --force-with-lease=<ref>:<expected>}: git's receive-pack
  * compares it under the ref lock, so the push lands only over the expected old id. The per-ref result is
- * read from {@code --porcelain} output, never from the exit code (which is 1 for any rejected ref) or
- * from prose (git runs with {@code LC_ALL=C}, so the few reason words it prints are stable).
+ * read from {@code --porcelain} output (git runs with {@code LC_ALL=C}, so the few reason words it prints
+ * are stable), one block per push URL; the push landed only when git also exited 0, since a URL whose
+ * transport failed prints no block at all.
  *
  * <p>The clone's own pre-push hook is skipped ({@code --no-verify}), as an embedded client never ran it:
  * that hook is fence's guard against plain {@code git push}, and this push has just made the same checks
@@ -33,6 +35,10 @@ final class GitPush {
     static final Duration TIMEOUT = Duration.ofMinutes(10);
 
     private static final String NO_PUSH_OPTIONS = "the receiving end does not support push options";
+
+    private static final String PROOF_OPTION = "fence-proof=";
+
+    private static final Pattern PROOF_VALUE = Pattern.compile(Pattern.quote(PROOF_OPTION) + "[^\\s\"']+");
 
     private GitPush() {}
 
@@ -71,32 +77,116 @@ final class GitPush {
     }
 
     /**
+     * What one push URL's porcelain block ({@code To <url>} … {@code Done}) said.
+     *
+     * @param url the URL as git printed it
+     * @param ref the pushed ref's status, or null when the block does not name it
+     */
+    record Block(String url, RefStatus ref) {
+        boolean landed() {
+            return ref != null && ref.landed();
+        }
+    }
+
+    /**
      * The outcome of the push.
      *
-     * @param ref what git reported for the pushed ref, or null when it reported nothing (the transport
-     *     failed: {@code stderr} says why)
+     * @param exit git's exit code
+     * @param urls the push URLs git pushes to, in order (one for a URL destination)
+     * @param blocks one per push URL git reported on, in order; a URL whose transport failed has none
+     *     (nor has any URL after it: git stops at the first failure)
      * @param remoteLines the remote's messages ({@code remote: } lines), prefixes removed
+     * @param stderr git's stderr, without lines that carried the proof
      * @param withOptions the push carried the push options
      */
-    record Result(int exit, RefStatus ref, List<String> remoteLines, String stderr, boolean withOptions) {}
+    record Result(
+            int exit,
+            List<String> urls,
+            List<Block> blocks,
+            List<String> remoteLines,
+            String stderr,
+            boolean withOptions) {
+        /**
+         * The ref now holds what was pushed at every push URL: git exited 0 and every URL's block reports
+         * it updated or up to date. A remote with several push URLs is one remote to the lease: landing at
+         * some of them is not landing.
+         */
+        boolean landed() {
+            return exit == 0
+                    && blocks.size() >= urls.size()
+                    && !blocks.isEmpty()
+                    && blocks.stream().allMatch(Block::landed);
+        }
+
+        /** The first rejection any URL reported for the ref, preferring {@code stale info}; null if none. */
+        RefStatus rejection() {
+            RefStatus first = null;
+            for (Block b : blocks) {
+                if (b.ref() != null && !b.ref().landed()) {
+                    if ("REJECTED_REMOTE_CHANGED".equals(b.ref().status())) {
+                        return b.ref();
+                    }
+                    if (first == null) {
+                        first = b.ref();
+                    }
+                }
+            }
+            return first;
+        }
+
+        /** The URLs whose block reports the ref landed. */
+        List<String> landedAt() {
+            return blocks.stream().filter(Block::landed).map(Block::url).toList();
+        }
+
+        /** git stopped at a push URL that takes no push options (only a push with options can). */
+        boolean refusedOptions() {
+            return withOptions && stderr.contains(NO_PUSH_OPTIONS);
+        }
+    }
 
     /**
      * Pushes {@code newSha} to {@code ref} at {@code dest} (a remote name of the clone, or a URL) over
      * {@code expected} ({@link ObjectIds#ZERO}: the ref must not exist). With {@code options}, they are
-     * sent as push options, and the push is repeated without them when the remote takes none (such a
-     * remote runs no fence hook; the expected old id still fences it).
+     * sent as push options; when the only push URL takes none, the push is repeated without them (such a
+     * remote runs no fence hook; the expected old id still fences it). With several push URLs it is not:
+     * git stops at the first URL without push options, so whether the others take them is unknown, and a
+     * push without the token to a hooked URL would be judged as an unfenced one.
      */
     static Result push(
             Git git, Path clone, String dest, String ref, String newSha, String expected, List<String> options) {
-        Result r = run(git, clone, dest, ref, newSha, expected, options);
-        if (!options.isEmpty() && r.ref() == null && r.stderr().contains(NO_PUSH_OPTIONS)) {
-            r = run(git, clone, dest, ref, newSha, expected, List.of());
+        List<String> urls = pushUrls(git, clone, dest);
+        Result r = run(git, clone, dest, urls, ref, newSha, expected, options);
+        if (!options.isEmpty() && urls.size() == 1 && r.blocks().isEmpty() && r.refusedOptions()) {
+            r = run(git, clone, dest, urls, ref, newSha, expected, List.of());
         }
         return r;
     }
 
+    /** The push URLs of remote {@code dest} ({@code insteadOf} applied), or {@code dest} itself for a URL. */
+    private static List<String> pushUrls(Git git, Path clone, String dest) {
+        Git.Result r = git.run(clone, "remote", "get-url", "--push", "--all", dest);
+        if (r.exit() != 0) {
+            return List.of(dest);
+        }
+        List<String> urls = new ArrayList<>();
+        for (String line : r.stdout().split("\n")) {
+            if (!line.isBlank()) {
+                urls.add(line.strip());
+            }
+        }
+        return urls.isEmpty() ? List.of(dest) : List.copyOf(urls);
+    }
+
     private static Result run(
-            Git git, Path clone, String dest, String ref, String newSha, String expected, List<String> options) {
+            Git git,
+            Path clone,
+            String dest,
+            List<String> urls,
+            String ref,
+            String newSha,
+            String expected,
+            List<String> options) {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("GIT_CONFIG_COUNT", Integer.toString(options.size()));
         for (int i = 0; i < options.size(); i++) {
@@ -104,11 +194,72 @@ final class GitPush {
             config.put("GIT_CONFIG_VALUE_" + i, options.get(i));
         }
         String lease = "--force-with-lease=" + ref + ":" + (ObjectIds.isZero(expected) ? "" : expected);
-        Git.Result r = git.withEnv(config)
+        Git.Result r = git.without(GitPush::traces)
+                .withEnv(config)
                 .withTimeout(TIMEOUT)
                 .run(clone, "push", "--porcelain", "--no-verify", lease, dest, newSha + ":" + ref);
+        String stderr = withoutSecrets(r.stderr(), options);
         return new Result(
-                r.exit(), refStatus(r.stdout(), ref), remoteLines(r.stderr()), r.stderr(), !options.isEmpty());
+                r.exit(),
+                urls,
+                blocks(withoutSecrets(r.stdout(), options), ref),
+                remoteLines(stderr),
+                stderr,
+                !options.isEmpty());
+    }
+
+    /**
+     * git's tracing writes the protocol (push options included, so the proof) to stderr or a file: none of
+     * it reaches this push, whatever the caller's environment says.
+     */
+    static boolean traces(String name) {
+        return name.startsWith("GIT_TRACE") || name.equals("GIT_CURL_VERBOSE");
+    }
+
+    /**
+     * {@code text} without the lines that carry a secret push option's value ({@code fence-proof=}), and
+     * with any {@code fence-proof=} value left redacted: git's output is relayed to the holder (and
+     * through {@code fence mcp} to the model), and the proof must never be.
+     */
+    static String withoutSecrets(String text, List<String> options) {
+        if (text == null || text.isEmpty()) {
+            return text == null ? "" : text;
+        }
+        List<String> secrets = new ArrayList<>();
+        for (String o : options) {
+            if (o.startsWith(PROOF_OPTION) && o.length() > PROOF_OPTION.length()) {
+                secrets.add(o.substring(PROOF_OPTION.length()));
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (String line : text.split("(?<=\n)")) {
+            if (secrets.stream().noneMatch(line::contains)) {
+                out.append(PROOF_VALUE.matcher(line).replaceAll(PROOF_OPTION + "<redacted>"));
+            }
+        }
+        return out.toString();
+    }
+
+    /** The porcelain blocks of {@code porcelain}: one per push URL git reported on, with {@code ref}'s status. */
+    static List<Block> blocks(String porcelain, String ref) {
+        List<Block> out = new ArrayList<>();
+        String url = null;
+        StringBuilder block = new StringBuilder();
+        for (String line : porcelain.split("\n")) {
+            if (line.startsWith("To ")) {
+                if (url != null) {
+                    out.add(new Block(url, refStatus(block.toString(), ref)));
+                }
+                url = line.substring(3).strip();
+                block.setLength(0);
+            } else if (url != null) {
+                block.append(line).append('\n');
+            }
+        }
+        if (url != null) {
+            out.add(new Block(url, refStatus(block.toString(), ref)));
+        }
+        return out;
     }
 
     /**

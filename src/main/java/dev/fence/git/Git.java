@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Runs the real {@code git} found on the {@code PATH} of the environment it is given, with exactly that
@@ -80,6 +81,17 @@ public final class Git {
         Map<String, String> merged = new HashMap<>(env);
         merged.putAll(extra);
         return new Git(binary, merged, timeout);
+    }
+
+    /**
+     * The same git without the variables {@code drop} names: for settings of the caller's environment
+     * that must not reach one command (for example tracing, which would write what fence passes to a
+     * file or to stderr).
+     */
+    public Git without(Predicate<String> drop) {
+        Map<String, String> kept = new HashMap<>(env);
+        kept.keySet().removeIf(drop);
+        return new Git(binary, kept, timeout);
     }
 
     /** The same git, giving each run {@code limit} before it is stopped (default 60 s). */

@@ -1,6 +1,7 @@
 package dev.fence.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +11,9 @@ import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.ProcessTest;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -153,5 +156,138 @@ class RecordedShaTest {
         FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
         assertEquals(6, push.exit(), push.all());
         assertTrue(push.err().contains("--git-remote"), push.all());
+    }
+
+    /** A bare clone of {@code bare} that takes push options, with {@code preReceive} as its hook when given. */
+    private Path mirror(String name, String preReceive) throws Exception {
+        Path m = tmp.resolve(name + ".git");
+        git.git(tmp, "clone", "-q", "--bare", bare.toString(), m.toString());
+        git.git(m, "config", "receive.advertisePushOptions", "true");
+        if (preReceive != null) {
+            Path hook = m.resolve("hooks/pre-receive");
+            Files.writeString(hook, "#!/bin/sh\n" + preReceive + "\n");
+            Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        return m;
+    }
+
+    private void pushUrls(Path... urls) {
+        git.gitAllowingFailure(agent, "config", "--unset-all", "remote.origin.pushurl");
+        for (int i = 0; i < urls.length; i++) {
+            git.git(agent, "config", "--add", "remote.origin.pushurl", urls[i].toString());
+        }
+    }
+
+    @Test
+    void aPushThatReachedADecoyButNotAMissingPushUrlDidNotLand() throws Exception {
+        String seed = git.tip(bare, "refs/heads/main");
+        fence.acquireAppMain(agent, "agent", "10m");
+        Path decoy = mirror("decoy", null);
+        pushUrls(decoy, tmp.resolve("nonexistent.git"));
+        git.commit(agent, "y.txt", "mine\n", "agent change");
+
+        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        assertEquals(1, push.exit(), push.all());
+        JsonNode o = Json.read(push.out());
+        assertEquals("rejected", o.get("status").asText(), o.toString());
+        assertEquals("TRANSPORT_ERROR", o.get("remoteStatus").asText(), o.toString());
+        assertTrue(push.err().contains("nonexistent.git (push URL 2 of 2)"), push.all());
+        assertTrue(push.err().contains("landed only at"), push.all());
+        assertEquals(seed, recordedSha(), "a push that did not land everywhere does not move the recorded SHA");
+
+        // The holder's next push, with the missing URL fixed, still runs against the recorded SHA.
+        git.git(bare, "config", "receive.advertisePushOptions", "true");
+        pushUrls(decoy, bare);
+        FenceCli.Run again = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        assertEquals(0, again.exit(), again.all());
+        assertEquals(git.head(agent), git.tip(bare, "refs/heads/main"));
+        assertEquals(git.head(agent), recordedSha());
+    }
+
+    @Test
+    void aPushUrlWhoseHookRejectsMeansNotLandedEvenWhereItLandedElsewhere() throws Exception {
+        String seed = git.tip(bare, "refs/heads/main");
+        fence.acquireAppMain(agent, "agent", "10m");
+        Path accepting = mirror("accepting", null);
+        Path rejecting = mirror("rejecting", "echo 'no, not here' >&2; exit 1");
+        pushUrls(accepting, rejecting);
+        String mine = git.commit(agent, "y.txt", "mine\n", "agent change");
+
+        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        assertEquals(1, push.exit(), push.all());
+        JsonNode o = Json.read(push.out());
+        assertEquals("REJECTED_OTHER_REASON", o.get("remoteStatus").asText(), o.toString());
+        assertTrue(push.err().contains("rejected by " + rejecting), push.all());
+        assertTrue(push.err().contains("no, not here"), push.all());
+        assertEquals(mine, git.tip(accepting, "refs/heads/main"));
+        assertEquals(seed, git.tip(rejecting, "refs/heads/main"));
+        assertEquals(seed, recordedSha());
+
+        // One push URL whose hook rejects: not landed either.
+        pushUrls(rejecting);
+        FenceCli.Run alone = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        assertEquals(1, alone.exit(), alone.all());
+        assertEquals(seed, recordedSha());
+    }
+
+    @Test
+    void oneOfSeveralPushUrlsWithoutPushOptionsDoesNotTurnThePushIntoATokenlessOne() throws Exception {
+        String seed = git.tip(bare, "refs/heads/main");
+        fence.acquireAppMain(agent, "agent", "10m");
+        // Records every push option it is sent, and accepts.
+        Path hooked = mirror("hooked", "env | grep '^GIT_PUSH_OPTION_[0-9]' >> \"$GIT_DIR/options.txt\"; exit 0");
+        pushUrls(bare, hooked); // bare (no receive.advertisePushOptions) first: git stops there
+        git.commit(agent, "y.txt", "mine\n", "agent change");
+
+        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        assertEquals(1, push.exit(), push.all());
+        assertEquals(
+                "TRANSPORT_ERROR", Json.read(push.out()).get("remoteStatus").asText());
+        assertTrue(push.err().contains("takes no push options"), push.all());
+        assertEquals(seed, git.tip(bare, "refs/heads/main"));
+        assertEquals(seed, git.tip(hooked, "refs/heads/main"), "no push without the token reached the hooked URL");
+        assertFalse(Files.exists(hooked.resolve("options.txt")), "the hooked URL was never pushed to");
+        assertEquals(seed, recordedSha());
+    }
+
+    @Test
+    void gitTracingInTheEnvironmentCarriesNoProof() throws Exception {
+        Path hooked = mirror("traced", null);
+        git.git(agent, "remote", "set-url", "origin", hooked.toString());
+        git.git(agent, "fetch", "-q", "origin");
+        JsonNode grant = fence.acquireAppMain(agent, "agent", "10m");
+        String proof = grant.get("proof").asText();
+        assertFalse(proof.isEmpty());
+        String mine = git.commit(agent, "y.txt", "mine\n", "agent change");
+
+        Path trace = tmp.resolve("packets.trace");
+        Map<String, String> traced =
+                new java.util.HashMap<>(git.env(Map.of("FENCE_STORE", "sqlite:" + tmp.resolve("fence.db"))));
+        traced.put("GIT_TRACE_PACKET", trace.toString());
+        traced.put("GIT_TRACE", "1");
+        traced.put("GIT_TRACE2_EVENT", tmp.resolve("trace2.json").toString());
+        traced.put("GIT_CURL_VERBOSE", "1");
+        FenceCli tracing =
+                new FenceCli(Map.copyOf(traced), new FakeClock(Instant.now().truncatedTo(ChronoUnit.MILLIS)));
+        FenceCli.Run push = tracing.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        assertEquals(0, push.exit(), push.all());
+        assertTrue(Json.read(push.out()).get("pushOptions").asBoolean(), push.all());
+        assertEquals(mine, git.tip(hooked, "refs/heads/main"));
+        assertFalse(push.all().contains(proof), push.all());
+        for (Path f : List.of(trace, tmp.resolve("trace2.json"))) {
+            assertFalse(Files.exists(f) && Files.readString(f).contains(proof), f + " holds the proof");
+        }
+    }
+
+    @Test
+    void relayedGitOutputNeverCarriesTheProof() {
+        List<String> options = List.of("fence=7", "fence-proof=fp2.secret");
+        String stderr = "packet:  push> fence-proof=fp2.secret\nremote: ok\nsaw fence-proof=fp2.other\n";
+        assertEquals("remote: ok\nsaw fence-proof=<redacted>\n", GitPush.withoutSecrets(stderr, options));
+        assertTrue(GitPush.traces("GIT_TRACE_PACKET")
+                && GitPush.traces("GIT_TRACE2_EVENT")
+                && GitPush.traces("GIT_TRACE")
+                && GitPush.traces("GIT_CURL_VERBOSE"));
+        assertFalse(GitPush.traces("GIT_SSH_COMMAND"));
     }
 }
