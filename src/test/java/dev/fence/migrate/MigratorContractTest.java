@@ -351,6 +351,40 @@ abstract class MigratorContractTest {
         assertInstanceOf(Outcome.Done.class, apply(a, null));
     }
 
+    /** A COMMIT in a file would end the transaction holding the claim: refused before anything runs. */
+    @Test
+    void transactionControlInAMigrationIsRefusedBeforeAnythingRuns() throws Exception {
+        Grant a = acquire("agent-A");
+        for (String control : List.of(
+                "COMMIT",
+                "commit and chain",
+                "BEGIN",
+                "END",
+                "End Transaction",
+                "ROLLBACK",
+                "START TRANSACTION",
+                "SAVEPOINT s1",
+                "RELEASE s1",
+                "ABORT",
+                "/* sneaky */ prepare transaction 'p1'")) {
+            migration(
+                    "0043_control.sql",
+                    "CREATE TABLE a (x INTEGER);\n-- end of part one\n  " + control
+                            + ";\nCREATE TABLE b (x INTEGER);\nSELECT * FROM no_such_table;\n");
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null), control);
+            assertTrue(
+                    e.getMessage().contains("0043_control.sql")
+                            && e.getMessage().contains("line 3")
+                            && e.getMessage().contains("transaction control"),
+                    e.getMessage());
+            assertFalse(hasColumn("a", "x"), control);
+            assertFalse(hasColumn("invoices", "id"), "nothing ran: " + control);
+            assertFalse(hasColumn("fence_tokens", "token"), "not even the claim: " + control);
+        }
+        Files.delete(dir.resolve("0043_control.sql"));
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+    }
+
     @Test
     void aPlainSchemaMigrationsTableIsAdoptedAndFlywayIsRefused() throws Exception {
         try (Connection c = connect();
