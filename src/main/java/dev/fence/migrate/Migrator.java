@@ -336,10 +336,22 @@ public final class Migrator {
                 db.connection().rollback();
                 return refusal;
             }
+            // A mark inside the claim's transaction: rolling back to it after a failure proves the transaction
+            // is still the one that holds the claim, so "rolled back" is said only when it is true.
+            execute(db, "SAVEPOINT fence_claimed");
             Step.Fail fail = runStatements(db, file, statements);
             if (fail != null) {
-                db.connection().rollback();
-                return new Step.Fail(fail.line(), fail.message(), true);
+                if (rollBackToClaim(db)) {
+                    db.connection().rollback();
+                    return new Step.Fail(fail.line(), fail.message(), true);
+                }
+                db.rollbackQuietly();
+                return new Step.Fail(
+                        fail.line(),
+                        fail.message() + " (the database ended fence's transaction before this failure, so fence"
+                                + " cannot say what of this migration stays applied; the version is not recorded:"
+                                + " re-read with fence migrate status and inspect the schema)",
+                        false);
             }
             record(db, schema, r, file);
             db.connection().commit();
@@ -348,7 +360,37 @@ public final class Migrator {
             db.rollbackQuietly();
             throw e;
         } finally {
+            restoreAutoCommit(db);
+        }
+    }
+
+    /** True when the claim's transaction is still open (its savepoint exists) and is now back at the claim. */
+    private static boolean rollBackToClaim(Database db) throws SQLException {
+        try {
+            execute(db, "ROLLBACK TO SAVEPOINT fence_claimed");
+            return true;
+        } catch (SQLException e) {
+            if (Database.isConnectionFailure(e)) {
+                throw e;
+            }
+            return false; // no such savepoint: the transaction it was in has ended
+        }
+    }
+
+    /**
+     * Back to autocommit; SQLite's driver commits on the way and fails when the database itself ended the
+     * transaction ("no transaction is active"), which is not an unreachable database.
+     */
+    private static void restoreAutoCommit(Database db) throws SQLException {
+        try {
             db.connection().setAutoCommit(true);
+        } catch (SQLException e) {
+            if (Database.isConnectionFailure(e)) {
+                throw e;
+            }
+            if (!db.connection().getAutoCommit()) {
+                db.connection().setAutoCommit(true); // the driver's commit failed, its switch did not happen
+            }
         }
     }
 
