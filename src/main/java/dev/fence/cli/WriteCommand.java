@@ -75,7 +75,7 @@ final class WriteCommand implements Callable<Integer> {
         GrantOptions.Held held = token.require(ctx, resource, "fence write");
         var request = new SharedFiles.Request(
                 root == null ? ctx.cwd() : ctx.cwd().resolve(root),
-                ctx.cwd().resolve(path),
+                java.nio.file.Path.of(path),
                 path,
                 expected,
                 content,

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -47,6 +48,7 @@ public final class SharedFiles {
     public static final String MISSING = "0".repeat(64);
 
     private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final FencedWrites writes;
     private final Seam seam;
@@ -149,12 +151,19 @@ public final class SharedFiles {
         String reread = "fence read --path " + r.label();
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
                 r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
+        Path lockPath = dir.resolve("." + target.getFileName() + ".fence-lock");
+        if (Files.isSymbolicLink(lockPath)
+                || (Files.exists(lockPath, LinkOption.NOFOLLOW_LINKS)
+                        && !Files.isRegularFile(lockPath, LinkOption.NOFOLLOW_LINKS))) {
+            throw new InvalidInputException("the lock file " + lockPath + " is a symbolic link or not a regular file;"
+                    + " fence does not open a lock through a link (it could create or lock a file outside the root)."
+                    + " Remove it");
+        }
         ReentrantLock local = IN_PROCESS.computeIfAbsent(target, k -> new ReentrantLock());
         local.lock();
+        // NOFOLLOW_LINKS as well: a link put there after the check is refused by open(2) itself (O_NOFOLLOW).
         try (FileChannel lockFile = FileChannel.open(
-                        dir.resolve("." + target.getFileName() + ".fence-lock"),
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE);
+                        lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
                 FileLock held = lockFile.lock()) {
             String current = read(r.root(), target).sha256();
             if (!current.equals(expected)) {
@@ -188,11 +197,19 @@ public final class SharedFiles {
     /** Temporary file in the same directory, synced, renamed over the target, then the directory synced. */
     private void replace(Path target, byte[] content) throws IOException {
         Path dir = target.getParent();
-        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".fence-tmp");
+        Path temp = dir.resolve(
+                "." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".fence-tmp");
+        // A new file gets 0644 less the umask, as editors' and other tools' atomic writes do (not
+        // createTempFile's 0600, which agents under other uids could not read); a replaced file keeps its mode.
+        if (Files.getFileAttributeView(dir, PosixFileAttributeView.class) != null) {
+            Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        } else {
+            Files.createFile(temp);
+        }
         try {
             copyPermissions(target, temp);
-            try (FileChannel ch =
-                    FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch = FileChannel.open(
+                    temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS)) {
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
