@@ -163,8 +163,18 @@ public final class SharedFiles {
         local.lock();
         // NOFOLLOW_LINKS as well: a link put there after the check is refused by open(2) itself (O_NOFOLLOW).
         try (FileChannel lockFile = FileChannel.open(
-                        lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                        lockPath,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE,
+                        LinkOption.NOFOLLOW_LINKS);
                 FileLock held = lockFile.lock()) {
+            String owner = lockOwner(lockFile);
+            if (!owner.isEmpty() && !owner.equals(r.resource())) {
+                throw new InvalidInputException(target + " is fenced by resource " + owner + ", not " + r.resource()
+                        + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
+                        + " (one file, one resource). Use --resource " + owner);
+            }
             String current = read(r.root(), target).sha256();
             if (!current.equals(expected)) {
                 Fenced f = new Fenced(
@@ -182,6 +192,13 @@ public final class SharedFiles {
             }
             if (writes.admit(attempt) instanceof FencedWrites.Decision.Refused refused) {
                 return new Outcome.Refused(refused.fenced(), reread);
+            }
+            if (owner.isEmpty()) {
+                // Recorded only once the token was admitted, so that no one can tie a file to a resource
+                // without a valid lease on it.
+                lockFile.truncate(0);
+                lockFile.write(ByteBuffer.wrap(r.resource().getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+                lockFile.force(true);
             }
             replace(target, r.content());
             String written = sha256(r.content());
@@ -230,6 +247,19 @@ public final class SharedFiles {
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         }
+    }
+
+    /** The resource recorded in the lock file, or "" when none is (a new file, or an older fence's lock). */
+    private static String lockOwner(FileChannel lockFile) throws IOException {
+        long size = lockFile.size();
+        if (size == 0 || size > 4096) {
+            return "";
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size);
+        while (buf.hasRemaining() && lockFile.read(buf, buf.position()) >= 0) {
+            // read until full
+        }
+        return new String(buf.array(), 0, buf.position(), java.nio.charset.StandardCharsets.UTF_8).strip();
     }
 
     private static void copyPermissions(Path from, Path to) throws IOException {

@@ -266,4 +266,28 @@ class SharedFilesTest {
                 java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"),
                 Files.getPosixFilePermissions(target));
     }
+
+    /** An agent fenced on the file's resource takes a lease on another and writes anyway: refused. */
+    @Test
+    void aFileIsFencedByOneResourceAndAnotherIsRefused() throws IOException {
+        Grant a = acquire("agent-A");
+        SharedFiles files = new SharedFiles(writes);
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, file, sha("v1\n"), "v2\n")));
+        Grant other =
+                ((LeaseService.AcquireOutcome.Acquired) leases.acquire("files/other", "agent-A", TTL, null)).grant();
+        SharedFiles.Request base = request(other, file, sha("v2\n"), "stale\n");
+        SharedFiles.Request sneaky = new SharedFiles.Request(
+                base.root(),
+                base.path(),
+                base.label(),
+                base.expectedSha256(),
+                base.content(),
+                "files/other",
+                base.holder(),
+                base.token(),
+                base.proof());
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> files.write(sneaky));
+        assertTrue(e.getMessage().contains("fenced by resource " + RESOURCE), e.getMessage());
+        assertEquals("v2\n", Files.readString(file));
+    }
 }
