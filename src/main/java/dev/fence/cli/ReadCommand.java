@@ -39,8 +39,8 @@ final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SharedFiles.Content c = SharedFiles.read(
-                root == null ? ctx.cwd() : ctx.cwd().resolve(root), ctx.cwd().resolve(path));
+        SharedFiles.Content c =
+                SharedFiles.read(root == null ? ctx.cwd() : ctx.cwd().resolve(root), java.nio.file.Path.of(path));
         String text = c.exists() ? new String(c.content(), StandardCharsets.UTF_8) : "";
         if (json) {
             Map<String, Object> m = Json.object();

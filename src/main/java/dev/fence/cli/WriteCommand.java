@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
             "must be current. The new content (--content-file, else stdin) is written to a temporary file",
             "in the same directory, synced and renamed over the file; prints the new sha256.",
             "0: written; 3: FENCED (reason file-changed, or a stale token), nothing written, re-read with",
-            "'fence read' and re-plan; 2: bad input (a path outside --root, a symbolic link, a bad hash)."
+            "'fence read' and re-plan; 2: bad input (a path outside --root, a symbolic link, a bad hash,",
+            "a file another --resource fences: the first write records its resource in the lock file)."
         })
 final class WriteCommand implements Callable<Integer> {
     private final Context ctx;
@@ -75,7 +76,7 @@ final class WriteCommand implements Callable<Integer> {
         GrantOptions.Held held = token.require(ctx, resource, "fence write");
         var request = new SharedFiles.Request(
                 root == null ? ctx.cwd() : ctx.cwd().resolve(root),
-                ctx.cwd().resolve(path),
+                java.nio.file.Path.of(path),
                 path,
                 expected,
                 content,

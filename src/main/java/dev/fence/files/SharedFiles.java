@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -47,6 +48,7 @@ public final class SharedFiles {
     public static final String MISSING = "0".repeat(64);
 
     private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final FencedWrites writes;
     private final Seam seam;
@@ -149,13 +151,30 @@ public final class SharedFiles {
         String reread = "fence read --path " + r.label();
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
                 r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
+        Path lockPath = dir.resolve("." + target.getFileName() + ".fence-lock");
+        if (Files.isSymbolicLink(lockPath)
+                || (Files.exists(lockPath, LinkOption.NOFOLLOW_LINKS)
+                        && !Files.isRegularFile(lockPath, LinkOption.NOFOLLOW_LINKS))) {
+            throw new InvalidInputException("the lock file " + lockPath + " is a symbolic link or not a regular file;"
+                    + " fence does not open a lock through a link (it could create or lock a file outside the root)."
+                    + " Remove it");
+        }
         ReentrantLock local = IN_PROCESS.computeIfAbsent(target, k -> new ReentrantLock());
         local.lock();
+        // NOFOLLOW_LINKS as well: a link put there after the check is refused by open(2) itself (O_NOFOLLOW).
         try (FileChannel lockFile = FileChannel.open(
-                        dir.resolve("." + target.getFileName() + ".fence-lock"),
+                        lockPath,
                         StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE);
+                        StandardOpenOption.READ,
+                        StandardOpenOption.WRITE,
+                        LinkOption.NOFOLLOW_LINKS);
                 FileLock held = lockFile.lock()) {
+            String owner = lockOwner(lockFile);
+            if (!owner.isEmpty() && !owner.equals(r.resource())) {
+                throw new InvalidInputException(target + " is fenced by resource " + owner + ", not " + r.resource()
+                        + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
+                        + " (one file, one resource). Use --resource " + owner);
+            }
             String current = read(r.root(), target).sha256();
             if (!current.equals(expected)) {
                 Fenced f = new Fenced(
@@ -174,6 +193,13 @@ public final class SharedFiles {
             if (writes.admit(attempt) instanceof FencedWrites.Decision.Refused refused) {
                 return new Outcome.Refused(refused.fenced(), reread);
             }
+            if (owner.isEmpty()) {
+                // Recorded only once the token was admitted, so that no one can tie a file to a resource
+                // without a valid lease on it.
+                lockFile.truncate(0);
+                lockFile.write(ByteBuffer.wrap(r.resource().getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+                lockFile.force(true);
+            }
             replace(target, r.content());
             String written = sha256(r.content());
             writes.landed(attempt, "wrote " + target + " (sha256 " + written + ", was " + describe(current) + ")");
@@ -188,11 +214,19 @@ public final class SharedFiles {
     /** Temporary file in the same directory, synced, renamed over the target, then the directory synced. */
     private void replace(Path target, byte[] content) throws IOException {
         Path dir = target.getParent();
-        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".fence-tmp");
+        Path temp = dir.resolve(
+                "." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".fence-tmp");
+        // A new file gets 0644 less the umask, as editors' and other tools' atomic writes do (not
+        // createTempFile's 0600, which agents under other uids could not read); a replaced file keeps its mode.
+        if (Files.getFileAttributeView(dir, PosixFileAttributeView.class) != null) {
+            Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        } else {
+            Files.createFile(temp);
+        }
         try {
             copyPermissions(target, temp);
-            try (FileChannel ch =
-                    FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch = FileChannel.open(
+                    temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS)) {
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
@@ -213,6 +247,19 @@ public final class SharedFiles {
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         }
+    }
+
+    /** The resource recorded in the lock file, or "" when none is (a new file, or an older fence's lock). */
+    private static String lockOwner(FileChannel lockFile) throws IOException {
+        long size = lockFile.size();
+        if (size == 0 || size > 4096) {
+            return "";
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size);
+        while (buf.hasRemaining() && lockFile.read(buf, buf.position()) >= 0) {
+            // read until full
+        }
+        return new String(buf.array(), 0, buf.position(), java.nio.charset.StandardCharsets.UTF_8).strip();
     }
 
     private static void copyPermissions(Path from, Path to) throws IOException {

@@ -108,6 +108,16 @@ public record MigrationFile(long version, String label, Path file) {
         if (statements.isEmpty()) {
             throw new InvalidInputException("migration " + file + " holds no SQL statement");
         }
+        for (SqlStatements.Statement s : statements) {
+            String control = SqlStatements.transactionControl(s.sql());
+            if (control != null) {
+                throw new InvalidInputException("line " + s.line() + ": " + control + " is transaction control,"
+                        + " which fence migrate refuses: each migration runs in fence's own transaction, which"
+                        + " holds the claim on the fence row, and a " + control + " there would end it (what"
+                        + " follows would run unfenced, and a failure would roll nothing back). Remove it (a"
+                        + " trigger or procedure body ending in END; is not supported either: its ; split it)");
+            }
+        }
         return statements;
     }
 }

@@ -35,9 +35,14 @@ import java.util.Map;
  *       applied and unrecorded, and writers that bypass {@code fence migrate} take no lock.
  * </ul>
  *
+ * <p>A database is fenced by one resource: the first run seeds its row in {@code fence_tokens}, and a run
+ * naming another resource is refused (invalid input, nothing written), so that an agent fenced on one
+ * resource cannot take a lease on another and migrate the same schema.
+ *
  * <p>Apply applies each pending version (or the one asked for) in version order, one transaction each,
  * stopping at the first refusal or failure; a version already applied is left alone. Reapply runs one
- * version's file again and is legal only for a version applied under the caller's own token. A new version
+ * version's file again and is legal only for a version applied under the caller's own token by the caller's
+ * holder (of the database's one resource). A new version
  * (a renumbered file) needs a current token like any change.
  *
  * <p>{@code schema_migrations}: one fence creates ({@code version} as text), or an existing one with a
@@ -306,6 +311,11 @@ public final class Migrator {
                 }
                 execute(db, db.sql("create_fence_table"));
                 db.update("seed_fence_row", resource);
+                List<String> others = otherResources(db, resource);
+                if (!others.isEmpty()) {
+                    db.update("unseed_fence_row", resource);
+                    throw fencedByAnother(db, resource, others);
+                }
                 columns = db.columnsOf("schema_migrations");
                 return new Schema(columns, Database.isNumeric(columns.get("version")));
             } catch (SQLException e) {
@@ -317,6 +327,31 @@ public final class Migrator {
             }
         }
         throw last;
+    }
+
+    /** The resources other than {@code resource} that have a fence row in {@code db}. */
+    private static List<String> otherResources(Database db, String resource) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (var ps = db.connection().prepareStatement(db.sql("other_resources"))) {
+            ps.setString(1, resource);
+            try (var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A database is fenced by one resource, the first one a run names: otherwise an agent fenced on one
+     * resource would take a lease on another and migrate the same schema anyway.
+     */
+    private static InvalidInputException fencedByAnother(Database db, String resource, List<String> others) {
+        return new InvalidInputException("the database " + db.url().describe() + " is fenced by resource "
+                + String.join(", ", others) + ", not " + resource + ": its fence row in fence_tokens names the"
+                + " resource every fence migrate on it must hold (one database, one resource). Use --resource "
+                + others.get(0) + (others.size() > 1 ? " (more than one row: delete the rows no one uses)" : ""));
     }
 
     private static void execute(Database db, String sql) throws SQLException {
@@ -336,10 +371,22 @@ public final class Migrator {
                 db.connection().rollback();
                 return refusal;
             }
+            // A mark inside the claim's transaction: rolling back to it after a failure proves the transaction
+            // is still the one that holds the claim, so "rolled back" is said only when it is true.
+            execute(db, "SAVEPOINT fence_claimed");
             Step.Fail fail = runStatements(db, file, statements);
             if (fail != null) {
-                db.connection().rollback();
-                return new Step.Fail(fail.line(), fail.message(), true);
+                if (rollBackToClaim(db)) {
+                    db.connection().rollback();
+                    return new Step.Fail(fail.line(), fail.message(), true);
+                }
+                db.rollbackQuietly();
+                return new Step.Fail(
+                        fail.line(),
+                        fail.message() + " (the database ended fence's transaction before this failure, so fence"
+                                + " cannot say what of this migration stays applied; the version is not recorded:"
+                                + " re-read with fence migrate status and inspect the schema)",
+                        false);
             }
             record(db, schema, r, file);
             db.connection().commit();
@@ -348,7 +395,37 @@ public final class Migrator {
             db.rollbackQuietly();
             throw e;
         } finally {
+            restoreAutoCommit(db);
+        }
+    }
+
+    /** True when the claim's transaction is still open (its savepoint exists) and is now back at the claim. */
+    private static boolean rollBackToClaim(Database db) throws SQLException {
+        try {
+            execute(db, "ROLLBACK TO SAVEPOINT fence_claimed");
+            return true;
+        } catch (SQLException e) {
+            if (Database.isConnectionFailure(e)) {
+                throw e;
+            }
+            return false; // no such savepoint: the transaction it was in has ended
+        }
+    }
+
+    /**
+     * Back to autocommit; SQLite's driver commits on the way and fails when the database itself ended the
+     * transaction ("no transaction is active"), which is not an unreachable database.
+     */
+    private static void restoreAutoCommit(Database db) throws SQLException {
+        try {
             db.connection().setAutoCommit(true);
+        } catch (SQLException e) {
+            if (Database.isConnectionFailure(e)) {
+                throw e;
+            }
+            if (!db.connection().getAutoCommit()) {
+                db.connection().setAutoCommit(true); // the driver's commit failed, its switch did not happen
+            }
         }
     }
 
@@ -401,6 +478,10 @@ public final class Migrator {
      * ends it (the caller rolls back).
      */
     private static Step claim(Database db, Schema schema, Request r, MigrationFile file) throws SQLException {
+        List<String> others = otherResources(db, r.resource());
+        if (!others.isEmpty()) {
+            throw fencedByAnother(db, r.resource(), others); // a runner of another resource seeded meanwhile
+        }
         int claimed = db.update("claim", r.token(), r.resource(), r.token());
         if (claimed == 0) {
             Long current = db.queryLong("fence_token", r.resource());
@@ -424,7 +505,9 @@ public final class Migrator {
             throw new InvalidInputException(file.fileName() + " is not applied to "
                     + db.url().describe() + ", so there is nothing to reapply; re-read with fence migrate status");
         }
-        if (row.token() == null || row.token() != r.token()) {
+        // The token number alone is no identity (first grants of different resources share it): the holder
+        // must match too, and the resource does, since the database is fenced by one.
+        if (row.token() == null || row.token() != r.token() || !java.util.Objects.equals(r.holder(), row.holder())) {
             Long current = db.queryLong("fence_token", r.resource());
             return new Step.Fence(new Fenced(
                     r.resource(),
@@ -439,7 +522,8 @@ public final class Migrator {
                                     ? "without a fence token (by another tool)"
                                     : "under token " + row.token()
                                             + (row.holder() == null ? "" : " by " + row.holder()))
-                            + ", not under your token " + r.token() + "; reapply is only for a version you applied"));
+                            + ", not under your token " + r.token() + " by " + r.holder()
+                            + "; reapply is only for a version you applied"));
         }
         return null;
     }

@@ -103,6 +103,77 @@ public final class SqlStatements {
         return out;
     }
 
+    /**
+     * Whether {@code sql} (one statement of {@link #split}) starts or ends a transaction or a savepoint:
+     * {@code BEGIN}, {@code COMMIT}, {@code END}, {@code ROLLBACK}, {@code ABORT}, {@code START TRANSACTION},
+     * {@code SAVEPOINT}, {@code RELEASE}, {@code PREPARE TRANSACTION}, MySQL's {@code XA …} and {@code SET
+     * autocommit}. Such a statement in a migration would end the transaction that holds fence's claim, so that
+     * what follows runs unfenced (and a failure rolls nothing back). The leading keyword is matched
+     * case-insensitively after comments and whitespace.
+     *
+     * @return the statement's leading words as written, upper-cased (for the message), or null when it is
+     *     not transaction control
+     */
+    public static String transactionControl(String sql) {
+        List<String> words = leadingWords(sql, 3);
+        if (words.isEmpty()) {
+            return null;
+        }
+        String first = words.get(0);
+        String second = words.size() > 1 ? words.get(1) : "";
+        switch (first) {
+            case "BEGIN", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "XA":
+                return first;
+            case "START", "PREPARE":
+                return second.equals("TRANSACTION") ? first + " " + second : null;
+            case "SET":
+                // MySQL: SET autocommit = 1 commits; SET [SESSION|GLOBAL|@@[session.]]autocommit.
+                for (String w : words.subList(1, words.size())) {
+                    if (w.equals("AUTOCOMMIT")) {
+                        return "SET AUTOCOMMIT";
+                    }
+                    if (!w.equals("SESSION") && !w.equals("LOCAL") && !w.equals("GLOBAL")) {
+                        break;
+                    }
+                }
+                return null;
+            default:
+                return null;
+        }
+    }
+
+    /** Up to {@code max} words ({@code [A-Za-z_]+}, upper-cased; {@code @@} and {@code session.} skipped). */
+    private static List<String> leadingWords(String sql, int max) {
+        List<String> words = new ArrayList<>();
+        int i = 0;
+        int n = sql.length();
+        while (i < n && words.size() < max) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c) || c == '@' || c == '.') {
+                i++;
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                int end = sql.indexOf('\n', i);
+                i = end < 0 ? n : end;
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (Character.isLetter(c) || c == '_') {
+                int j = i;
+                while (j < n && (Character.isLetter(sql.charAt(j)) || sql.charAt(j) == '_')) {
+                    j++;
+                }
+                String w = sql.substring(i, j).toUpperCase(java.util.Locale.ROOT);
+                if (!(w.equals("SESSION") && j < n && sql.charAt(j) == '.')) {
+                    words.add(w);
+                }
+                i = j;
+            } else {
+                break;
+            }
+        }
+        return words;
+    }
+
     /** The dollar-quote tag starting at {@code i} ({@code $$} or {@code $name$}), or null. */
     private static String dollarTag(String text, int i) {
         int j = i + 1;

@@ -27,6 +27,14 @@ INSERT OR IGNORE INTO fence_tokens (resource, token) VALUES (?, 0)
 -- name: claim
 UPDATE fence_tokens SET token = ? WHERE resource = ? AND token <= ?
 
+-- The database is fenced by one resource: the rows of any other (see Migrator.prepare).
+-- name: other_resources
+SELECT resource FROM fence_tokens WHERE resource <> ? ORDER BY resource
+
+-- A seeded row that never claimed, taken back when another resource fences the database.
+-- name: unseed_fence_row
+DELETE FROM fence_tokens WHERE resource = ? AND token = 0
+
 -- name: fence_token
 SELECT token FROM fence_tokens WHERE resource = ?
 

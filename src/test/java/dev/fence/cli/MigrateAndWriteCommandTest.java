@@ -1,6 +1,7 @@
 package dev.fence.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -276,6 +277,38 @@ class MigrateAndWriteCommandTest {
                 proof);
         assertEquals(0, second.exit(), second.all());
         assertEquals("second\n", Files.readString(tmp.resolve("notes.md")));
+    }
+
+    /** A relative --path is under --root, whatever the working directory (here tmp, with a sub of its own). */
+    @Test
+    void aRelativePathResolvesAgainstTheRootNotTheWorkingDirectory() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root/sub"));
+        Files.createDirectories(tmp.resolve("sub"));
+        Files.writeString(root.resolve("f.txt"), "in root\n");
+        Result read = fence("", "read", "--root", "root", "--path", "sub/f.txt");
+        assertEquals(0, read.exit(), read.all());
+        assertTrue(read.out().contains("in root"), read.all());
+        JsonNode g = acquire("file:sub/f.txt", "agent-A");
+        Result w = fence(
+                "new\n",
+                "write",
+                "--root",
+                "root",
+                "--path",
+                "sub/f.txt",
+                "--expected-sha256",
+                dev.fence.files.SharedFiles.sha256("in root\n".getBytes(StandardCharsets.UTF_8)),
+                "--resource",
+                "file:sub/f.txt",
+                "--holder",
+                "agent-A",
+                "--token",
+                g.get("token").asText(),
+                "--proof",
+                g.get("proof").asText());
+        assertEquals(0, w.exit(), w.all());
+        assertEquals("new\n", Files.readString(root.resolve("f.txt")));
+        assertFalse(Files.exists(tmp.resolve("sub/f.txt")));
     }
 
     @Test

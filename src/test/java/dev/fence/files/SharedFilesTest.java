@@ -232,4 +232,62 @@ class SharedFilesTest {
         assertEquals("v1\n", Files.readString(file));
         assertThrows(InvalidInputException.class, () -> files.write(request(a, file, "abc", "x")));
     }
+
+    /** A lock file that is a link would be created (and locked) wherever it points. */
+    @Test
+    void aLockFileThatIsASymbolicLinkIsRefusedAndNothingIsCreatedThroughIt() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Path victim = outside.resolve("victim");
+        Path target = root.resolve("docs/new.md");
+        Files.createSymbolicLink(root.resolve("docs/.new.md.fence-lock"), victim);
+        SharedFiles files = new SharedFiles(writes);
+        InvalidInputException e =
+                assertThrows(InvalidInputException.class, () -> files.write(request(a, target, "0".repeat(64), "x")));
+        assertTrue(e.getMessage().contains("lock file"), e.getMessage());
+        assertFalse(Files.exists(victim, java.nio.file.LinkOption.NOFOLLOW_LINKS), "nothing created outside");
+        assertFalse(Files.exists(target));
+    }
+
+    /** A new file is 0644 less the umask, like any tool's; a replaced file keeps its own mode. */
+    @Test
+    void aNewFileIsReadableByOthersAsTheUmaskAllowsAndAReplacedOneKeepsItsMode() throws IOException {
+        Grant a = acquire("agent-A");
+        Path reference = Files.createFile(root.resolve("reference")); // 0666 less the umask
+        var expected = java.util.EnumSet.copyOf(Files.getPosixFilePermissions(reference));
+        expected.retainAll(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Path target = root.resolve("docs/new.md");
+        SharedFiles files = new SharedFiles(writes);
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, target, "0".repeat(64), "one\n")));
+        assertEquals(expected, Files.getPosixFilePermissions(target));
+        Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, target, sha("one\n"), "two\n")));
+        assertEquals(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"),
+                Files.getPosixFilePermissions(target));
+    }
+
+    /** An agent fenced on the file's resource takes a lease on another and writes anyway: refused. */
+    @Test
+    void aFileIsFencedByOneResourceAndAnotherIsRefused() throws IOException {
+        Grant a = acquire("agent-A");
+        SharedFiles files = new SharedFiles(writes);
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, file, sha("v1\n"), "v2\n")));
+        Grant other =
+                ((LeaseService.AcquireOutcome.Acquired) leases.acquire("files/other", "agent-A", TTL, null)).grant();
+        SharedFiles.Request base = request(other, file, sha("v2\n"), "stale\n");
+        SharedFiles.Request sneaky = new SharedFiles.Request(
+                base.root(),
+                base.path(),
+                base.label(),
+                base.expectedSha256(),
+                base.content(),
+                "files/other",
+                base.holder(),
+                base.token(),
+                base.proof());
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> files.write(sneaky));
+        assertTrue(e.getMessage().contains("fenced by resource " + RESOURCE), e.getMessage());
+        assertEquals("v2\n", Files.readString(file));
+    }
 }

@@ -351,6 +351,78 @@ abstract class MigratorContractTest {
         assertInstanceOf(Outcome.Done.class, apply(a, null));
     }
 
+    /** A agent fenced on the database's resource takes a lease on another and tries again: refused. */
+    @Test
+    void aDatabaseIsFencedByOneResourceAndAnotherIsRefused() throws Exception {
+        Grant a = acquire("agent-A");
+        Grant b = lapseAndAcquire("agent-B");
+        assertInstanceOf(Outcome.Done.class, apply(b, "0041"));
+        assertInstanceOf(Outcome.Refused.class, apply(a, "0042"));
+        Grant sneaky =
+                ((LeaseService.AcquireOutcome.Acquired) leases.acquire("db/sneaky", "agent-A", TTL, null)).grant();
+        Migrator.Request other = new Migrator.Request(
+                db, dir, "0042", false, "db/sneaky", sneaky.holder(), sneaky.token(), sneaky.proof(), "migrations");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> new Migrator(writes).run(other));
+        assertTrue(e.getMessage().contains("fenced by resource " + RESOURCE), e.getMessage());
+        assertFalse(hasColumn("invoices", "currency"), "0042 did not run");
+        assertEquals(0, queryLong("SELECT COUNT(*) FROM fence_tokens WHERE resource = 'db/sneaky'"));
+        // Reapply under another resource whose token number is the same: refused as well.
+        Grant evil = ((LeaseService.AcquireOutcome.Acquired) leases.acquire("db/evil", "evil", TTL, null)).grant();
+        assertThrows(InvalidInputException.class, () -> new Migrator(writes)
+                .run(new Migrator.Request(
+                        db, dir, "0041", true, "db/evil", evil.holder(), evil.token(), evil.proof(), "migrations")));
+        assertEquals(b.token(), appliedToken("0041"));
+        assertInstanceOf(Outcome.Done.class, apply(b, "0042"));
+    }
+
+    /** The token number alone is not an identity: a version recorded under another holder is not yours. */
+    @Test
+    void reapplyNeedsTheHolderAsWellAsTheToken() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE schema_migrations SET applied_holder = 'agent-Z' WHERE version = '0042'");
+        }
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, reapply(a, "0042"));
+        assertEquals(Reason.FOREIGN_OVERWRITE, r.fenced().reason());
+        assertTrue(r.fenced().detail().contains("agent-Z"), r.fenced().detail());
+    }
+
+    /** A COMMIT in a file would end the transaction holding the claim: refused before anything runs. */
+    @Test
+    void transactionControlInAMigrationIsRefusedBeforeAnythingRuns() throws Exception {
+        Grant a = acquire("agent-A");
+        for (String control : List.of(
+                "COMMIT",
+                "commit and chain",
+                "BEGIN",
+                "END",
+                "End Transaction",
+                "ROLLBACK",
+                "START TRANSACTION",
+                "SAVEPOINT s1",
+                "RELEASE s1",
+                "ABORT",
+                "/* sneaky */ prepare transaction 'p1'")) {
+            migration(
+                    "0043_control.sql",
+                    "CREATE TABLE a (x INTEGER);\n-- end of part one\n  " + control
+                            + ";\nCREATE TABLE b (x INTEGER);\nSELECT * FROM no_such_table;\n");
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null), control);
+            assertTrue(
+                    e.getMessage().contains("0043_control.sql")
+                            && e.getMessage().contains("line 3")
+                            && e.getMessage().contains("transaction control"),
+                    e.getMessage());
+            assertFalse(hasColumn("a", "x"), control);
+            assertFalse(hasColumn("invoices", "id"), "nothing ran: " + control);
+            assertFalse(hasColumn("fence_tokens", "token"), "not even the claim: " + control);
+        }
+        Files.delete(dir.resolve("0043_control.sql"));
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+    }
+
     @Test
     void aPlainSchemaMigrationsTableIsAdoptedAndFlywayIsRefused() throws Exception {
         try (Connection c = connect();

@@ -57,4 +57,41 @@ class SqlStatementsTest {
                 InvalidInputException.class, () -> DatabaseUrl.parse("postgresql://u:pw@host", Path.of("/w")));
         assertTrue(!e.getMessage().contains("pw@"), e.getMessage());
     }
+
+    @Test
+    void transactionControlIsRecognisedByItsLeadingKeywordWhateverTheCaseOrComments() {
+        for (String sql : List.of(
+                "COMMIT",
+                "commit and chain",
+                "  -- done\n  Commit Work",
+                "/* x */ BEGIN",
+                "begin transaction",
+                "END",
+                "end transaction",
+                "ROLLBACK",
+                "rollback to savepoint s",
+                "ABORT",
+                "start transaction read write",
+                "SAVEPOINT s1",
+                "release savepoint s1",
+                "PREPARE TRANSACTION 'x'",
+                "COMMIT PREPARED 'x'",
+                "XA START 'x'",
+                "SET autocommit = 1",
+                "set @@session.autocommit=0",
+                "SET SESSION autocommit = 1")) {
+            assertTrue(SqlStatements.transactionControl(sql) != null, sql);
+        }
+        for (String sql : List.of(
+                "CREATE TABLE commits (id INT)",
+                "INSERT INTO t VALUES ('COMMIT')",
+                "-- COMMIT\nSELECT 1",
+                "PREPARE q AS SELECT 1",
+                "SET search_path = app",
+                "UPDATE t SET autocommit = 1",
+                "STARTS",
+                "ENDING")) {
+            assertEquals(null, SqlStatements.transactionControl(sql), sql);
+        }
+    }
 }
