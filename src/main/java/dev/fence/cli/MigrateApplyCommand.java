@@ -26,24 +26,11 @@ import picocli.CommandLine.Option;
 final class MigrateApplyCommand implements Callable<Integer> {
     private final Context ctx;
 
-    // Not mixinStandardHelpOptions: its -V/--version would take the --version the command needs.
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help message and exit.")
-    boolean help;
-
     @Mixin
-    MigrationOptions migrations;
+    MigrationRunOptions run;
 
     @Option(names = "--version", paramLabel = "V", description = "Apply only this version (the file's digits).")
     String version;
-
-    @Mixin
-    GrantOptions token;
-
-    @Mixin
-    StoreOption store;
 
     MigrateApplyCommand(Context ctx) {
         this.ctx = ctx;
@@ -51,6 +38,6 @@ final class MigrateApplyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return MigrateOutput.run(ctx, store, migrations, token, version, false);
+        return run.run(ctx, version, false);
     }
 }

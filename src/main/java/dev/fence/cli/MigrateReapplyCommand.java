@@ -25,15 +25,8 @@ import picocli.CommandLine.Option;
 final class MigrateReapplyCommand implements Callable<Integer> {
     private final Context ctx;
 
-    // Not mixinStandardHelpOptions: its -V/--version would take the --version the command needs.
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help message and exit.")
-    boolean help;
-
     @Mixin
-    MigrationOptions migrations;
+    MigrationRunOptions run;
 
     @Option(
             names = "--version",
@@ -42,18 +35,12 @@ final class MigrateReapplyCommand implements Callable<Integer> {
             description = "The version to reapply (the file's digits).")
     String version;
 
-    @Mixin
-    GrantOptions token;
-
-    @Mixin
-    StoreOption store;
-
     MigrateReapplyCommand(Context ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public Integer call() {
-        return MigrateOutput.run(ctx, store, migrations, token, version, true);
+        return run.run(ctx, version, true);
     }
 }
