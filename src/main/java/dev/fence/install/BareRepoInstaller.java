@@ -127,15 +127,10 @@ public final class BareRepoInstaller {
             Path conf = written.resolveSibling(HookScripts.SHIM_CONF);
             if (request.shim() != null && shimConfs.add(conf)) {
                 // Beside the script, where the shim looks for it; not executable, so no dispatcher runs it.
-                String server = request.shim().server() != null
-                        ? request.shim().server()
-                        : ShimSettings.existing(conf, "FENCE_SERVER");
+                String server = ShimSettings.serverFor(conf, request.shim().server());
                 plan.add(
                         conf,
-                        HookScripts.shimConf(
-                                server,
-                                ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
-                                new ShimSettings(request.shim().policy(), repoId, null)),
+                        new ShimSettings(request.shim().policy(), repoId, null).confFor(conf, server),
                         FilePlan.PRIVATE);
             }
             if (Files.isDirectory(dir) || dispatcher) {

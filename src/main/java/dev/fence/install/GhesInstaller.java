@@ -120,16 +120,8 @@ public final class GhesInstaller {
     private InstallResult curl(Path out, String server, FencePolicy policy, boolean force) {
         Path conf = out.resolve(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(out.resolve(SCRIPT), HookScripts.curlShim(), FilePlan.EXECUTABLE);
-        if (server == null) {
-            server = ShimSettings.existing(conf, "FENCE_SERVER");
-        }
-        plan.add(
-                conf,
-                HookScripts.shimConf(
-                        server,
-                        ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
-                        new ShimSettings(policy, null, "GITHUB_REPO_NAME")),
-                FilePlan.PRIVATE);
+        server = ShimSettings.serverFor(conf, server);
+        plan.add(conf, new ShimSettings(policy, null, "GITHUB_REPO_NAME").confFor(conf, server), FilePlan.PRIVATE);
         Written w = write(plan, out, force, null);
         if (w.refused() != null) {
             return w.refused();

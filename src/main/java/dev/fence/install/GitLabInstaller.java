@@ -130,16 +130,8 @@ public final class GitLabInstaller {
     private static InstallResult curlGlobal(Path root, Path hook, String server, FencePolicy policy, boolean force) {
         Path conf = hook.resolveSibling(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(hook, HookScripts.curlShim(), FilePlan.EXECUTABLE);
-        if (server == null) {
-            server = ShimSettings.existing(conf, "FENCE_SERVER");
-        }
-        plan.add(
-                conf,
-                HookScripts.shimConf(
-                        server,
-                        ShimSettings.existing(conf, "FENCE_CREDENTIAL"),
-                        new ShimSettings(policy, null, "GL_REPOSITORY")),
-                FilePlan.PRIVATE);
+        server = ShimSettings.serverFor(conf, server);
+        plan.add(conf, new ShimSettings(policy, null, "GL_REPOSITORY").confFor(conf, server), FilePlan.PRIVATE);
         InstallResult.Refused refused = force ? null : plan.refusal();
         if (refused != null) {
             return refused;

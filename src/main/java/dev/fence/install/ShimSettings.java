@@ -86,6 +86,19 @@ public record ShimSettings(FencePolicy policy, String repoId, String repoIdVaria
         return out.toString();
     }
 
+    /** The server to write into {@code conf}: {@code server} when given, else the one {@code conf} already names. */
+    static String serverFor(Path conf, String server) {
+        return server != null ? server : existing(conf, "FENCE_SERVER");
+    }
+
+    /**
+     * The text of {@code conf} for {@code server} and these settings, keeping the hook credential {@code conf}
+     * already holds (an install never writes or replaces the credential itself).
+     */
+    String confFor(Path conf, String server) {
+        return HookScripts.shimConf(server, existing(conf, "FENCE_CREDENTIAL"), this);
+    }
+
     /** The value of {@code key} in an existing shim configuration, or null (kept across installs). */
     static String existing(Path conf, String key) {
         if (!Files.isRegularFile(conf)) {
