@@ -48,8 +48,9 @@
 # that answers (a proxy, a captive or login page, another service, a reply cut short or meant for another
 # request) refuses the push with reason=bad-server-reply.
 #
-# Every push pays for each process this script starts: git (one ancestry answer) and, unless the server
-# is on this host, curl. The rest is bash builtins.
+# Every push pays for each process this script starts: one helper (it asks git the first ancestry
+# question and guards the budget of /dev/tcp, see below) and, unless the server is on this host, curl.
+# The rest is bash builtins.
 set -u
 shopt -s extglob
 # git's messages are read below, and bash's own pattern matching must not depend on the locale.
@@ -83,9 +84,15 @@ fi
 
 is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
 
-# The question the server asks of nearly every push (is the first update's old tip in its new one?) is
-# put to git now, in the background, so that git answers while this script reads its settings. git
-# merge-base prints the old tip exactly when it is an ancestor of the new one.
+# One helper process, started now, does two jobs, so that no request has to start a process of its own:
+# - it puts the question the server asks of nearly every push (is the first update's old tip in its new
+#   one?) to git while this script reads its settings (git merge-base prints the old tip exactly when it
+#   is an ancestor of the new one), then prints "." to end the answer;
+# - it guards the budget of a request over /dev/tcp: given the budget in seconds, it signals this script
+#   (USR1) when the budget is spent before the script closes its input. bash cannot bound a connect by
+#   itself (to a server whose accept queue is full it waits as long as TCP retries, minutes); the signal
+#   interrupts it.
+# Its pipes are copied to descriptors of this script's own, so they stay open whenever the helper exits.
 early_for=""
 if [ "${FENCE_SHIM_HOOK:-$by_name}" = pre-receive ]; then
   first=${input%%$'\n'*}
@@ -93,11 +100,29 @@ if [ "${FENCE_SHIM_HOOK:-$by_name}" = pre-receive ]; then
   first_new=${first#* }
   first_new=${first_new%% *}
   if is_id "$first_old" && is_id "$first_new" && [[ "$first_old$first_new" != *0000000000000000000000000000000000000000* ]]; then
-    # A process substitution, not a coproc: its pipe stays open after git exits, a coproc's may not.
-    exec {early_fd}< <(exec git merge-base "$first_old" "$first_new" 2>/dev/null)
     early_for="$first_old $first_new"
   fi
 fi
+deadline_passed=""
+trap 'deadline_passed=1' USR1
+coproc FENCE_HELPER {
+  # shellcheck disable=SC2086 # two ids, split on purpose
+  [ -n "$early_for" ] && git merge-base $early_for < /dev/null
+  printf '.\n'
+  IFS= read -r seconds || exit 0
+  IFS= read -r -t "$seconds" _
+  [ $? -gt 128 ] && kill -s USR1 $$
+} 2> /dev/null
+helper_out=${FENCE_HELPER[0]} helper_in=${FENCE_HELPER[1]}
+exec {helper_out_own}<&"$helper_out" {helper_in_own}>&"$helper_in"
+exec {helper_out}<&- {helper_in}>&-
+helper_out=$helper_out_own helper_in=$helper_in_own
+# Ends the helper's watch: its read sees the end of its input.
+helper_done() {
+  [ -n "$helper_in" ] || return 0
+  exec {helper_in}>&-
+  helper_in=""
+}
 
 shim_dir=${BASH_SOURCE[0]%/*}
 [ "$shim_dir" = "${BASH_SOURCE[0]}" ] && shim_dir=.
@@ -318,6 +343,14 @@ now_ms() {
 }
 now_ms
 start_ms=$now
+# The helper watches the budget only where a request may go over /dev/tcp; curl bounds its own.
+if [ -n "$tcp_host" ] && [ -z "$tmp" ]; then
+  trap '' PIPE
+  printf '%s\n' "$budget" >&"$helper_in" 2> /dev/null || helper_done
+  trap - PIPE
+else
+  helper_done
+fi
 
 if [ "$hook" = pre-receive ]; then find_symbolic; fi
 
@@ -345,9 +378,9 @@ answer() {
   local out rc base=""
   is_id "$1" && is_id "$2" || return 1
   if [ "$early_for" = "$1 $2" ]; then
-    IFS= read -r -u "$early_fd" base
-    exec {early_fd}<&-
     early_for=""
+    IFS= read -r -u "$helper_out" base || base=""
+    [ "$base" = . ] || IFS= read -r -u "$helper_out" _
     if [ "$base" = "$1" ]; then ans=yes; return 0; fi
     # Anything else (another base, none, an error) is asked exactly, below.
   fi
@@ -415,15 +448,10 @@ ask_curl() {
 
 # Asks over bash's /dev/tcp (a server on this host, plain HTTP/1.0, so the reply ends when the server
 # closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
-# and the caller then asks with curl, which reports the problem exactly.
-#
-# bash cannot bound a connect: to a server whose accept queue is full it waits as long as TCP retries
-# (minutes). So a child process connects, sends the request and copies the answer back, after a "+" that
-# says it got connected; the shim waits for it with read's own timeout and gives up at the budget. (Started
-# as a coproc when the script starts, the child hides its connect behind git but costs 0.6 ms more CPU a
-# push than this: measured, and left out again.)
+# and the caller then asks with curl, which reports the problem exactly. The helper's signal bounds the
+# connect (see above); read's own timeout bounds the answer.
 ask_tcp() {
-  local fd pid body=$base_body field reply status head rc request length lower
+  local sock body=$base_body field reply status head rc request length lower
   for field in "${facts[@]}"; do
     form_value "${field#*=}"
     body+="&${field%%=*}=$form"
@@ -434,27 +462,21 @@ ask_tcp() {
   # request in eight small writes reaches the server as eight packets.
   printf -v request 'POST %s/v1/hook/%s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nAccept: text/plain\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s' \
     "$tcp_path" "$hook" "$tcp_host:$tcp_port" "$FENCE_CREDENTIAL" "${#body}" "$body"
-  exec {fd}< <(
-    # A server that closes early must not kill the child with SIGPIPE: the write fails, the read says why.
-    trap '' PIPE
-    { exec {sock}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2>/dev/null || exit 0
-    printf +
-    printf '%s' "$request" >&"$sock" 2>/dev/null
-    # -N reads in blocks until the server closes (-d '' would read a byte per system call).
-    IFS= read -r -N 1048576 -t "$1" -u "$sock" reply
-    printf '%s' "$reply"
-  )
-  pid=$!
-  IFS= read -r -N 1048577 -t "$1" -u "$fd" reply
-  rc=$?
-  exec {fd}<&-
-  if [ "$rc" -gt 128 ]; then
-    kill "$pid" 2>/dev/null
-    [ -n "$reply" ] || server_down "could not connect within the ${budget}s budget"
-    server_down "no answer within the ${budget}s budget"
+  [ -z "$deadline_passed" ] || server_down "could not connect within the ${budget}s budget"
+  if ! { exec {sock}<>"/dev/tcp/$tcp_host/$tcp_port"; } 2> /dev/null; then
+    [ -z "$deadline_passed" ] || server_down "could not connect within the ${budget}s budget"
+    return 1
   fi
-  [ -n "$reply" ] || return 1
-  reply=${reply#+}
+  # A server that closes early must not kill the shim with SIGPIPE: the write fails, the read says why.
+  trap '' PIPE
+  printf '%s' "$request" >&"$sock" 2> /dev/null
+  trap - PIPE
+  # -N reads in blocks until the server closes (-d '' would read a byte per system call).
+  IFS= read -r -N 1048576 -t "$1" -u "$sock" reply
+  rc=$?
+  exec {sock}<&-
+  [ "$rc" -le 128 ] || server_down "no answer within the ${budget}s budget"
+  [ -n "$reply" ] || server_down "the fence server closed the connection without an answer"
   head=${reply%%$'\r\n\r\n'*}
   [ "$head" != "$reply" ] || server_down "the fence server closed the connection without an answer"
   case "$head" in HTTP/1.[01]\ [0-9][0-9][0-9]*) ;; *) bad_reply "the answer is not HTTP" ;; esac
@@ -510,6 +532,7 @@ for round in 1 2 3 4 5; do
     :
   else
     # (after a connection /dev/tcp could not open, what is left of the budget)
+    helper_done
     time_left
     ask_curl "$max_time" "$connect"
   fi
