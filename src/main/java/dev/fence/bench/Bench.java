@@ -285,14 +285,17 @@ public final class Bench {
                         (id, bare) -> grantOptions(store, id, stores));
                 String baseShim = o.baseline() != null ? jarEntry(o.baseline().jar(), CURL_SHIM) : null;
                 if (baseShim != null) {
-                    // The baseline build's shim against the same server (the settings it reads were these two).
+                    // The baseline build's shim against the same server, with settings written the same way.
                     pushes.add(
                             "base-shim",
                             "curl shim -> fence serve (" + kind + ", baseline build)",
                             baseShim,
                             Map.of(
                                     "hooks/fence-shim.conf",
-                                    "FENCE_SERVER=" + server.uri() + "\nFENCE_CREDENTIAL=" + hookCredential + "\n"),
+                                    HookScripts.shimConf(
+                                            server.uri().toString(),
+                                            hookCredential,
+                                            new ShimSettings(FencePolicy.defaults(), "base-shim", null))),
                             (id, bare) -> grantOptions(store, id, stores));
                 }
             }
