@@ -46,8 +46,8 @@ public final class HookScripts {
      */
     public static String shimConf(String server, String credential, ShimSettings settings) {
         StringBuilder out = new StringBuilder(MARKER + "\n")
-                .append("# fence curl shim settings (KEY=VALUE). The environment may override FENCE_SERVER,\n")
-                .append("# FENCE_CREDENTIAL, FENCE_SHIM_BUDGET and FENCE_SHIM_TRANSPORT.\n")
+                .append("# fence curl shim settings (KEY=VALUE), read from this file only: the shim ignores\n")
+                .append("# environment variables of the same names, which a pusher could set.\n")
                 .append("# Keep this file private: it holds the hook credential.\n")
                 .append(
                         server == null
