@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
             PushCommand.class,
             ExecCommand.class,
             StatusCommand.class,
+            McpCommand.class,
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
