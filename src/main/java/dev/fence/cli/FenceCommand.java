@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
             ExecCommand.class,
             StatusCommand.class,
             McpCommand.class,
+            IntegrateCommand.class,
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,
