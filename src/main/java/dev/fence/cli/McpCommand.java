@@ -2,9 +2,17 @@ package dev.fence.cli;
 
 import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
+import dev.fence.core.FencedWrites;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
+import dev.fence.core.LeaseStore;
 import dev.fence.mcp.FenceMcpServer;
 import dev.fence.mcp.FenceTools;
+import dev.fence.mcp.FileTools;
+import dev.fence.mcp.MigrationTools;
+import dev.fence.migrate.DatabaseUrl;
+import dev.fence.migrate.Migrator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +30,11 @@ import picocli.CommandLine.Option;
         description = {
             "Serve fence's tools to an agent as a Model Context Protocol server on stdin/stdout.",
             "",
-            "Tools: lease_acquire, lease_renew, lease_release, lease_status, read_state {branch | resource}"
-                    + " and, with --repo, push_branch {branch} (the lease-owned force-with-lease of 'fence push')."
+            "Tools: lease_acquire, lease_renew, lease_release, lease_status, read_state {branch | resource};"
+                    + " with --repo, push_branch {branch} (the lease-owned force-with-lease of 'fence push');"
+                    + " read_file {path} and, with --store, write_file {path, content, expected_sha256, resource?}"
+                    + " ('fence read'/'fence write' under --root); with --db and --migrations, apply_migration"
+                    + " {version, reapply?} ('fence migrate apply/reapply')."
                     + " A branch is named by branch (of --repo), any other resource by resource.",
             "",
             "The grants stay in this process: no tool takes or shows a proof or an expected SHA. Every tool call"
@@ -74,6 +85,36 @@ final class McpCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}).")
     String ttl;
 
+    @Option(
+            names = "--root",
+            paramLabel = "DIR",
+            description = "Where read_file and write_file may read and write (default: the clone). write_file needs"
+                    + " direct mode (--store): the file's lock and the token check are the store's.")
+    Path root;
+
+    @Option(
+            names = "--files-resource",
+            paramLabel = "NAME",
+            description = "The resource a write_file goes under when the call names none.")
+    String filesResource;
+
+    @Option(
+            names = "--db",
+            paramLabel = "URL",
+            description = "The database apply_migration migrates (with --migrations; direct mode), as for 'fence"
+                    + " migrate --db'.")
+    String db;
+
+    @Option(names = "--migrations", paramLabel = "DIR", description = "The migrations directory (with --db).")
+    String migrations;
+
+    @Option(
+            names = "--migrations-resource",
+            paramLabel = "NAME",
+            defaultValue = Migrator.DEFAULT_RESOURCE,
+            description = "The fenced resource of the migrations (default: ${DEFAULT-VALUE}).")
+    String migrationsResource;
+
     McpCommand(Context ctx) {
         this.ctx = ctx;
     }
@@ -88,14 +129,37 @@ final class McpCommand implements Callable<Integer> {
                 Durations.parsePositive("--ttl", ttl),
                 ctx.env(),
                 ctx.clock());
+        if ((db == null) != (migrations == null)) {
+            throw new InvalidInputException("--db and --migrations go together");
+        }
+        String url = access.server.resolve(ctx, access.store);
+        if (url != null && db != null) {
+            throw new InvalidInputException("apply_migration needs direct mode (--store): fence migrate claims the"
+                    + " token against the store itself");
+        }
         String version = Main.class.getPackage().getImplementationVersion();
-        try (LeaseOperations leases = access.open(ctx)) {
+        LeaseStore store = url == null ? access.store.open(ctx) : null;
+        try (LeaseOperations leases =
+                store != null ? new LeaseService(store, ctx.clock()) : LeaseAccessOptions.open(ctx, url, null)) {
+            FencedWrites writes = store == null ? null : new FencedWrites(store, ctx.clock());
+            FenceTools tools = new FenceTools(leases, settings);
+            FileTools.of(
+                            root == null
+                                    ? settings.cloneDir()
+                                    : ctx.cwd().resolve(root).normalize(),
+                            filesResource,
+                            writes)
+                    .forEach(tools::with);
+            if (db != null) {
+                tools.with(MigrationTools.of(
+                        DatabaseUrl.parse(db, ctx.cwd()),
+                        ctx.cwd().resolve(migrations).normalize(),
+                        migrations,
+                        migrationsResource,
+                        writes));
+            }
             FenceMcpServer.serve(
-                    new FenceTools(leases, settings),
-                    ownershipRule(),
-                    version == null ? "development" : version,
-                    ctx.in(),
-                    ctx.out());
+                    tools, ownershipRule(), version == null ? "development" : version, ctx.in(), ctx.out());
         }
         return ExitCode.OK.code();
     }

@@ -131,12 +131,27 @@ public final class FenceTools {
          * @return {@code write}'s result, or FENCED when the holder does not hold the resource
          */
         ToolResult under(String resource, String reread, GrantedWrite write);
+
+        /** The holder the grants are for. */
+        String holder();
     }
 
     /** A write that needs the grant's token and proof, which it must not show. */
     public interface GrantedWrite {
         ToolResult write(long token, String proof);
     }
+
+    private final Grants grants = new Grants() {
+        @Override
+        public ToolResult under(String resource, String reread, GrantedWrite write) {
+            return FenceTools.this.under(resource, reread, write);
+        }
+
+        @Override
+        public String holder() {
+            return settings.holder();
+        }
+    };
 
     public FenceTools(LeaseOperations leases, Settings settings) {
         this.leases = leases;
@@ -271,7 +286,7 @@ public final class FenceTools {
                     if (e == null) {
                         yield ToolResult.invalid("name", "no tool named '" + name + "'");
                     }
-                    yield e.call(args, this::under);
+                    yield e.call(args, grants);
                 }
             };
         } catch (LostLease l) {

@@ -156,7 +156,15 @@ abstract class McpServerTestBase {
         Set<String> names =
                 client.listTools().tools().stream().map(McpSchema.Tool::name).collect(Collectors.toSet());
         assertEquals(
-                Set.of("lease_acquire", "lease_renew", "lease_release", "lease_status", "read_state", "push_branch"),
+                Set.of(
+                        "lease_acquire",
+                        "lease_renew",
+                        "lease_release",
+                        "lease_status",
+                        "read_state",
+                        "push_branch",
+                        "read_file",
+                        "write_file"),
                 names);
         for (McpSchema.Tool t : client.listTools().tools()) {
             assertEquals("object", t.inputSchema().get("type"), t.name());
