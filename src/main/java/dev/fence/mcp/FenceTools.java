@@ -347,6 +347,16 @@ public final class FenceTools {
         if (branch != null) {
             return branch(branch);
         }
+        return new Target(plainResource(resource, settings.repoId()), null);
+    }
+
+    /**
+     * {@code resource} as the argument {@code resource} names it: a well-formed name that is not a git
+     * branch (branches are named by {@code branch}, so that fence records their expected SHA).
+     *
+     * @param repoId the server's repository, for the message
+     */
+    static String plainResource(String resource, String repoId) {
         try {
             Names.require("resource", resource);
         } catch (InvalidInputException e) {
@@ -355,11 +365,10 @@ public final class FenceTools {
         if (Resources.parse(resource).isPresent()) {
             throw new Arguments.Invalid(
                     "resource",
-                    "argument resource: '" + resource
-                            + "' is a git branch; name it with branch (this server's repository: "
-                            + (settings.repoId() == null ? "none, started without --repo" : settings.repoId()) + ")");
+                    "argument resource: '" + resource + "' is a git branch; name it with branch (this server's"
+                            + " repository: " + (repoId == null ? "none, started without --repo" : repoId) + ")");
         }
-        return new Target(resource, null);
+        return resource;
     }
 
     private Target branch(String branch) {
@@ -476,22 +485,32 @@ public final class FenceTools {
         Status s = leases.status(t.resource());
         Beat after = before.lease() != null ? beat(t, false) : Beat.NONE;
         Lease current = s.state().lease();
-        boolean yours = after.lease() != null;
+        boolean currentIsLatest =
+                current != null && current.token() == s.state().latestGranted();
+        // Held here (just renewed), or held by this holder from elsewhere (not taken over by a read).
+        Lease mine = after.lease() != null
+                ? after.lease()
+                : before.lost() == null
+                                && currentIsLatest
+                                && current.holder().equals(settings.holder())
+                                && !current.released()
+                        ? current
+                        : null;
+        boolean yours = mine != null;
         m.put("held", yours);
         if (yours) {
-            m.put("token", after.lease().token());
-            m.put("expiresAt", Json.instant(after.lease().expiresAt()));
+            m.put("token", mine.token());
+            m.put("expiresAt", Json.instant(mine.expiresAt()));
         }
         m.put("latestGranted", s.state().latestGranted());
         m.put("highestAccepted", s.state().highestAccepted());
-        boolean currentIsLatest =
-                current != null && current.token() == s.state().latestGranted();
         m.put("lease", currentIsLatest ? lease(current, s) : null);
         m.put("tip", Json.tip(s.state().tip()));
         m.put("at", Json.instant(s.at()));
         if (yours) {
             lines.add("As of " + s.at() + " you hold " + what(t) + " with token "
-                    + after.lease().token() + " until " + after.lease().expiresAt() + ".");
+                    + mine.token() + " until " + mine.expiresAt()
+                    + (mine.isLive(s.at()) ? "." : " (lapsed; no one has taken it since; renew it before you write)."));
         } else if (currentIsLatest && current.isLive(s.at())) {
             lines.add("As of " + s.at() + " " + current.holder() + " holds " + what(t) + " with token "
                     + current.token() + " until " + current.expiresAt() + "; you hold no lease there.");

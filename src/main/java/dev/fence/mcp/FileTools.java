@@ -1,9 +1,6 @@
 package dev.fence.mcp;
 
 import dev.fence.core.FencedWrites;
-import dev.fence.core.InvalidInputException;
-import dev.fence.core.Names;
-import dev.fence.core.Resources;
 import dev.fence.files.SharedFiles;
 import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
@@ -111,14 +108,7 @@ public final class FileTools {
                                 "write_file needs the argument resource: the"
                                         + " resource your lease on this file is on");
                     }
-                    try {
-                        Names.require("resource", resource);
-                    } catch (InvalidInputException e) {
-                        throw new Arguments.Invalid("resource", e.getMessage());
-                    }
-                    if (Resources.parse(resource).isPresent()) {
-                        throw new Arguments.Invalid("resource", "argument resource: a file is not a git branch");
-                    }
+                    FenceTools.plainResource(resource, null);
                     if (!expected.matches("(?i)[0-9a-f]{64}")) {
                         throw new Arguments.Invalid(
                                 "expected_sha256",

@@ -285,6 +285,22 @@ abstract class McpServerTestBase {
     }
 
     @Test
+    void aLeaseTheHolderTookElsewhereIsShownAsHeldAndTakenOverByTheNextWriteCall() throws Exception {
+        FenceCli.Run cli = fence.run(
+                tmp, "lease", "acquire", "--resource", "shared/plan", "--holder", "agent-a", "--ttl", "10s", "--json");
+        assertEquals(0, cli.exit(), cli.all());
+        Instant granted = Instant.parse(Json.read(cli.out()).get("expiresAt").asText());
+        start();
+        Map<String, Object> status = structured(call("lease_status", Map.of("resource", "shared/plan")));
+        assertEquals(true, status.get("held"), status.toString());
+        assertEquals(Json.read(cli.out()).get("token").asLong(), number(status, "token"));
+        Map<String, Object> renewed = structured(call("lease_renew", Map.of("resource", "shared/plan", "ttl", "1m")));
+        assertEquals(true, renewed.get("renewed"), renewed.toString());
+        assertTrue(
+                Instant.parse((String) renewed.get("expiresAt")).isAfter(granted.plusSeconds(40)), renewed.toString());
+    }
+
+    @Test
     void malformedArgumentsAreToolErrorsNamingTheArgument() {
         start();
         assertInvalid(call("lease_acquire", Map.of("branch", 5)), "branch");
