@@ -35,6 +35,8 @@ import picocli.CommandLine.Spec;
             PushCommand.class,
             ExecCommand.class,
             StatusCommand.class,
+            McpCommand.class,
+            IntegrateCommand.class,
             GuardCommand.class,
             HookCommand.class,
             InstallCommand.class,

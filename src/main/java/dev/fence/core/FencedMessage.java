@@ -3,7 +3,10 @@ package dev.fence.core;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -55,6 +58,53 @@ public final class FencedMessage {
         return (isFencing(f.reason()) ? "FENCED" : "REJECTED") + " resource=" + f.resource() + " ref="
                 + (f.ref() == null ? "-" : f.ref()) + " token=" + f.token() + " current=" + f.current() + " reason="
                 + f.reason().code();
+    }
+
+    /**
+     * The fields of a machine line ({@link #machineLine}), as a client that got the message as text (a
+     * remote's hook, through git) reads them back.
+     *
+     * @param fencing true for {@code FENCED}, false for {@code REJECTED}
+     * @param ref the full ref name, or null for {@code ref=-}
+     * @param reason the reason code as printed
+     */
+    public record MachineLine(boolean fencing, String resource, String ref, long token, long current, String reason) {}
+
+    /**
+     * Reads a line written by {@link #machineLine}; empty for any other line. A field that is missing or not
+     * a number reads as null or 0, so a line from an older or foreign hook still reads.
+     */
+    public static Optional<MachineLine> parseMachineLine(String line) {
+        boolean fencing = line != null && line.startsWith("FENCED ");
+        if (line == null || !(fencing || line.startsWith("REJECTED "))) {
+            return Optional.empty();
+        }
+        Map<String, String> fields = new HashMap<>();
+        for (String word : line.substring(line.indexOf(' ') + 1).split(" ")) {
+            int eq = word.indexOf('=');
+            if (eq > 0) {
+                fields.putIfAbsent(word.substring(0, eq), word.substring(eq + 1));
+            }
+        }
+        String ref = fields.get("ref");
+        return Optional.of(new MachineLine(
+                fencing,
+                fields.get("resource"),
+                ref == null || ref.equals("-") ? null : ref,
+                number(fields.get("token")),
+                number(fields.get("current")),
+                fields.get("reason")));
+    }
+
+    private static long number(String s) {
+        if (s == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** Every line of the message, machine line first. */

@@ -52,6 +52,33 @@ public final class Json {
         return MAPPER.readTree(text);
     }
 
+    /**
+     * Parses a JSON object as ordered maps and lists (numbers, strings, booleans and nulls as Java values),
+     * so that code outside this package can edit a document someone else owns and write it back with every
+     * key it did not touch, in its order.
+     *
+     * @throws java.io.IOException when {@code text} is not JSON or not an object (a Jackson exception)
+     */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> readObject(String text) throws java.io.IOException {
+        JsonNode n = MAPPER.readTree(text);
+        if (n == null || !n.isObject()) {
+            throw com.fasterxml.jackson.databind.JsonMappingException.from(
+                    (com.fasterxml.jackson.core.JsonParser) null, "not a JSON object");
+        }
+        return MAPPER.convertValue(n, LinkedHashMap.class);
+    }
+
+    /** Indented JSON for files people read, ending with a newline. */
+    public static String writePretty(Object value) {
+        try {
+            return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(value) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(
+                    "cannot serialise " + value.getClass().getSimpleName(), e);
+        }
+    }
+
     /** An ordered map, for building objects. */
     public static Map<String, Object> object() {
         return new LinkedHashMap<>();

@@ -175,6 +175,19 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    @Test
+    void theMcpSdkOnlyInTheMcpPackage() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.fence.mcp..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.modelcontextprotocol..", "reactor..", "tools.jackson..")
+                .because("fence mcp's protocol library (and its Reactor and Jackson 3) is that command's business;"
+                        + " the core and every other command stay free of it")
+                .check(classes);
+    }
+
     /**
      * No JDK internals anywhere in fence's own classes, whatever their package: such code breaks, often
      * silently, when the JDK changes. Compiled references are ArchUnit's to find; a class named in a string

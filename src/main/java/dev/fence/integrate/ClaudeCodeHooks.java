@@ -1,0 +1,146 @@
+package dev.fence.integrate;
+
+import dev.fence.client.HolderStatus;
+import dev.fence.core.Fenced;
+import dev.fence.core.InvalidInputException;
+import dev.fence.core.Lease;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.json.Json;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the hooks {@code fence integrate claude-code} installs do, one method each. Claude Code runs a hook
+ * command with the event as JSON on stdin ({@code hook_event_name}, {@code tool_name}, {@code
+ * tool_input}, …); exit 0 lets the tool call go on, exit 2 blocks a {@code PreToolUse} call (and feeds
+ * stderr to the model, which a {@code PostToolUse} hook's exit 2 does too), and a {@code SessionStart}
+ * hook's stdout is added to the context.
+ */
+public final class ClaudeCodeHooks {
+    private ClaudeCodeHooks() {}
+
+    /** A hook's event, as Claude Code sends it on stdin. */
+    public record Input(String event, String toolName, Map<String, Object> toolInput, String source) {
+        /** The Bash tool's command, or null. */
+        public String bashCommand() {
+            return "Bash".equals(toolName) && toolInput != null && toolInput.get("command") instanceof String c
+                    ? c
+                    : null;
+        }
+    }
+
+    /**
+     * Reads the event JSON; an empty input reads as an event with no fields.
+     *
+     * @throws InvalidInputException when it is not a JSON object
+     */
+    @SuppressWarnings("unchecked")
+    public static Input parse(String json) {
+        if (json == null || json.isBlank()) {
+            return new Input(null, null, Map.of(), null);
+        }
+        Map<String, Object> m;
+        try {
+            m = Json.readObject(json);
+        } catch (IOException e) {
+            throw new InvalidInputException("the hook's input is not the JSON object Claude Code sends: "
+                    + e.getMessage().lines().findFirst().orElse(""));
+        }
+        Object input = m.get("tool_input");
+        return new Input(
+                string(m.get("hook_event_name")),
+                string(m.get("tool_name")),
+                input instanceof Map<?, ?> i ? (Map<String, Object>) i : Map.of(),
+                string(m.get("source")));
+    }
+
+    private static String string(Object o) {
+        return o instanceof String s ? s : null;
+    }
+
+    /**
+     * What the heartbeat did.
+     *
+     * @param renewed the leases as renewed
+     * @param lost what a renewal found gone, in the FENCED format
+     */
+    public record Heartbeat(List<Renewed> renewed, List<Fenced> lost) {}
+
+    /** One renewed lease. */
+    public record Renewed(String resource, Lease lease) {}
+
+    /**
+     * The tool-call heartbeat: renews every lease {@code holder} holds (live, or lapsed and not taken
+     * since) to {@code ttl}, each with the proof the lease port issues for it. Leases it already lost are
+     * left alone: {@code fence status} reports them.
+     */
+    public static Heartbeat renewAll(LeaseOperations leases, Clock clock, String holder, Duration ttl) {
+        List<Renewed> renewed = new ArrayList<>();
+        List<Fenced> lost = new ArrayList<>();
+        for (HolderStatus.Entry e : HolderStatus.of(leases, clock, holder, null).entries()) {
+            if (e.state() != HolderStatus.State.HELD && e.state() != HolderStatus.State.LAPSED) {
+                continue;
+            }
+            var proof = leases.proof(e.resource(), holder, e.token());
+            if (proof instanceof LeaseOperations.ProofOutcome.Lost l) {
+                lost.add(l.fenced());
+                continue;
+            }
+            String p = ((LeaseOperations.ProofOutcome.Issued) proof).proof();
+            CheckOutcome c = leases.renew(e.resource(), holder, e.token(), p, ttl);
+            if (c instanceof CheckOutcome.Lost l) {
+                lost.add(l.fenced());
+            } else {
+                renewed.add(new Renewed(e.resource(), ((CheckOutcome.Current) c).lease()));
+            }
+        }
+        return new Heartbeat(List.copyOf(renewed), List.copyOf(lost));
+    }
+
+    /** What {@code SessionStart} prints: the live lease state, as fresh observations for the context. */
+    public static List<String> sessionStart(LeaseOperations leases, Clock clock, String holder) {
+        List<String> out = new ArrayList<>();
+        out.add("fence: the live lease state of " + holder + ", read from the lease store just now. It replaces"
+                + " anything an earlier summary says you hold:");
+        out.addAll(HolderStatus.promptLines(HolderStatus.of(leases, clock, holder, null)));
+        return out;
+    }
+
+    /**
+     * Why the Bash tool must not run {@code command}, or empty when it may. Refused: any {@code git push}
+     * of a branch (every branch is fenced by default), and any forced push whose expected SHA is not
+     * spelled out ({@code --force}, {@code -f}, {@code +refspec}, {@code --force-with-lease} without
+     * {@code =ref:sha}). Allowed: {@code fence push}, dry runs, and pushes of tags only that force nothing
+     * without an expected SHA.
+     *
+     * <p>A guardrail, not the fence: a command can hide a push from any parser ({@code sh -c}, an alias, a
+     * script). The remote's hook is what refuses a stale token.
+     */
+    public static Optional<String> guardBash(String command, String holder, String repoId) {
+        if (command == null) {
+            return Optional.empty();
+        }
+        for (List<String> words : BashWords.commands(command)) {
+            Optional<String> why = GitPushCheck.refusal(words);
+            if (why.isPresent()) {
+                return Optional.of(why.get() + "\n" + instead(holder, repoId));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String instead(String holder, String repoId) {
+        return "Push with the push_branch tool (fence mcp), or run: fence push"
+                + (repoId != null ? " --repo " + repoId : " --repo <repo-id>") + " --holder " + holder
+                + " [--branch BRANCH]. It carries your lease's token and pushes against the remote tip your lease"
+                + " recorded, so it cannot overwrite anyone else's work. Do not try to get around this check"
+                + " (another shell, a script, an alias): the remote's fence hook refuses a push without a current"
+                + " token anyway, and a forced push over someone else's commits is FENCED.";
+    }
+}
