@@ -5,9 +5,14 @@ import dev.fence.audit.TimelinePage;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
+import dev.fence.core.Names;
+import dev.fence.core.Resources;
 import dev.fence.json.Json;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,8 +42,25 @@ import picocli.CommandLine.Option;
 final class AuditTimelineCommand implements Callable<Integer> {
     private final Context ctx;
 
-    @Mixin
-    ResourceOptions target;
+    @Option(
+            names = "--resource",
+            paramLabel = "NAME",
+            description = "Resource name, e.g. db/migrations or git:<repo-id>:refs/heads/main. With --html it may"
+                    + " be given more than once, and together with --repo.")
+    List<String> resources = new ArrayList<>();
+
+    @Option(
+            names = "--repo",
+            paramLabel = "ID",
+            description = "Repository id as the git host's hook sees it. Use with --ref (with --html, alone: every"
+                    + " branch of the repository).")
+    String repo;
+
+    @Option(
+            names = {"--ref", "--branch"},
+            paramLabel = "REF",
+            description = "Full ref name (refs/heads/main) or branch name (main). Use with --repo.")
+    String ref;
 
     @Mixin
     StoreOption store;
@@ -90,18 +112,29 @@ final class AuditTimelineCommand implements Callable<Integer> {
         }
         if (html) {
             String template = TimelinePage.commitUrl(commitUrl);
-            LedgerQuery q = selection(from);
-            List<LedgerEvent> events = AuditCommand.query(ctx, store, server, q);
-            String title = "fence audit timeline: " + describe(q);
+            Set<LedgerEvent> events = new LinkedHashSet<>();
+            List<String> names = new ArrayList<>();
+            for (LedgerQuery q : selection(from)) {
+                events.addAll(AuditCommand.query(ctx, store, server, q));
+                names.add(describe(q));
+            }
+            String title = "fence audit timeline: " + String.join(", ", names);
             ctx.out()
                     .print(TimelinePage.render(
-                            events,
+                            List.copyOf(events),
                             new TimelinePage.Options(
                                     title, from, to, template, ctx.clock().instant(), null, null)));
             ctx.out().flush();
             return ExitCode.OK.code();
         }
-        String resource = target.resource();
+        if (resources.size() > 1) {
+            throw new InvalidInputException("the text timeline takes one --resource; --html draws several");
+        }
+        ResourceOptions one = new ResourceOptions();
+        one.resource = resources.isEmpty() ? null : resources.get(0);
+        one.repo = repo;
+        one.ref = ref;
+        String resource = one.resource();
         LedgerQuery q = new LedgerQuery(resource, null, null, null, from, null, 0);
         List<LedgerEvent> events = AuditCommand.query(ctx, store, server, q).stream()
                 .filter(e -> to == null || !e.at().isAfter(to))
@@ -115,15 +148,24 @@ final class AuditTimelineCommand implements Callable<Integer> {
         return ExitCode.OK.code();
     }
 
-    /** The page's selection: one resource, a repository's branches, or everything in the window. */
-    private LedgerQuery selection(Instant from) {
-        if (target.resource != null || (target.repo != null && target.ref != null)) {
-            return new LedgerQuery(target.resource(), null, null, null, from, null, 0);
-        }
-        if (target.ref != null) {
+    /**
+     * The page's selection: each {@code --resource}, and a repository's branch or all its branches; with
+     * neither, everything in the window.
+     */
+    private List<LedgerQuery> selection(Instant from) {
+        if (ref != null && repo == null) {
             throw new InvalidInputException("--ref goes with --repo ID");
         }
-        return new LedgerQuery(null, target.repo, null, null, from, null, 0);
+        List<LedgerQuery> out = new ArrayList<>();
+        for (String r : new LinkedHashSet<>(resources)) {
+            out.add(new LedgerQuery(Names.require("resource", r), null, null, null, from, null, 0));
+        }
+        if (repo != null && ref != null) {
+            out.add(new LedgerQuery(Resources.forRef(repo, ref), null, null, null, from, null, 0));
+        } else if (repo != null || out.isEmpty()) {
+            out.add(new LedgerQuery(null, repo, null, null, from, null, 0));
+        }
+        return out;
     }
 
     private static String describe(LedgerQuery q) {

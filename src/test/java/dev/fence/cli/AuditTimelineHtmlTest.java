@@ -76,6 +76,25 @@ class AuditTimelineHtmlTest {
         assertTrue(all.out().contains("data-resource=\"files/config\"")
                 && all.out().contains("data-resource=\"db/migrations\""));
 
+        Result two = fence(
+                "audit",
+                "timeline",
+                "--html",
+                "--store",
+                store(),
+                "--resource",
+                "db/migrations",
+                "--resource",
+                "files/config");
+        assertEquals(0, two.exit(), two.err());
+        assertTrue(two.out().contains("data-resource=\"files/config\"")
+                && two.out().contains("data-lane=\"agent-a\""));
+        assertEquals(
+                2,
+                fence("audit", "timeline", "--store", store(), "--resource", "a", "--resource", "b")
+                        .exit(),
+                "the text timeline is one resource's");
+
         Result none = fence("audit", "timeline", "--html", "--store", store(), "--until", Instant.EPOCH.toString());
         assertEquals(0, none.exit(), none.err());
         assertTrue(none.out().contains("data-empty"), "nothing before --until");
