@@ -315,9 +315,7 @@ public final class TimelinePage {
                 .append(" UTC</text>");
         for (Instant t : axis.ticks()) {
             double x = GUTTER + axis.x(t);
-            h.append("<g class=\"tick\" data-tip data-kind=\"tick\" data-t=\"")
-                    .append(t)
-                    .append("\"><line x1=\"")
+            h.append("<g class=\"tick\"><line x1=\"")
                     .append(fmt(x))
                     .append("\" x2=\"")
                     .append(fmt(x))
@@ -325,7 +323,9 @@ public final class TimelinePage {
                     .append(AXIS - 8)
                     .append("\" y2=\"")
                     .append(height)
-                    .append("\"/><text x=\"")
+                    .append("\"/><text data-tip data-kind=\"tick\" data-t=\"")
+                    .append(t)
+                    .append("\" x=\"")
                     .append(fmt(x))
                     .append("\" y=\"")
                     .append(AXIS - 12)

@@ -48,8 +48,8 @@
     tip.dataset.for = el.dataset.kind;
     tip.hidden = false;
     var w = tip.offsetWidth, h = tip.offsetHeight;
-    tip.style.left = Math.max(4, Math.min(x + 14, window.innerWidth - w - 4)) + 'px';
-    tip.style.top = Math.max(4, (y + 16 + h > window.innerHeight ? y - h - 10 : y + 16)) + 'px';
+    tip.style.left = Math.max(4, Math.min(x + 14, document.documentElement.clientWidth - w - 4)) + 'px';
+    tip.style.top = Math.max(4, (y + 16 + h > document.documentElement.clientHeight ? y - h - 10 : y + 16)) + 'px';
   }
 
   document.addEventListener('mouseover', function (ev) {
