@@ -47,9 +47,15 @@
     tip.textContent = lines(el.dataset).join('\n');
     tip.dataset.for = el.dataset.kind;
     tip.hidden = false;
+    // Measured at the left edge, where nothing squeezes it; then put beside the pointer, inside the window.
+    tip.style.left = '0px';
+    tip.style.top = '0px';
     var w = tip.offsetWidth, h = tip.offsetHeight;
-    tip.style.left = Math.max(4, Math.min(x + 14, document.documentElement.clientWidth - w - 4)) + 'px';
-    tip.style.top = Math.max(4, (y + 16 + h > document.documentElement.clientHeight ? y - h - 10 : y + 16)) + 'px';
+    var vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+    var left = x + 14 + w > vw ? x - w - 14 : x + 14;
+    var top = y + 16 + h > vh ? y - h - 10 : y + 16;
+    tip.style.left = Math.max(4, left) + 'px';
+    tip.style.top = Math.max(4, top) + 'px';
   }
 
   document.addEventListener('mouseover', function (ev) {
