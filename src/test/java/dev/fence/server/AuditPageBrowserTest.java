@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fence.audit.TimelinePage;
 import dev.fence.cli.Context;
 import dev.fence.cli.Main;
+import dev.fence.core.EventType;
 import dev.fence.core.FencedMessage;
+import dev.fence.core.LedgerEvent;
 import dev.fence.core.Reason;
 import dev.fence.testing.Chromium;
 import dev.fence.testing.ProcessTest;
@@ -333,6 +336,72 @@ class AuditPageBrowserTest {
                 + " return {visible: [...document.querySelectorAll('#events tbody tr')].filter(r => !r.hidden)"
                 + ".map(r => ({kind: r.dataset.kind, lane: r.dataset.lane})),"
                 + " shown: document.getElementById('shown').textContent}; })()");
+    }
+
+    @Test
+    void tenThousandEventsStayReadableAndFilterable() throws Exception {
+        Instant t0 = Instant.parse("2026-11-29T14:00:00Z");
+        List<LedgerEvent> events = new ArrayList<>();
+        String resource = "git:app:refs/heads/main";
+        int pushes = 0;
+        int fencedPushes = 0;
+        for (int i = 0; i < 10_000; i++) {
+            String holder = "agent-" + (i % 12);
+            Instant at = t0.plusMillis(i * 360L);
+            if (i % 40 == 0) {
+                events.add(LedgerEvent.lease(at, EventType.GRANT, resource, holder, i + 1));
+                continue;
+            }
+            boolean fenced = i % 9 == 0;
+            events.add(new LedgerEvent(
+                    0,
+                    at,
+                    fenced ? EventType.REJECT : EventType.ACCEPT,
+                    resource,
+                    "app",
+                    "refs/heads/main",
+                    holder,
+                    holder,
+                    i,
+                    "1".repeat(40),
+                    "2".repeat(40),
+                    fenced ? "stale-token" : "accepted",
+                    null));
+            pushes++;
+            fencedPushes += fenced ? 1 : 0;
+        }
+        Path page = tmp.resolve("ten-thousand.html");
+        Files.writeString(
+                page,
+                TimelinePage.render(
+                        events,
+                        new TimelinePage.Options("10,000 events", null, null, null, Instant.now(), null, null)));
+
+        Chromium.Tab tab = browser.open(null, null);
+        tab.viewport(1280, 900);
+        long start = System.nanoTime();
+        tab.navigate(page.toUri().toString());
+        long loadMillis = (System.nanoTime() - start) / 1_000_000;
+        JsonNode drawn = tab.eval("(() => { const ms = [...document.querySelectorAll('g.m')];"
+                + " return {marks: ms.length, clusters: ms.filter(m => m.dataset.kind === 'cluster').length,"
+                + " total: ms.reduce((n, m) => n + (m.dataset.count ? +m.dataset.count : 1), 0),"
+                + " lanes: document.querySelectorAll('g.lane').length}; })()");
+        assertEquals(12, drawn.get("lanes").asInt());
+        assertEquals(pushes, drawn.get("total").asInt(), "every push counted once, alone or in a cluster");
+        assertTrue(
+                drawn.get("marks").asInt() <= 12 * (1000 / 7 + 1), "at most one mark per 7 units per lane: " + drawn);
+        assertTrue(drawn.get("clusters").asInt() > 0, drawn.toString());
+        String tip = hover(tab, "g.m[data-kind=cluster]");
+        assertTrue(tip.matches("(?s)\\d+ marks on agent-\\d+:.*(FENCED push|accepted push).*from .*to .*"), tip);
+
+        long filterStart = System.nanoTime();
+        JsonNode shown = filter(tab, "fenced", "");
+        long filterMillis = (System.nanoTime() - filterStart) / 1_000_000;
+        assertEquals(fencedPushes, shown.get("visible").size());
+        assertEquals(List.of(), tab.errors);
+        assertTrue(
+                loadMillis < 20_000 && filterMillis < 5_000,
+                "load " + loadMillis + " ms, filter " + filterMillis + " ms");
     }
 
     @Test
