@@ -353,25 +353,9 @@ public final class TimelinePage {
                 .append("\" data-end=\"")
                 .append(b.end().label())
                 .append("\">");
-        h.append("<rect class=\"held\" data-part=\"held\" x=\"")
-                .append(fmt(x0))
-                .append("\" y=\"")
-                .append(top + 6)
-                .append("\" width=\"")
-                .append(fmt(Math.max(1.5, x1 - x0)))
-                .append("\" height=\"")
-                .append(LANE - 12)
-                .append("\"/>");
+        rect(h, "held", "held", x0, top + 6, Math.max(1.5, x1 - x0), LANE - 12);
         if (b.lapsed()) {
-            h.append("<rect class=\"lapsed\" data-part=\"lapsed\" x=\"")
-                    .append(fmt(x1))
-                    .append("\" y=\"")
-                    .append(top + 6)
-                    .append("\" width=\"")
-                    .append(fmt(Math.max(1.5, x2 - x1)))
-                    .append("\" height=\"")
-                    .append(LANE - 12)
-                    .append("\"/>");
+            rect(h, "lapsed", "lapsed", x1, top + 6, Math.max(1.5, x2 - x1), LANE - 12);
         }
         h.append("</g>");
     }
@@ -469,51 +453,55 @@ public final class TimelinePage {
 
     /** One mark's symbol centred on (x, y): shape and colour both say the kind. */
     private static void shape(StringBuilder h, String kind, double x, double y) {
-        String c = " class=\"s k-" + kind + "\"";
+        String c = "s k-" + kind;
         switch (kind) {
-            case "bump" -> h.append("<path")
-                    .append(c)
-                    .append(" d=\"M")
-                    .append(fmt(x))
-                    .append(' ')
-                    .append(fmt(y - 6))
-                    .append("l6 6-6 6-6-6z\"/>");
-            case "allow" -> h.append("<rect")
-                    .append(c)
-                    .append(" x=\"")
-                    .append(fmt(x - 5))
-                    .append("\" y=\"")
-                    .append(fmt(y - 5))
-                    .append("\" width=\"10\" height=\"10\"/>");
-            case "fenced" -> h.append("<path")
-                    .append(c)
-                    .append(" d=\"M")
-                    .append(fmt(x - 6))
-                    .append(' ')
-                    .append(fmt(y - 4))
-                    .append("l2-2 4 4 4-4 2 2-4 4 4 4-2 2-4-4-4 4-2-2 4-4z\"/>");
-            case "rejected" -> h.append("<path")
-                    .append(c)
-                    .append(" d=\"M")
-                    .append(fmt(x))
-                    .append(' ')
-                    .append(fmt(y - 6))
-                    .append("l6 11h-12z\"/>");
-            case "landed" -> h.append("<circle")
-                    .append(c)
-                    .append(" cx=\"")
-                    .append(fmt(x))
-                    .append("\" cy=\"")
-                    .append(fmt(y))
-                    .append("\" r=\"3\"/>");
-            default -> h.append("<circle")
-                    .append(c)
-                    .append(" cx=\"")
-                    .append(fmt(x))
-                    .append("\" cy=\"")
-                    .append(fmt(y))
-                    .append("\" r=\"5\"/>");
+            case "bump" -> path(h, c, x, y - 6, "l6 6-6 6-6-6z");
+            case "allow" -> rect(h, c, null, x - 5, y - 5, 10, 10);
+            case "fenced" -> path(h, c, x - 6, y - 4, "l2-2 4 4 4-4 2 2-4 4 4 4-2 2-4-4-4 4-2-2 4-4z");
+            case "rejected" -> path(h, c, x, y - 6, "l6 11h-12z");
+            case "landed" -> circle(h, c, x, y, 3);
+            default -> circle(h, c, x, y, 5);
         }
+    }
+
+    /** A path starting at (x, y) and going on with the relative commands {@code rest}. */
+    private static void path(StringBuilder h, String cls, double x, double y, String rest) {
+        h.append("<path class=\"")
+                .append(cls)
+                .append("\" d=\"M")
+                .append(fmt(x))
+                .append(' ')
+                .append(fmt(y))
+                .append(rest)
+                .append("\"/>");
+    }
+
+    private static void circle(StringBuilder h, String cls, double x, double y, int r) {
+        h.append("<circle class=\"")
+                .append(cls)
+                .append("\" cx=\"")
+                .append(fmt(x))
+                .append("\" cy=\"")
+                .append(fmt(y))
+                .append("\" r=\"")
+                .append(r)
+                .append("\"/>");
+    }
+
+    private static void rect(StringBuilder h, String cls, String part, double x, double y, double w, double height) {
+        h.append("<rect class=\"").append(cls).append('"');
+        if (part != null) {
+            h.append(" data-part=\"").append(part).append('"');
+        }
+        h.append(" x=\"")
+                .append(fmt(x))
+                .append("\" y=\"")
+                .append(fmt(y))
+                .append("\" width=\"")
+                .append(fmt(w))
+                .append("\" height=\"")
+                .append(fmt(height))
+                .append("\"/>");
     }
 
     private static void table(

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.fence.testing.FenceCli;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -19,28 +17,17 @@ class AuditTimelineHtmlTest {
     @TempDir
     Path tmp;
 
-    record Result(int exit, String out, String err) {}
-
     String store() {
         return "sqlite:" + tmp.resolve("fence.db");
     }
 
-    Result fence(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Context ctx = new Context(
-                new ByteArrayInputStream(new byte[0]),
-                new PrintWriter(out),
-                new PrintWriter(err),
-                Map.of("HOME", tmp.toString()),
-                Clock.systemUTC(),
-                tmp);
-        return new Result(Main.run(ctx, args), out.toString(), err.toString());
+    FenceCli.Run fence(String... args) {
+        return new FenceCli(Map.of("HOME", tmp.toString()), Clock.systemUTC()).run(tmp, args);
     }
 
     void lease(String resource, String holder) {
         String grant = tmp.resolve("grant-" + Math.abs(holder.hashCode())).toString();
-        Result r = fence(
+        FenceCli.Run r = fence(
                 "lease",
                 "acquire",
                 "--store",
@@ -52,7 +39,7 @@ class AuditTimelineHtmlTest {
                 "--grant-file",
                 grant);
         assertEquals(0, r.exit(), r.err());
-        Result rel = fence("lease", "release", "--store", store(), "--grant-file", grant);
+        FenceCli.Run rel = fence("lease", "release", "--store", store(), "--grant-file", grant);
         assertEquals(0, rel.exit(), rel.err());
     }
 
@@ -62,7 +49,7 @@ class AuditTimelineHtmlTest {
         lease("db/migrations", "<script>alert(1)</script>");
         lease("files/config", "agent-b");
 
-        Result one = fence("audit", "timeline", "--html", "--store", store(), "--resource", "db/migrations");
+        FenceCli.Run one = fence("audit", "timeline", "--html", "--store", store(), "--resource", "db/migrations");
         assertEquals(0, one.exit(), one.err());
         assertTrue(one.out().startsWith("<!DOCTYPE html>"), one.out());
         assertTrue(one.out().contains("data-lane=\"agent-a\""));
@@ -71,12 +58,12 @@ class AuditTimelineHtmlTest {
         assertFalse(one.out().contains("data-resource=\"files/config\""), "only the resource asked for");
         assertEquals(2, one.out().split("data-kind=\"lease\"", -1).length - 1, "two leases, two bars");
 
-        Result all = fence("audit", "timeline", "--html", "--store", store());
+        FenceCli.Run all = fence("audit", "timeline", "--html", "--store", store());
         assertEquals(0, all.exit(), all.err());
         assertTrue(all.out().contains("data-resource=\"files/config\"")
                 && all.out().contains("data-resource=\"db/migrations\""));
 
-        Result two = fence(
+        FenceCli.Run two = fence(
                 "audit",
                 "timeline",
                 "--html",
@@ -95,7 +82,8 @@ class AuditTimelineHtmlTest {
                         .exit(),
                 "the text timeline is one resource's");
 
-        Result none = fence("audit", "timeline", "--html", "--store", store(), "--until", Instant.EPOCH.toString());
+        FenceCli.Run none =
+                fence("audit", "timeline", "--html", "--store", store(), "--until", Instant.EPOCH.toString());
         assertEquals(0, none.exit(), none.err());
         assertTrue(none.out().contains("data-empty"), "nothing before --until");
     }
@@ -110,14 +98,14 @@ class AuditTimelineHtmlTest {
                 2,
                 fence("audit", "timeline", "--html", "--ref", "main", "--store", store())
                         .exit());
-        Result js = fence("audit", "timeline", "--html", "--store", store(), "--commit-url", "javascript:{sha}");
+        FenceCli.Run js = fence("audit", "timeline", "--html", "--store", store(), "--commit-url", "javascript:{sha}");
         assertEquals(2, js.exit());
         assertTrue(js.err().contains("--commit-url must be an http(s) URL"), js.err());
         assertEquals(
                 2,
                 fence("audit", "timeline", "--resource", "x", "--store", store(), "--commit-url", "https://x/{sha}")
                         .exit());
-        Result until = fence("audit", "timeline", "--html", "--store", store(), "--until", "yesterday");
+        FenceCli.Run until = fence("audit", "timeline", "--html", "--store", store(), "--until", "yesterday");
         assertEquals(2, until.exit());
         assertTrue(until.err().contains("--until must be"), until.err());
     }

@@ -7,17 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fence.audit.TimelinePage;
-import dev.fence.cli.Context;
-import dev.fence.cli.Main;
 import dev.fence.core.EventType;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.Reason;
 import dev.fence.testing.Chromium;
+import dev.fence.testing.FenceCli;
 import dev.fence.testing.ProcessTest;
-import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -66,22 +62,10 @@ class AuditPageBrowserTest {
         }
     }
 
-    record Run(int exit, String out, String err) {}
-
-    static Run fence(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-        env.put("HOME", tmp.toString());
-        Context ctx = new Context(
-                new ByteArrayInputStream(new byte[0]),
-                new PrintWriter(out),
-                new PrintWriter(err),
-                env,
-                Clock.systemUTC(),
-                tmp);
-        return new Run(Main.run(ctx, args), out.toString(), err.toString());
+    static FenceCli.Run fence(String... args) {
+        Map<String, String> env =
+                Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"), "HOME", tmp.toString());
+        return new FenceCli(env, Clock.systemUTC()).run(tmp, args);
     }
 
     /** The lane the ledger puts a push on: its holder; tokenless, or an unproven token, on lanes of their own. */
@@ -133,9 +117,10 @@ class AuditPageBrowserTest {
     void theDemosPageDrawsTheLedgerAndWorksInABrowser() throws Exception {
         Path page = tmp.resolve("incident.html");
         String store = "sqlite:" + tmp.resolve("demo.db");
-        Run demo = fence("demo", "--store", store, "--ttl", "2s", "--progress", "never", "--html", page.toString());
+        FenceCli.Run demo =
+                fence("demo", "--store", store, "--ttl", "2s", "--progress", "never", "--html", page.toString());
         assertEquals(0, demo.exit(), demo.out() + demo.err());
-        Run audit = fence("audit", "--store", store, "--json", "--limit", "0");
+        FenceCli.Run audit = fence("audit", "--store", store, "--json", "--limit", "0");
         assertEquals(0, audit.exit(), audit.err());
         List<JsonNode> ledger = new ArrayList<>();
         for (String line : audit.out().split("\n")) {
