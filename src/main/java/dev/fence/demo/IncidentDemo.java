@@ -443,6 +443,7 @@ final class IncidentDemo {
         expect(
                 page.exit == 0
                         && page.out.contains("data-lane=\"" + AGENT_A + "\"")
+                        && page.out.contains("data-lane=\"" + AGENT_B + "\"")
                         && page.out.contains("data-part=\"lapsed\"")
                         && page.out.contains("data-kind=\"fenced\""),
                 "the incident page is written to " + html
