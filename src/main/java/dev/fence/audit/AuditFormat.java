@@ -93,7 +93,7 @@ public final class AuditFormat {
         return isGit(e) ? " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) : "";
     }
 
-    private static String verdictWord(String reason) {
+    static String verdictWord(String reason) {
         Reason r = reason == null ? null : Reason.fromCode(reason);
         return r != null && FencedMessage.isFencing(r) ? "FENCED" : "REJECTED";
     }

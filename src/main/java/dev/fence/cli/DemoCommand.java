@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
                     + " tries (the token number from the message, a force push, no token, a rebase keeping its"
                     + " side of the conflict, renumbering the migration to 0043, a fresh lease) are FENCED, and"
                     + " A re-reads the branch and the database, finds its goal met and stops. Ends with the"
-                    + " ledger timelines.",
+                    + " ledger timelines (and, with --html FILE, the incident page).",
             "",
             "Runs on a SQLite lease store and a SQLite database in a temporary directory unless --store or"
                     + " --db is given. Exits 0 only when every expected outcome happened, so it doubles as a"
@@ -53,6 +53,7 @@ import picocli.CommandLine.Option;
             "",
             "Examples:",
             "  fence demo",
+            "  fence demo --html incident.html",
             "  fence demo --db postgresql://postgres@127.0.0.1:5432/fence_demo",
             "  fence demo --server auto",
             "  fence demo --server http://127.0.0.1:8700 --credentials /etc/fence/credentials"
@@ -96,6 +97,14 @@ final class DemoCommand implements Callable<Integer> {
             description = "The compressed lease length (default: ${DEFAULT-VALUE}).")
     String ttl;
 
+    @Option(
+            names = "--html",
+            paramLabel = "FILE",
+            description = "End by writing the incident page to FILE: the replay's ledger as fence audit timeline"
+                    + " --html draws it (lanes per agent, leases held and lapsed, every push and why it was"
+                    + " FENCED). Open it in a browser.")
+    Path html;
+
     @Option(names = "--keep", description = "Keep the demo's directory (repositories, clones, store) afterwards.")
     boolean keep;
 
@@ -119,7 +128,8 @@ final class DemoCommand implements Callable<Integer> {
                 db,
                 Durations.parsePositive("--ttl", ttl),
                 keep,
-                ServerOption.CLIENT_TIMEOUT);
+                ServerOption.CLIENT_TIMEOUT,
+                html == null ? null : ctx.cwd().resolve(html));
         boolean ok = new Demo(ctx.out(), ctx.err(), ctx.env(), ctx.clock(), inProcess()).run(request, progress());
         return ok ? ExitCode.OK.code() : ExitCode.INTERNAL.code();
     }

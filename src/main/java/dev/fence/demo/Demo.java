@@ -37,7 +37,7 @@ import java.util.stream.Stream;
  * <p>Canonical usage, from the command that parsed the options:
  *
  * <pre>{@code
- * boolean ok = new Demo(out, err, env, clock, runner).run(new Demo.Request(null, "auto", null, null, ttl, false, timeout),
+ * boolean ok = new Demo(out, err, env, clock, runner).run(new Demo.Request(null, "auto", null, null, ttl, false, timeout, null),
  *         Progress.none());
  * }</pre>
  */
@@ -65,6 +65,7 @@ public final class Demo {
      * @param ttl the compressed lease length
      * @param keep keep the workspace afterwards
      * @param clientTimeout how long a request to a running server may take
+     * @param html where to write the incident page ({@code fence audit timeline --html}) at the end, or null
      */
     public record Request(
             String store,
@@ -73,7 +74,8 @@ public final class Demo {
             String db,
             Duration ttl,
             boolean keep,
-            Duration clientTimeout) {}
+            Duration clientTimeout,
+            Path html) {}
 
     private final PrintWriter out;
     private final PrintWriter err;
@@ -135,7 +137,7 @@ public final class Demo {
             } else {
                 mode = runningServer(request, dir, cleanup);
             }
-            ok = new IncidentDemo(out, env, cli, dir, mode, db, request.ttl(), progress).run();
+            ok = new IncidentDemo(out, env, cli, dir, mode, db, request.ttl(), progress, request.html()).run();
             if (!ok && !serverLog.isEmpty()) {
                 out.println("The in-process server's log:");
                 serverLog.forEach(l -> out.println("  " + l));

@@ -92,6 +92,9 @@ final class IncidentDemo {
 
     private final Duration ttl;
     private final Progress progress;
+    /** Where the incident page goes, or null for none. */
+    private final Path html;
+
     private final List<String> failures = new ArrayList<>();
     private int checks;
     private Map<String, String> baseEnv;
@@ -105,6 +108,7 @@ final class IncidentDemo {
      * @param cli runs fence's own commands in-process
      * @param db the database of the migration part ({@code fence migrate --db}); required in direct mode,
      *     must be null in server mode
+     * @param html where to write the incident page at the end, or null
      */
     IncidentDemo(
             PrintWriter out,
@@ -114,7 +118,8 @@ final class IncidentDemo {
             Mode mode,
             String db,
             Duration ttl,
-            Progress progress) {
+            Progress progress,
+            Path html) {
         this.out = out;
         this.env = Map.copyOf(env);
         this.cli = cli;
@@ -127,6 +132,7 @@ final class IncidentDemo {
         this.db = db;
         this.ttl = ttl;
         this.progress = progress;
+        this.html = html;
     }
 
     /** Replays the incident; returns true when every expected outcome happened. */
@@ -403,6 +409,9 @@ final class IncidentDemo {
             Run dbTimeline = fenceAs("auditor", "audit", "timeline", "--resource", migrations);
             printTimeline(dbTimeline);
         }
+        if (html != null) {
+            writePage();
+        }
         out.println();
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         if (failures.isEmpty()) {
@@ -413,6 +422,33 @@ final class IncidentDemo {
         out.println("Result: " + failures.size() + " of " + checks + " expected outcomes did NOT happen:");
         failures.forEach(f -> out.println("  - " + f));
         return false;
+    }
+
+    /** The same story as one page: {@code fence audit timeline --html} over the branch and the migrations. */
+    private void writePage() {
+        List<String> args = new ArrayList<>(List.of("audit", "timeline", "--html", "--repo", REPO, "--ref", BRANCH));
+        if (db != null) {
+            args.addAll(List.of("--resource", migrations));
+        }
+        out.println();
+        out.println("Incident page (fence " + String.join(" ", args) + " > " + html + "):");
+        Run page = fenceAs("auditor", args.toArray(String[]::new));
+        try {
+            if (page.exit == 0) {
+                Files.writeString(html, page.out, StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        expect(
+                page.exit == 0
+                        && page.out.contains("data-lane=\"" + AGENT_A + "\"")
+                        && page.out.contains("data-lane=\"" + AGENT_B + "\"")
+                        && page.out.contains("data-part=\"lapsed\"")
+                        && page.out.contains("data-kind=\"fenced\""),
+                "the incident page is written to " + html
+                        + ": agent-A's and agent-B's lanes, the lapse, the FENCED pushes",
+                page.err);
     }
 
     private void printTimeline(Run timeline) {

@@ -1,5 +1,6 @@
 package dev.fence.server;
 
+import dev.fence.audit.TimelinePage;
 import dev.fence.core.Durations;
 import dev.fence.core.EventType;
 import dev.fence.core.InvalidInputException;
@@ -9,20 +10,36 @@ import dev.fence.core.LedgerQuery;
 import dev.fence.core.Names;
 import dev.fence.core.RefNames;
 import dev.fence.json.Json;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * {@code /v1/audit}, {@code /v1/audit/timeline} and {@code /v1/leases/grants}: ledger queries, as {@code
- * fence audit --json} prints them.
+ * fence audit --json} prints them; and {@code /audit}, the incident page for browsers.
  */
 final class AuditApi {
     private static final int DEFAULT_LIMIT = 1000;
+
+    /** The page's window when none is asked for. */
+    static final String PAGE_WINDOW = "24h";
+
+    /** At most this many of the window's newest events are read to list its resources. */
+    private static final int PICKER_EVENTS = 20_000;
+
+    /** At most this many of a resource's newest events in the window are drawn. */
+    private static final int PAGE_EVENTS = 50_000;
+
+    private static final String HTML = "text/html; charset=utf-8";
 
     private final LeaseStore store;
     private final StoreCalls calls;
@@ -59,6 +76,64 @@ final class AuditApi {
                 types,
                 limit);
         return events(call, calls.call("audit", () -> store.query(query)));
+    }
+
+    /**
+     * {@code GET /audit}: the incident page ({@link TimelinePage}) of one resource over a time window,
+     * with a picker of the resources active in the window. Query parameters: {@code resource} (default:
+     * the most recently active one), {@code since} (ISO-8601 or an age; default {@value #PAGE_WINDOW}),
+     * {@code until} (default: now).
+     */
+    Reply page(Call call) {
+        Form q = call.query();
+        String sinceText = blankToNull(q.get("since"));
+        String untilText = blankToNull(q.get("until"));
+        Instant from = since(sinceText == null ? PAGE_WINDOW : sinceText);
+        Instant to = untilText == null ? null : since(untilText);
+        if (to != null && to.isBefore(from)) {
+            throw new InvalidInputException("until is before since");
+        }
+        String picked = optionalName("resource", q.get("resource"));
+        LedgerQuery window = new LedgerQuery(null, null, null, null, from, null, PICKER_EVENTS);
+        List<LedgerEvent> recent = calls.call("audit", () -> store.query(window));
+        // The picker lists what was active in the window, most recent first.
+        Map<String, Instant> latest = new LinkedHashMap<>();
+        for (LedgerEvent e : recent) {
+            if (to == null || !e.at().isAfter(to)) {
+                latest.merge(e.resource(), e.at(), (a, b) -> a.isAfter(b) ? a : b);
+            }
+        }
+        List<String> resources = new ArrayList<>(latest.keySet());
+        resources.sort(
+                Comparator.comparing((String r) -> latest.get(r)).reversed().thenComparing(r -> r));
+        String selected = picked != null ? picked : resources.isEmpty() ? null : resources.get(0);
+        if (selected != null && !resources.contains(selected)) {
+            resources.add(0, selected);
+        }
+        List<LedgerEvent> events = List.of();
+        String note = null;
+        if (selected != null) {
+            LedgerQuery one = new LedgerQuery(selected, null, null, null, from, null, PAGE_EVENTS);
+            events = calls.call("audit", () -> store.query(one));
+            if (events.size() >= PAGE_EVENTS) {
+                note = "Only the newest " + PAGE_EVENTS + " events of this window are shown: narrow the window.";
+            }
+        }
+        String html = TimelinePage.render(
+                events,
+                new TimelinePage.Options(
+                        "fence audit: " + (selected == null ? "no activity in this window" : selected),
+                        from,
+                        to,
+                        null,
+                        clock.instant(),
+                        new TimelinePage.Picker(resources, selected, sinceText, untilText),
+                        note));
+        return new Reply(200, HTML, html.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
     }
 
     Reply timeline(Call call) {

@@ -2,16 +2,21 @@ package dev.fence.server;
 
 import dev.fence.core.ConfigException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
+import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * The server's live view of its credentials file: checks bearer tokens, and re-reads the file whenever
+ * The server's live view of its credentials file: checks credentials (bearer tokens, or HTTP Basic
+ * carrying the same name and secret for browsers), and re-reads the file whenever
  * its inode, size or modification time changes, so that a revoked credential stops working at the next
  * request without a restart.
  *
@@ -52,7 +57,7 @@ final class Credentials {
     /**
      * The credential {@code authorization} (an {@code Authorization} header value) proves.
      *
-     * @throws HttpError 401 without a valid bearer credential, 503 when the file is broken
+     * @throws HttpError 401 without a valid bearer or Basic credential, 503 when the file is broken
      */
     Credential authenticate(String authorization) {
         Map<String, Credential> current;
@@ -64,13 +69,10 @@ final class Credentials {
             current = byName;
         }
         if (authorization == null || authorization.isBlank()) {
-            throw HttpError.unauthorized("no credential: send 'Authorization: Bearer <name>:<secret>'");
+            throw HttpError.unauthorized(
+                    "no credential: send 'Authorization: Bearer <name>:<secret>' (or HTTP Basic, name and secret)");
         }
-        String value = authorization.strip();
-        if (!value.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw HttpError.unauthorized("the Authorization header must be 'Bearer <name>:<secret>'");
-        }
-        String token = value.substring(7).strip();
+        String token = nameAndSecret(authorization.strip());
         int colon = token.indexOf(':');
         String name = colon < 0 ? "" : token.substring(0, colon);
         String secret = colon < 0 ? token : token.substring(colon + 1);
@@ -82,6 +84,29 @@ final class Credentials {
             throw HttpError.unauthorized("the credential is unknown, revoked or wrong");
         }
         return c;
+    }
+
+    /**
+     * {@code <name>:<secret>} from a {@code Bearer} value, or from a {@code Basic} one (RFC 7617: base64
+     * of user {@code name}, password {@code secret}), which is how a browser sends the same credential.
+     */
+    private static String nameAndSecret(String value) {
+        if (value.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return value.substring(7).strip();
+        }
+        if (value.regionMatches(true, 0, "Basic ", 0, 6)) {
+            try {
+                byte[] raw = Base64.getDecoder().decode(value.substring(6).strip());
+                return StandardCharsets.UTF_8
+                        .newDecoder()
+                        .decode(ByteBuffer.wrap(raw))
+                        .toString();
+            } catch (IllegalArgumentException | CharacterCodingException e) {
+                throw HttpError.unauthorized("the Basic credential is not base64 of UTF-8 '<name>:<secret>'");
+            }
+        }
+        throw HttpError.unauthorized(
+                "the Authorization header must be 'Bearer <name>:<secret>' or HTTP Basic with the name and secret");
     }
 
     private void refresh() {

@@ -94,10 +94,12 @@ public final class HookServer implements AutoCloseable {
     }
 
     /**
-     * A route: exact path, method, the roles that may call it (empty: no credential needed), and whether
-     * it is answered on the I/O thread (only what neither blocks nor reads a body).
+     * A route: exact path, method, the roles that may call it (empty: no credential needed), whether it is
+     * answered on the I/O thread (only what neither blocks nor reads a body), and whether browsers call it
+     * (a 401 then asks for HTTP Basic, so the browser prompts for the credential's name and secret).
      */
-    private record Route(String method, String path, Set<Role> roles, boolean inline, Handler handler) {}
+    private record Route(
+            String method, String path, Set<Role> roles, boolean inline, boolean browser, Handler handler) {}
 
     private HookServer(
             ServerSettings settings, LeaseStore store, Credentials credentials, Clock clock, Consumer<String> log) {
@@ -204,14 +206,15 @@ public final class HookServer implements AutoCloseable {
         route("POST", "/v1/hook/post-receive", EnumSet.of(Role.HOOK), hooks::postReceive);
         route("GET", "/v1/audit", EnumSet.of(Role.AUDITOR), audit::query);
         route("GET", "/v1/audit/timeline", EnumSet.of(Role.AUDITOR), audit::timeline);
+        routes.add(new Route("GET", "/audit", EnumSet.of(Role.AUDITOR), false, true, audit::page));
     }
 
     private void route(String method, String path, Set<Role> roles, Handler handler) {
-        routes.add(new Route(method, path, roles, false, handler));
+        routes.add(new Route(method, path, roles, false, false, handler));
     }
 
     private void inline(String method, String path, Handler handler) {
-        routes.add(new Route(method, path, Set.of(), true, handler));
+        routes.add(new Route(method, path, Set.of(), true, false, handler));
     }
 
     /** The address the server listens on (the real port when 0 was asked for). */
@@ -270,6 +273,7 @@ public final class HookServer implements AutoCloseable {
         private final long start = System.nanoTime();
         private final AtomicBoolean answered = new AtomicBoolean();
         private String routeName = "unmatched";
+        private boolean browser;
 
         Exchange(Request request, Response response, Callback callback) {
             this.request = request;
@@ -291,6 +295,7 @@ public final class HookServer implements AutoCloseable {
             try {
                 route = match(call.path(), call.method());
                 routeName = route.path();
+                browser = route.browser();
                 authenticate(route);
             } catch (HttpError e) {
                 answer(Reply.error(e.status(), e.getMessage(), call.wantsText()));
@@ -386,7 +391,14 @@ public final class HookServer implements AutoCloseable {
             h.put(HttpHeader.CONTENT_TYPE, reply.contentType());
             h.put(HttpHeader.CACHE_CONTROL, "no-store");
             if (reply.status() == 401) {
-                h.put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"fence\"");
+                h.put(
+                        HttpHeader.WWW_AUTHENTICATE,
+                        browser ? "Basic realm=\"fence\", charset=\"UTF-8\"" : "Bearer realm=\"fence\"");
+            }
+            if (reply.contentType().startsWith("text/html")) {
+                h.put("Content-Security-Policy", dev.fence.audit.TimelinePage.contentSecurityPolicy());
+                h.put("X-Content-Type-Options", "nosniff");
+                h.put("Referrer-Policy", "no-referrer");
             }
             byte[] body = reply.body();
             h.put(HttpHeader.CONTENT_LENGTH, body.length);

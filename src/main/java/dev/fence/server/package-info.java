@@ -9,7 +9,8 @@
  * the two cannot diverge; ancestry, which needs the repository, is asked of the caller ({@link
  * dev.fence.core.KnownAncestry}). The API is documented in {@code docs/api.md}.
  *
- * <p>May import core, hook, the store SPI, json (Jackson), Jetty and the Prometheus client; never picocli
+ * <p>May import core, hook, audit (the incident page), the store SPI, json (Jackson), Jetty and the Prometheus
+ * client; never picocli
  * or {@code dev.fence.cli}. Only this package imports Jetty (not {@code server.client}).
  */
 package dev.fence.server;

@@ -120,6 +120,11 @@ class DemoTest {
 
     /** Server mode: the git part in full, each migration step named and skipped. */
     private static void assertMigrationsSkipped(Result r) {
+        assertMigrationsSkipped(r, 18);
+    }
+
+    /** As above, with {@code outcomes} expected outcomes (one more with --html: the page is written). */
+    private static void assertMigrationsSkipped(Result r, int outcomes) {
         assertAllOutcomes(r);
         assertTrue(r.out().contains("database:  none: the migration steps are skipped in server mode"), r.out());
         for (String step : new String[] {
@@ -131,7 +136,7 @@ class DemoTest {
         }) {
             assertTrue(r.out().contains(step), step + " in\n" + r.out());
         }
-        assertTrue(r.out().contains("Result: all 18 expected outcomes happened"), r.out());
+        assertTrue(r.out().contains("Result: all " + outcomes + " expected outcomes happened"), r.out());
         assertTrue(r.out().contains("the migration steps were skipped in server mode"), r.out());
     }
 
@@ -231,8 +236,11 @@ class DemoTest {
 
     @Test
     void replaysTheIncidentThroughAnInProcessServerWithServerAuto() {
-        Result r = demo("--server", "auto", "--progress", "never");
-        assertMigrationsSkipped(r);
+        Path page = home.resolve("incident.html");
+        Result r = demo("--server", "auto", "--progress", "never", "--html", page.toString());
+        assertMigrationsSkipped(r, 19);
+        assertTrue(r.out().contains("the incident page is written to " + page), r.out());
+        assertTrue(Files.isRegularFile(page), "the page is read from the server's ledger with the auditor credential");
         assertTrue(r.out().contains("in-process fence serve"), r.out());
         assertTrue(r.out().contains("server:    http://127.0.0.1:"), r.out());
     }

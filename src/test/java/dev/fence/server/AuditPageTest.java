@@ -1,0 +1,130 @@
+package dev.fence.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code GET /audit}: who may see the incident page, how browsers authenticate, and what it shows. */
+class AuditPageTest {
+    @TempDir
+    static Path tmp;
+
+    static TestServer t;
+    static String agent;
+    static String auditor;
+    static String admin;
+    static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
+
+    @BeforeAll
+    static void start() {
+        t = TestServer.start(tmp.resolve("server"), "sqlite:" + tmp.resolve("audit.db"), "");
+        agent = t.add("agent-a", Role.AGENT, "agent-a");
+        auditor = t.add("reader", Role.AUDITOR);
+        admin = t.add("ops", Role.ADMIN);
+        for (String[] lease :
+                new String[][] {{"db/migrations", "agent-a"}, {"files/config", "<script>alert(1)</script>"}}) {
+            var r = t.post(
+                    "/v1/leases/acquire",
+                    admin,
+                    "application/json",
+                    "{\"resource\":\"" + lease[0] + "\",\"holder\":\"" + lease[1] + "\",\"ttl\":\"30s\"}");
+            assertEquals(200, r.status(), r.body());
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        t.close();
+    }
+
+    static HttpResponse<String> get(String path, String authorization) throws Exception {
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(t.url() + path)).timeout(Duration.ofSeconds(20));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return HTTP.send(b.GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** HTTP Basic as a browser sends it: the credential's name as user, its secret as password. */
+    static String basic(String credential) {
+        return "Basic " + Base64.getEncoder().encodeToString(credential.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void withoutACredentialTheBrowserIsAskedForBasic() throws Exception {
+        var r = get("/audit", null);
+        assertEquals(401, r.statusCode());
+        assertEquals(
+                "Basic realm=\"fence\", charset=\"UTF-8\"",
+                r.headers().firstValue("WWW-Authenticate").orElse(""));
+        assertFalse(r.body().contains("data-lane"), "nothing of the ledger");
+        var api = get("/v1/audit", null);
+        assertEquals(401, api.statusCode());
+        assertEquals(
+                "Bearer realm=\"fence\"",
+                api.headers().firstValue("WWW-Authenticate").orElse(""),
+                "API unchanged");
+    }
+
+    @Test
+    void agentsHooksAndWrongSecretsAreRefused() throws Exception {
+        assertEquals(403, get("/audit", basic(agent)).statusCode());
+        assertEquals(403, get("/audit", "Bearer " + agent).statusCode());
+        String hook = t.add("githost", Role.HOOK);
+        assertEquals(403, get("/audit", basic(hook)).statusCode());
+        String wrong = auditor.substring(0, auditor.indexOf(':') + 1) + "not-the-secret";
+        assertEquals(401, get("/audit", basic(wrong)).statusCode());
+        assertEquals(401, get("/audit", "Basic !!!not-base64").statusCode());
+        assertEquals(401, get("/audit", "Digest username=\"reader\"").statusCode());
+    }
+
+    @Test
+    void auditorsAndAdminsGetThePageWithAPickerOfActiveResources() throws Exception {
+        for (String auth : new String[] {basic(auditor), "Bearer " + auditor, basic(admin)}) {
+            var r = get("/audit", auth);
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            assertTrue(csp.startsWith("default-src 'none'") && csp.contains("frame-ancestors 'none'"), csp);
+            assertTrue(r.body().contains("<option value=\"db/migrations\""), r.body());
+            assertTrue(r.body().contains("<option value=\"files/config\" selected>"), "newest activity first");
+        }
+    }
+
+    @Test
+    void thePickedResourceAndWindowAreQueryParameters() throws Exception {
+        var r = get("/audit?resource=db%2Fmigrations&since=1h", basic(auditor));
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.body().contains("data-resource=\"db/migrations\""));
+        assertTrue(r.body().contains("data-lane=\"agent-a\""));
+        assertFalse(r.body().contains("data-resource=\"files/config\""));
+        assertTrue(r.body().contains("name=\"since\" placeholder=\"24h or 2026-12-01T14:00:00Z\" value=\"1h\""));
+
+        var evil = get("/audit?resource=files%2Fconfig", basic(auditor));
+        assertFalse(evil.body().contains("<script>alert"), "a holder's name is text");
+        assertTrue(evil.body().contains("data-lane=\"&lt;script&gt;alert(1)&lt;/script&gt;\""));
+
+        String future = URLEncoder.encode("2000-01-01T00:00:00Z", StandardCharsets.UTF_8);
+        var empty = get("/audit?resource=db%2Fmigrations&until=" + future, basic(auditor));
+        assertEquals(400, empty.statusCode(), "until before the default since");
+        assertEquals(400, get("/audit?since=yesterday", basic(auditor)).statusCode());
+    }
+}
