@@ -43,25 +43,6 @@ class DoctorRepoTest {
     Path repo;
     Path db;
 
-    record Result(int exit, String out, String err) {
-        JsonNode finding(String check) throws Exception {
-            for (JsonNode f : Json.read(out.strip()).get("findings")) {
-                if (f.get("check").asText().equals(check)) {
-                    return f;
-                }
-            }
-            throw new AssertionError("no finding " + check + " in " + out + err);
-        }
-
-        String status(String check) throws Exception {
-            return finding(check).get("status").asText();
-        }
-
-        String detail(String check) throws Exception {
-            return finding(check).get("detail").asText();
-        }
-    }
-
     private Map<String, String> env() {
         Map<String, String> env = new HashMap<>();
         env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
@@ -82,7 +63,7 @@ class DoctorRepoTest {
         return out;
     }
 
-    private Result doctor(String... args) {
+    private DoctorCommandTest.Result doctor(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         Context ctx = new Context(
@@ -94,7 +75,7 @@ class DoctorRepoTest {
                 tmp);
         List<String> all = new ArrayList<>(List.of("doctor", "--repo", repo.toString(), "--json"));
         all.addAll(List.of(args));
-        return new Result(Main.run(ctx, all.toArray(String[]::new)), out.toString(), err.toString());
+        return new DoctorCommandTest.Result(Main.run(ctx, all.toArray(String[]::new)), out.toString(), err.toString());
     }
 
     private void install() throws Exception {
@@ -118,7 +99,7 @@ class DoctorRepoTest {
 
     @Test
     void anInstallByTheJarIsHealthyAndEachBreakageIsNamedWithItsFix() throws Exception {
-        Result healthy = doctor();
+        DoctorCommandTest.Result healthy = doctor();
         assertEquals(0, healthy.exit(), healthy.out() + healthy.err());
         for (String check : List.of(
                 "hook.user",
@@ -137,7 +118,7 @@ class DoctorRepoTest {
 
         // Push options off: no push could carry a token.
         run("git", "--git-dir=" + repo, "config", "receive.advertisePushOptions", "false");
-        Result off = doctor();
+        DoctorCommandTest.Result off = doctor();
         assertEquals(ExitCode.CONFIG.code(), off.exit(), off.out());
         assertEquals("fail", off.status("git.push-options"));
         assertTrue(off.finding("git.push-options").get("fix").asText().contains("receive.advertisePushOptions true"));
@@ -148,7 +129,7 @@ class DoctorRepoTest {
         Path hook = repo.resolve("hooks/pre-receive");
         String original = Files.readString(hook);
         Files.writeString(hook, original.replace("# installed by fence\n", "# installed by fence\nexit 0\n"));
-        Result edited = doctor();
+        DoctorCommandTest.Result edited = doctor();
         assertEquals("fail", edited.status("hook.pre-receive"), edited.out());
         assertTrue(edited.detail("hook.pre-receive").contains("first at line 3: 'exit 0'"), edited.out());
         assertTrue(edited.finding("hook.pre-receive").get("fix").asText().startsWith("rerun fence install --bare"));
@@ -157,7 +138,7 @@ class DoctorRepoTest {
         assertEquals("fail", doctor().status("hook.pre-receive"));
         // The fix the findings give: rerun the install.
         install();
-        Result fixed = doctor();
+        DoctorCommandTest.Result fixed = doctor();
         assertEquals(0, fixed.exit(), fixed.out());
         assertEquals("ok", fixed.status("hook.pre-receive"));
         assertEquals("ok", fixed.status("git.push-options"));
@@ -172,7 +153,7 @@ class DoctorRepoTest {
             UserPrincipal nobody =
                     tmp.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
             Files.setOwner(repo, nobody);
-            Result r = doctor();
+            DoctorCommandTest.Result r = doctor();
             assertEquals(ExitCode.CONFIG.code(), r.exit(), r.out());
             assertTrue(r.detail("hook.user").contains("the hooks run as nobody (the owner of " + repo), r.out());
             JsonNode file = r.finding("sqlite.file");
@@ -188,12 +169,12 @@ class DoctorRepoTest {
             assertTrue(r.detail("store.writable").contains("as root (the hooks run as nobody)"), r.out());
 
             // Named explicitly, the hooks' user is judged instead of the owner.
-            Result asRoot = doctor("--hook-user", "root");
+            DoctorCommandTest.Result asRoot = doctor("--hook-user", "root");
             assertEquals(0, asRoot.exit(), asRoot.out());
             assertEquals("ok", asRoot.status("sqlite.file"));
         } else {
             Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("r--r--r--"));
-            Result r = doctor();
+            DoctorCommandTest.Result r = doctor();
             assertEquals(ExitCode.CONFIG.code(), r.exit(), r.out());
             assertEquals("fail", r.status("sqlite.file"), r.out());
             assertTrue(r.detail("sqlite.file").contains("not writable"), r.out());
@@ -205,7 +186,7 @@ class DoctorRepoTest {
         assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
         try (RedisServer redis = RedisServer.start("--appendonly", "no", "--maxmemory-policy", "allkeys-lru")) {
             Files.writeString(repo.resolve("fence.conf"), "# installed by fence\nstore = " + redis.url() + "\n");
-            Result r = doctor();
+            DoctorCommandTest.Result r = doctor();
             assertEquals(ExitCode.CONFIG.code(), r.exit(), r.out() + r.err());
             assertEquals("fail", r.status("redis.eviction"), r.out());
             assertTrue(r.detail("redis.eviction").contains("allkeys-lru"), r.out());
