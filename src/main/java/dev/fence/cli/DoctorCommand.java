@@ -13,6 +13,7 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
 import java.nio.file.FileSystems;
+import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,7 @@ final class DoctorCommand implements Callable<Integer> {
             names = "--repo",
             paramLabel = "DIR",
             description = "A bare repository fence is installed in: check its hooks, git config and the hook's store.")
-    java.nio.file.Path repo;
+    Path repo;
 
     @Option(
             names = "--hook-user",

@@ -223,8 +223,8 @@ public final class RepoChecks implements Check {
             String want = i < e.length ? e[i] : null;
             String got = i < a.length ? a[i] : null;
             if (want == null || !want.equals(got)) {
-                return "line " + (i + 1) + ": " + (got == null ? "(missing)" : "'" + Printable.cut(got) + "'")
-                        + (want == null ? " (not in fence's)" : ", fence writes '" + Printable.cut(want) + "'");
+                return "line " + (i + 1) + ": " + (got == null ? "(missing)" : "'" + cut(got) + "'")
+                        + (want == null ? " (not in fence's)" : ", fence writes '" + cut(want) + "'");
             }
         }
         return "the end of the file";
@@ -297,8 +297,8 @@ public final class RepoChecks implements Check {
         if (hook != null && !hook.canRead(archive)) {
             return Finding.warn(
                     ARCHIVE,
-                    archive + " is not readable by " + hook.name() + " (" + Account.describe(archive)
-                            + "): the hooks' JVM starts without it",
+                    archive + " is not readable by " + hook.name() + modes(archive)
+                            + ": the hooks' JVM starts without it",
                     "chmod a+r " + archive);
         }
         return Finding.ok(ARCHIVE, archive + " is current for JDK " + version + " and " + jar);
@@ -317,8 +317,8 @@ public final class RepoChecks implements Check {
             String who = hook != null ? hook.name() : "this user";
             return Finding.fail(
                     CONFIG,
-                    who + " cannot read " + file + " (" + Account.describe(file)
-                            + "): the hook cannot load its configuration, so every push to a fenced ref is refused",
+                    who + " cannot read " + file + modes(file)
+                            + ": the hook cannot load its configuration, so every push to a fenced ref is refused",
                     "chown " + (hook != null ? hook.name() : "<hook user>") + " " + file + " (keep it mode 600: it may"
                             + " hold the store's password)");
         }
@@ -355,11 +355,15 @@ public final class RepoChecks implements Check {
         }
     }
 
-    /** Short one-line excerpts for findings. */
-    private static final class Printable {
-        static String cut(String line) {
-            String l = line.strip();
-            return l.length() > 80 ? l.substring(0, 77) + "..." : l;
-        }
+    /** {@code " (owned by …, mode …)"}, or nothing when that cannot be read. */
+    private static String modes(Path file) {
+        String m = Account.describe(file);
+        return m == null ? "" : " (" + m + ")";
+    }
+
+    /** A line of a file, short enough for a one-line finding. */
+    private static String cut(String line) {
+        String l = line.strip();
+        return l.length() > 80 ? l.substring(0, 77) + "..." : l;
     }
 }

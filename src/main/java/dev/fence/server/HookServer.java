@@ -359,13 +359,14 @@ public final class HookServer implements AutoCloseable {
                 }
                 throw e;
             }
+            // Named in the access line also when its role does not fit: the name is no secret.
+            request.setAttribute(AccessLog.CALLER, c.name());
             if (!c.hasRole(route.roles())) {
                 metrics.authFailure(403);
                 throw HttpError.forbidden("credential '" + c.name() + "' has role "
                         + c.role().label() + "; " + route.path() + " needs " + roleNames(route.roles()));
             }
             call.caller(c);
-            request.setAttribute(AccessLog.CALLER, c.name());
         }
 
         private Reply invoke(Route route) {
