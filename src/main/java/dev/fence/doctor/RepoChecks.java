@@ -5,6 +5,7 @@ import dev.fence.git.Git;
 import dev.fence.hook.HookConfig;
 import dev.fence.hookpath.Archives;
 import dev.fence.hookpath.JvmSettings;
+import dev.fence.install.HookScripts;
 import dev.fence.install.InstalledHooks;
 import dev.fence.install.Launch;
 import dev.fence.store.StoreOptions;
@@ -92,6 +93,7 @@ public final class RepoChecks implements Check {
                 .normalize();
         Optional<Launch> launch = Optional.empty();
         boolean shim = false;
+        Path preReceive = null;
         for (String name : InstalledHooks.HOOKS) {
             Optional<Path> file = InstalledHooks.locate(hooks, name);
             out.add(hookFile(name, hooks, file));
@@ -99,9 +101,16 @@ public final class RepoChecks implements Check {
                 String content = read(file.get());
                 shim = InstalledHooks.isShim(content);
                 launch = InstalledHooks.launch(name, content);
+                preReceive = file.get();
             }
         }
         out.add(archive(launch, shim, hook));
+        if (shim) {
+            // The shim reads its settings, the hook credential among them, from the file beside it.
+            out.add(readable(
+                    preReceive.resolveSibling(HookScripts.SHIM_CONF), hook, "the shim cannot ask fence serve"));
+            return out;
+        }
         HookConfig config;
         try {
             config = HookConfig.load(repo, null);
@@ -110,7 +119,7 @@ public final class RepoChecks implements Check {
             return out;
         }
         out.add(configFile(config, hook));
-        store(config, shim, hook, out);
+        store(config, hook, out);
         return out;
     }
 
@@ -311,25 +320,35 @@ public final class RepoChecks implements Check {
                     "no " + repo.resolve(HookConfig.REPO_FILE_NAME) + " and no " + HookConfig.SYSTEM_FILE_NAME
                             + ": the hook runs on the defaults");
         }
-        Path file = config.file().get();
+        return readable(config.file().get(), hook, "the hook cannot load its configuration");
+    }
+
+    /** {@code file}, which the hook must read, judged for the hooks' user. */
+    private static Finding readable(Path file, Account hook, String otherwise) {
+        if (!Files.exists(file)) {
+            return Finding.fail(
+                    CONFIG,
+                    file + " does not exist: " + otherwise + ", so every push to a fenced ref is refused",
+                    "rerun fence install --bare with the options it was installed with");
+        }
         boolean readable = hook != null ? hook.canRead(file) : Files.isReadable(file);
         if (!readable) {
             String who = hook != null ? hook.name() : "this user";
             return Finding.fail(
                     CONFIG,
-                    who + " cannot read " + file + modes(file)
-                            + ": the hook cannot load its configuration, so every push to a fenced ref is refused",
-                    "chown " + (hook != null ? hook.name() : "<hook user>") + " " + file + " (keep it mode 600: it may"
-                            + " hold the store's password)");
+                    who + " cannot read " + file + modes(file) + ": " + otherwise
+                            + ", so every push to a fenced ref is refused",
+                    "chown " + (hook != null ? hook.name() : "<hook user>") + " " + file
+                            + " (keep it mode 600: it may hold a password or credential)");
         }
         return Finding.ok(
                 CONFIG, file + " is read by the hook" + (hook != null ? " and readable by " + hook.name() : ""));
     }
 
-    private void store(HookConfig config, boolean shim, Account hook, List<Finding> out) {
+    private void store(HookConfig config, Account hook, List<Finding> out) {
         String url = storeOverride != null ? storeOverride : config.store().orElse(null);
         if (url == null) {
-            if (shim || config.server().isPresent()) {
+            if (config.server().isPresent()) {
                 out.add(Finding.ok(
                         STORE,
                         "the hook asks fence serve"

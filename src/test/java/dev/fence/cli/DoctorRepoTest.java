@@ -182,6 +182,38 @@ class DoctorRepoTest {
     }
 
     @Test
+    void aCurlShimIsComparedWithTheShimAndItsSettingsFileJudgedForTheHooksUser() throws Exception {
+        Path shimRepo = tmp.resolve("srv/shim.git");
+        run("git", "init", "-q", "--bare", shimRepo.toString());
+        run(
+                launcher.toString(),
+                "install",
+                "--bare",
+                shimRepo.toString(),
+                "--shim",
+                "curl",
+                "--server",
+                "http://127.0.0.1:8700");
+        repo = shimRepo;
+        DoctorCommandTest.Result r = doctor();
+        assertEquals(0, r.exit(), r.out());
+        assertEquals("ok", r.status("hook.pre-receive"), r.out());
+        assertTrue(r.detail("hook.config").contains("fence-shim.conf"), r.out());
+        assertTrue(r.detail("hook.archive").contains("no JVM"), r.out());
+        Path conf = shimRepo.resolve("hooks/fence-shim.conf");
+        Files.writeString(shimRepo.resolve("hooks/pre-receive"), "\n", java.nio.file.StandardOpenOption.APPEND);
+        assertEquals("fail", doctor().status("hook.pre-receive"), "one byte added to the shim");
+        if (System.getProperty("user.name").equals("root")) {
+            Files.setOwner(
+                    shimRepo,
+                    tmp.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+            DoctorCommandTest.Result unreadable = doctor();
+            assertEquals("fail", unreadable.status("hook.config"), unreadable.out());
+            assertTrue(unreadable.detail("hook.config").contains("nobody cannot read " + conf), unreadable.out());
+        }
+    }
+
+    @Test
     void theHooksRedisIsJudgedFromTheRepositorysConfiguration() throws Exception {
         assumeTrue(RedisServer.findExecutable() != null, "no redis-server on the PATH");
         try (RedisServer redis = RedisServer.start("--appendonly", "no", "--maxmemory-policy", "allkeys-lru")) {
