@@ -47,9 +47,9 @@ import picocli.CommandLine.Option;
                     + " $FENCE_CREDENTIAL_FILE for every role.",
             "fence migrate has no server mode yet, so with --server the migration steps are skipped (each"
                     + " says so where it would run) and --db is refused.",
-            "A running server's policy (fence serve --config) must treat agent-* pushers as agents"
-                    + " ('agent-pushers = agent-*'), as the demo's own does, for the tokenless workaround to be"
-                    + " refused.",
+            "A running server judges with its own policy (fence serve --config): where it treats agent-*"
+                    + " pushers as agents ('agent-pushers = agent-*', as the demo's own server does) the tokenless"
+                    + " force-push is refused with token-required, elsewhere with tokenless-overwrite.",
             "",
             "Examples:",
             "  fence demo",

@@ -1,7 +1,10 @@
 package dev.fence.cli;
 
+import dev.fence.core.InvalidInputException;
+import dev.fence.doctor.Check;
 import dev.fence.doctor.Doctor;
 import dev.fence.doctor.Finding;
+import dev.fence.doctor.RepoChecks;
 import dev.fence.doctor.Report;
 import dev.fence.doctor.Status;
 import dev.fence.doctor.StoreChecks;
@@ -10,6 +13,7 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
 import java.nio.file.FileSystems;
+import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +32,16 @@ import picocli.CommandLine.Option;
             "Check that the store is set up safely, and say how to fix what is not. Each finding is ok, warn",
             "or fail, with a one-line fix.",
             "",
+            "With --repo DIR (a bare repository on the git host), check it as its hooks see it, as the user they",
+            "run as (hook.user: the repository's owner, or --hook-user): push options reach the hook",
+            "(git.push-options: receive.advertisePushOptions in the repository's, global or system git config);",
+            "the hook files fence wrote are byte for byte what fence install writes today (hook.pre-receive,",
+            "hook.post-receive); the class-data archive the hook starts from is current for its JDK and jar",
+            "(hook.archive); the hooks' user can read their fence.conf, or the curl shim's fence-shim.conf",
+            "(hook.config); then the store that fence.conf names (or --store), with a SQLite store's files judged",
+            "for the hooks' user, not for whoever runs fence doctor (root may write a file the hooks cannot);",
+            "hook.store when the hook names none.",
+            "",
             "Checks: the store answers (store.reachable) and takes a harmless, ledger-free write (store.writable);",
             "for Redis, that the server is a master (redis.role), that its maxmemory-policy cannot evict fence's",
             "keys (redis.eviction: allkeys-* fails), its persistence (redis.persistence: anything short of",
@@ -39,7 +53,8 @@ import picocli.CommandLine.Option;
             "",
             "Examples:",
             "  fence doctor",
-            "  fence doctor --store redis-sentinel://s1:26379,s2:26379/fence --json"
+            "  fence doctor --store redis-sentinel://s1:26379,s2:26379/fence --json",
+            "  sudo fence doctor --repo /srv/git/app.git --json"
         })
 final class DoctorCommand implements Callable<Integer> {
     private final Context ctx;
@@ -52,15 +67,42 @@ final class DoctorCommand implements Callable<Integer> {
             description = "Print one JSON object: {\"findings\":[{\"check\",\"status\",\"detail\",\"fix\"}],\"ok\"}.")
     boolean json;
 
+    @Option(
+            names = "--repo",
+            paramLabel = "DIR",
+            description = "A bare repository fence is installed in: check its hooks, git config and the hook's store.")
+    Path repo;
+
+    @Option(
+            names = "--hook-user",
+            paramLabel = "NAME",
+            description = "With --repo: the user the git server runs hooks as (default: the repository's owner).")
+    String hookUser;
+
     DoctorCommand(Context ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public Integer call() {
-        String url = Stores.resolveUrl(store.store, ctx.env());
-        Report report =
-                Doctor.examine(List.of(StoreChecks.all(url, StoreOptions.defaults(), ctx.clock(), user(ctx.env()))));
+        if (hookUser != null && repo == null) {
+            throw new InvalidInputException("--hook-user applies only with --repo");
+        }
+        Check check = repo != null
+                ? new RepoChecks(
+                        ctx.cwd().resolve(repo),
+                        ctx.env(),
+                        hookUser,
+                        store.store,
+                        StoreOptions.defaults(),
+                        ctx.clock(),
+                        user(ctx.env()))
+                : StoreChecks.all(
+                        Stores.resolveUrl(store.store, ctx.env()),
+                        StoreOptions.defaults(),
+                        ctx.clock(),
+                        user(ctx.env()));
+        Report report = Doctor.examine(List.of(check));
         if (json) {
             List<Map<String, Object>> findings = new ArrayList<>();
             for (Finding f : report.findings()) {

@@ -61,7 +61,7 @@ final class GuardCommand implements Runnable {
                 "",
                 "Examples:",
                 "  fence guard install --clone ~/work/app --holder agent-a --repo app --store redis://fence:6379",
-                "  fence guard install --clone ~/work/app --holder agent-a --repo app --server https://fence.internal:8443"
+                "  fence guard install --clone ~/work/app --holder agent-a --repo app --server https://fence.internal:8700"
             })
     static final class Install implements Callable<Integer> {
         private final Context ctx;

@@ -52,7 +52,7 @@ import picocli.CommandLine.Option;
             "  fence push --repo app --holder agent-a",
             "  fence push --grant-file ~/.fence/app-main.grant --remote origin",
             "  fence push --resource git:app:refs/heads/main --remote origin --holder agent-a --json",
-            "  FENCE_CREDENTIAL_FILE=~/.config/fence/agent-a fence push --server https://fence.internal:8443"
+            "  FENCE_CREDENTIAL_FILE=~/.config/fence/agent-a fence push --server https://fence.internal:8700"
                     + " --repo app --branch main --holder agent-a"
         })
 final class PushCommand implements Callable<Integer> {

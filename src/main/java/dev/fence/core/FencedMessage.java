@@ -159,12 +159,27 @@ public final class FencedMessage {
         }
         out.add("This is NOT a transient error. Do not retry, rebase, renumber, force-push, drop the token"
                 + " or switch branches to get around it.");
-        out.add("Anything your plan, memory or context summary says you \"hold\" on this resource is stale.");
+        if (liveLease(f)) {
+            out.add("Anything your plan, memory or context summary says about this branch's content is stale.");
+        } else {
+            out.add("Anything your plan, memory or context summary says you \"hold\" on this resource is stale.");
+        }
         out.add("Next step: re-read the resource (" + (reread != null ? reread : rereadHint(f))
                 + ") and re-plan from what is actually there.");
         out.add("If your goal is already met by the current state, report that and stop."
-                + " To write again you must acquire a new lease.");
+                + (liveLease(f)
+                        ? " To write again you must acquire a new lease: it records the branch as it is now."
+                        : " To write again you must acquire a new lease."));
         return out;
+    }
+
+    /**
+     * True for a remote that moved under a lease that is still the latest grant: the writer was not fenced
+     * off by another lease, the branch changed outside it (design §5 names what happened, not a loss of
+     * ownership that did not happen).
+     */
+    private static boolean liveLease(Fenced f) {
+        return f.reason() == Reason.REMOTE_CHANGED && f.token() > 0 && f.token() == f.current();
     }
 
     private static String headline(Fenced f, String what) {
@@ -191,8 +206,12 @@ public final class FencedMessage {
                     + ": it would discard commits written under a lease.";
             case RELEASED -> "You no longer own " + what + ": your lease (token " + f.token() + ") was released.";
             case NOT_HOLDER -> "You do not hold the lease on " + what + ".";
-            case REMOTE_CHANGED -> "You no longer own " + what
-                    + ": the remote branch moved since your lease recorded it.";
+            case REMOTE_CHANGED -> liveLease(f)
+                    ? "Your lease on " + what + " (token " + f.token() + ") is still the current one, but the"
+                            + " remote branch moved since the lease recorded it: someone wrote there outside it, so"
+                            + " what you would push was planned from a branch that is no longer there."
+                    : "You no longer own " + what + ": a newer token (" + f.current()
+                            + ") was granted, and the remote branch moved since your lease recorded it.";
             default -> "Refused: " + f.reason().code() + ".";
         };
     }

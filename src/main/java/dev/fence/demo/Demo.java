@@ -177,7 +177,11 @@ public final class Demo {
         cleanup.add(s::close);
         String where = request.store() != null ? "on the --store store" : "on SQLite in the workspace";
         return serverMode(
-                dir, s.uri().toString(), "in-process fence serve " + where + ", stopped when the demo ends", secrets);
+                dir,
+                s.uri().toString(),
+                "in-process fence serve " + where + ", stopped when the demo ends",
+                secrets,
+                true);
     }
 
     /** A running server: short-lived credentials in its file, or the admin credential from the environment. */
@@ -217,7 +221,8 @@ public final class Demo {
                     dir,
                     agent.base().toString(),
                     "running fence serve, demo credentials in " + request.credentials(),
-                    secrets);
+                    secrets,
+                    false);
         }
         String credential;
         try {
@@ -242,7 +247,7 @@ public final class Demo {
         for (String role : ROLES) {
             secrets.put(role, credential);
         }
-        return serverMode(dir, admin.base().toString(), "running fence serve, one admin credential", secrets);
+        return serverMode(dir, admin.base().toString(), "running fence serve, one admin credential", secrets, false);
     }
 
     /** Adds a credential per role to {@code file} (names prefixed); returns each bearer token by role. */
@@ -257,8 +262,13 @@ public final class Demo {
         return out;
     }
 
-    /** Writes each role's credential to its own file (mode 600) for FENCE_CREDENTIAL_FILE. */
-    private static IncidentDemo.Mode serverMode(Path dir, String url, String description, Map<String, String> secrets) {
+    /**
+     * Writes each role's credential to its own file (mode 600) for FENCE_CREDENTIAL_FILE.
+     *
+     * @param agentPolicy the server runs {@link #POLICY} (the in-process one); a running server's is its own
+     */
+    private static IncidentDemo.Mode serverMode(
+            Path dir, String url, String description, Map<String, String> secrets, boolean agentPolicy) {
         Path credentialDir = dir.resolve("credentials");
         Map<String, Path> files = new LinkedHashMap<>();
         try {
@@ -273,7 +283,7 @@ public final class Demo {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new IncidentDemo.Mode.Server(url, description, files, secrets.get("hook"));
+        return new IncidentDemo.Mode.Server(url, description, files, secrets.get("hook"), agentPolicy);
     }
 
     /** A well-formed credential for unauthenticated requests ({@code /readyz}). */

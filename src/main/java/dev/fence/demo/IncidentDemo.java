@@ -3,6 +3,7 @@ package dev.fence.demo;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.Grant;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Reason;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.git.Git;
 import dev.fence.install.HookScripts;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,8 +76,15 @@ final class IncidentDemo {
          * @param credentials a file holding the credential for each role: {@code agent-A}, {@code agent-B}
          *     (each bound to its holder name, or one admin credential for all), {@code auditor}
          * @param hookCredential the credential the shim sends (the hook role, or admin)
+         * @param agentPolicy the server's policy is known to treat {@code agent-*} pushers as agents ({@code
+         *     agent-pushers = agent-*}, as the demo's own server has); a running server's policy is its own
          */
-        record Server(String url, String description, Map<String, Path> credentials, String hookCredential)
+        record Server(
+                String url,
+                String description,
+                Map<String, Path> credentials,
+                String hookCredential,
+                boolean agentPolicy)
                 implements Mode {}
     }
 
@@ -302,7 +311,7 @@ final class IncidentDemo {
         }
         say("14:40:14", "agent-A", "fence push");
         Run stale = fencePush(a, AGENT_A);
-        expectFenced(stale, "agent-A's stale push is FENCED", null);
+        expectFenced(stale, "agent-A's stale push is FENCED");
         showFenced(stale);
 
         say("14:40:14", "harness", "puts 'fence status --holder agent-A --prompt' into agent-A's context");
@@ -334,7 +343,18 @@ final class IncidentDemo {
 
         say("14:40:16", "agent-A", "workaround 3: drop the token and git push --force");
         Run w3 = gitPush(a, AGENT_A, List.of(), "+HEAD:" + REF);
-        expectFenced(w3, "an agent pusher cannot push without a token", "token-required");
+        if (mode instanceof Mode.Server server && !server.agentPolicy()) {
+            // A running server judges with its own policy. Without agent-pushers naming agent-A, the push is
+            // a tokenless one like any other, and a tokenless force-push may not discard agent-B's commits.
+            expectFenced(
+                    w3,
+                    "a tokenless force-push over agent-B's commits is refused (token-required where the server's"
+                            + " policy names agent-* pushers as agents, else tokenless-overwrite)",
+                    Reason.TOKEN_REQUIRED.code(),
+                    Reason.TOKENLESS_OVERWRITE.code());
+        } else {
+            expectFenced(w3, "an agent pusher cannot push without a token", Reason.TOKEN_REQUIRED.code());
+        }
 
         String plan = head(a);
         say("14:40:16", "agent-A", "'Push rejected, remote has new commits. I'll fetch and rebase.'");
@@ -608,13 +628,17 @@ final class IncidentDemo {
         }
     }
 
-    private void expectFenced(Run r, String what, String reason) {
+    /** Expects {@code r} FENCED with one of {@code reasons} (any reason when none is given). */
+    private void expectFenced(Run r, String what, String... reasons) {
         String machine = r.err.lines()
                 .map(l -> l.replaceFirst("^remote: ", "").strip())
                 .filter(l -> l.startsWith("FENCED "))
                 .findFirst()
                 .orElse("");
-        boolean ok = r.exit != 0 && !machine.isEmpty() && (reason == null || machine.endsWith("reason=" + reason));
+        boolean ok = r.exit != 0
+                && !machine.isEmpty()
+                && (reasons.length == 0
+                        || Arrays.stream(reasons).anyMatch(reason -> machine.endsWith("reason=" + reason)));
         expect(ok, what + (machine.isEmpty() ? "" : ": " + machine.substring(machine.indexOf("reason="))), r.err);
     }
 

@@ -49,13 +49,18 @@ public final class StoreChecks implements Check {
     private final Clock clock;
 
     private final UserPrincipal user;
+    /** The user the hooks run as, when it is known and may not be {@link #user}; else null. */
+    private final Account hook;
+
     private final boolean access;
 
-    private StoreChecks(String url, StoreOptions options, Clock clock, UserPrincipal user, boolean access) {
+    private StoreChecks(
+            String url, StoreOptions options, Clock clock, UserPrincipal user, Account hook, boolean access) {
         this.url = url;
         this.options = options;
         this.clock = clock;
         this.user = user;
+        this.hook = hook;
         this.access = access;
     }
 
@@ -65,12 +70,22 @@ public final class StoreChecks implements Check {
      * @param user the user fence runs as (for the SQLite file's owner), or null when it cannot be told
      */
     public static StoreChecks all(String url, StoreOptions options, Clock clock, UserPrincipal user) {
-        return new StoreChecks(url, options, clock, user, true);
+        return all(url, options, clock, user, null);
+    }
+
+    /**
+     * Every store check, judging a SQLite store's files for {@code hook}, the user the hooks run as: a file
+     * root may write but the hooks' user may not is the failure a push meets, not the check.
+     *
+     * @param hook the hooks' user, or null to judge for {@code user}
+     */
+    public static StoreChecks all(String url, StoreOptions options, Clock clock, UserPrincipal user, Account hook) {
+        return new StoreChecks(url, options, clock, user, hook, true);
     }
 
     /** Only the set-up checks, which write nothing: {@code fence serve}'s at start. */
     public static StoreChecks setup(String url, StoreOptions options, UserPrincipal user) {
-        return new StoreChecks(url, options, null, user, false);
+        return new StoreChecks(url, options, null, user, null, false);
     }
 
     /** The finding that makes {@code fence serve} refuse to start, if the report has it. */
@@ -100,7 +115,7 @@ public final class StoreChecks implements Check {
         if (setup instanceof StoreSetup.Redis r) {
             out.addAll(RedisJudge.judge(r));
         } else if (setup instanceof StoreSetup.Sqlite s) {
-            out.addAll(SqliteJudge.judge(s, user));
+            out.addAll(SqliteJudge.judge(s, user, hook));
             if (access && !Files.exists(s.file())) {
                 out.add(Finding.ok(REACHABLE, "not opened: " + s.file() + " does not exist yet"));
                 return out;
@@ -127,6 +142,14 @@ public final class StoreChecks implements Check {
         return e instanceof ConfigException
                 ? "fix the store's set-up or credentials as the message says"
                 : "start the store, or fix the host, port and credentials in the store URL";
+    }
+
+    /** Whom the write was made as, when the hooks run as someone else. */
+    private String as() {
+        if (hook == null || user == null || hook.name().equals(user.getName())) {
+            return "";
+        }
+        return " as " + user.getName() + " (the hooks run as " + hook.name() + ")";
     }
 
     private void access(List<Finding> out) {
@@ -165,7 +188,9 @@ public final class StoreChecks implements Check {
                         List.of());
                 out.add(
                         r instanceof CommitResult.Committed
-                                ? Finding.ok(WRITABLE, "a write (resource " + PROBE + ", no ledger event) went through")
+                                ? Finding.ok(
+                                        WRITABLE,
+                                        "a write (resource " + PROBE + ", no ledger event) went through" + as())
                                 : Finding.warn(
                                         WRITABLE,
                                         "the write raced another one to resource " + PROBE + "; writability not shown",

@@ -5,7 +5,9 @@
  * checks are {@link dev.fence.doctor.StoreChecks}; {@code fence serve} runs their set-up part at start.
  *
  * <p>Checks read the world through the store SPI and {@link dev.fence.store.Stores}, never a concrete
- * store or its client library, and print nothing: the CLI renders the report. A new kind of check (the
- * git host's, for instance) is one more {@code Check} handed to {@link dev.fence.doctor.Doctor#examine}.
+ * store or its client library, and print nothing: the CLI renders the report. The git host's checks are
+ * {@link dev.fence.doctor.RepoChecks}: a bare repository through the real {@code git}, the hook files
+ * against what {@link dev.fence.install.InstalledHooks} says the installer writes today, and files judged
+ * for the user the hooks run as ({@link dev.fence.doctor.Account}).
  */
 package dev.fence.doctor;

@@ -84,6 +84,9 @@ public final class HookServer implements AutoCloseable {
     private final StoreCalls calls;
     private final Clock clock;
     private volatile boolean stopping;
+    /** The last store problem /readyz logged, so that a probe every second logs it once. */
+    private volatile String lastReadyProblem;
+
     private boolean closing;
     private boolean stopped;
 
@@ -143,6 +146,7 @@ public final class HookServer implements AutoCloseable {
         jetty.addConnector(connector);
         jetty.addBean(new NetworkConnectionLimit(settings.maxConnections(), connector));
         jetty.setErrorHandler(new ErrorReplies());
+        jetty.setRequestLog(new AccessLog(log));
         jetty.setHandler(new Entry());
     }
 
@@ -178,8 +182,9 @@ public final class HookServer implements AutoCloseable {
             }
             throw new IllegalStateException("fence serve could not start: " + e, e);
         }
-        log.accept("fence serve listening on " + server.uri() + " (store " + store.describe() + ", "
-                + credentials.size() + " credentials, " + settings.threads() + " threads)");
+        // Not "listening on": the caller says where it listens, once (fence serve prints it on stdout).
+        log.accept("serving store " + store.describe() + " with " + credentials.size() + " credentials and "
+                + settings.threads() + " threads");
         return server;
     }
 
@@ -241,11 +246,20 @@ public final class HookServer implements AutoCloseable {
             StoreIdentity id =
                     calls.call("readyz", () -> store.identity(dev.fence.core.Identities.candidate(clock.instant())));
             Map<String, Object> m = Json.object();
+            lastReadyProblem = null;
             m.put("status", "ready");
             m.put("generation", id.generation());
             return Reply.json(200, m);
         } catch (StoreUnavailableException | ConfigException e) {
-            return Reply.json(503, Map.of("status", "unavailable", "message", e.getMessage()));
+            // The caller is not authenticated: the store's address and its error stay in the server's log.
+            String detail = e.getMessage();
+            if (!detail.equals(lastReadyProblem)) {
+                log.accept("readyz: the store is unavailable: " + detail);
+            }
+            lastReadyProblem = detail;
+            return Reply.json(
+                    503,
+                    Map.of("status", "unavailable", "message", "the store is unavailable (the server's log says why)"));
         }
     }
 
@@ -350,6 +364,8 @@ public final class HookServer implements AutoCloseable {
                 }
                 throw e;
             }
+            // Named in the access line also when its role does not fit: the name is no secret.
+            request.setAttribute(AccessLog.CALLER, c.name());
             if (!c.hasRole(route.roles())) {
                 metrics.authFailure(403);
                 throw HttpError.forbidden("credential '" + c.name() + "' has role "

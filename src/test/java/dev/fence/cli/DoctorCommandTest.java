@@ -47,6 +47,10 @@ class DoctorCommandTest {
         String status(String check) throws Exception {
             return finding(check).get("status").asText();
         }
+
+        String detail(String check) throws Exception {
+            return finding(check).get("detail").asText();
+        }
     }
 
     private Result doctor(Map<String, String> env, String... args) {

@@ -99,6 +99,8 @@ class ServeStartupTest {
             assertTrue(err.contains(warning), err);
             assertEquals(err.indexOf(warning), err.lastIndexOf(warning), "once per start: " + err);
             assertFalse(err.contains("redis.eviction"), err);
+            String both = Files.readString(tmp.resolve("out")) + err;
+            assertEquals(both.indexOf("listening on"), both.lastIndexOf("listening on"), "said once: " + both);
         }
     }
 }

@@ -75,6 +75,9 @@ class RecordedShaTest {
         assertTrue(o.get("message").get(0).asText().endsWith("reason=remote-changed"), o.toString());
         assertTrue(push.err().contains("at " + ObjectIds.abbreviate(theirs)), push.all());
         assertTrue(push.err().contains("recorded " + ObjectIds.abbreviate(seed)), push.all());
+        // The lease is still the agent's: the message says the branch moved, not that the lease is lost.
+        assertFalse(push.err().contains("no longer own"), push.all());
+        assertTrue(push.err().contains("is still the current one, but the remote branch moved"), push.all());
 
         assertEquals(theirs, git.tip(bare, "refs/heads/main"), "nothing was overwritten");
         assertEquals(seed, recordedSha(), "a refused push does not move the recorded SHA");

@@ -62,7 +62,7 @@ class HookConfigTest {
                 """
                 # a comment
                 store = redis://:s3cret#x@redis.internal:6379/0
-                server = https://fence.internal:8443
+                server = https://fence.internal:8700
                 fenced-refs = refs/heads/main, refs/heads/release/**
                 pusher-policy.default = reject
                 pusher-policy.ci-* = allow
@@ -86,7 +86,7 @@ class HookConfigTest {
         assertFalse(p.acceptUnfencedWhenStoreDown());
         assertEquals(Duration.ofMillis(1500), p.storeTimeout());
         assertEquals(Optional.of("redis://:s3cret#x@redis.internal:6379/0"), c.store());
-        assertEquals(Optional.of("https://fence.internal:8443"), c.server());
+        assertEquals(Optional.of("https://fence.internal:8700"), c.server());
         assertEquals(Optional.of("team/app"), c.repoId());
         assertEquals(Optional.of(tmp.resolve("fence.conf")), c.file());
         assertEquals(PusherPolicy.ALLOW, p.policyFor("ci-nightly"));
