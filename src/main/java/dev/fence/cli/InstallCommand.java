@@ -11,6 +11,7 @@ import dev.fence.install.GitLabInstaller;
 import dev.fence.install.HookScripts;
 import dev.fence.install.InstallResult;
 import dev.fence.install.Launch;
+import dev.fence.server.client.FenceClient;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,10 +118,11 @@ final class InstallCommand implements Callable<Integer> {
     @Option(
             names = "--launcher",
             paramLabel = "PATH",
-            description = "Run this fence launcher from the hook (default for --bare: $FENCE_LAUNCHER, else"
-                    + " 'fence' from PATH). Without --launcher, a --bare hook installed through the launcher"
-                    + " starts the JVM itself, from the class-data archive of its store's kind (built here),"
-                    + " while that archive is current, and runs the launcher otherwise.")
+            description = "Run this fence launcher from the hook, on the java that runs this install. Without"
+                    + " --launcher or --jar, a --bare hook runs the java and the jar that run this install (by"
+                    + " absolute path, whatever the server's PATH holds), starting the JVM itself from the"
+                    + " class-data archive of its store's kind (built here) when a launcher is known for that"
+                    + " jar ($FENCE_LAUNCHER, or the installation's bin/fence).")
     String launcher;
 
     @Option(
@@ -133,7 +135,8 @@ final class InstallCommand implements Callable<Integer> {
     @Option(
             names = "--java",
             paramLabel = "PATH",
-            description = "The java the hook runs with --jar (default: java; for GHES " + HookScripts.GHES_JAVA + ").")
+            description = "The java the hook runs with --jar (default for --bare: the java running this install;"
+                    + " GitLab: java; GHES: " + HookScripts.GHES_JAVA + ").")
     String java;
 
     @Option(
@@ -158,9 +161,17 @@ final class InstallCommand implements Callable<Integer> {
     @Option(
             names = "--server",
             paramLabel = "URL",
-            description = "--shim curl: the fence serve URL to write into fence-shim.conf. The hook credential is"
-                    + " never taken from the command line: add it to that file.")
+            description = "The fence serve URL to write into fence-shim.conf; implies --shim curl. The hook"
+                    + " credential is never taken from the command line: see --credential-file.")
     String server;
+
+    @Option(
+            names = "--credential-file",
+            paramLabel = "FILE",
+            description = "--shim curl: a file holding the hook credential, <name>:<secret> as 'fence serve"
+                    + " credentials add --role hook' prints it, to write into fence-shim.conf (mode 600)."
+                    + " Without it, the credential fence-shim.conf already holds is kept.")
+    Path credentialFile;
 
     @Option(
             names = "--force",
@@ -223,7 +234,15 @@ final class InstallCommand implements Callable<Integer> {
                 mode.gitlabTarball == null
                         || !spec.commandLine().getParseResult().hasMatchedOption("--shim"),
                 "--shim applies only to --ghes, --gitlab-global and --bare");
+        check(
+                mode.gitlabTarball == null || server == null,
+                "--server applies only to --ghes, --gitlab-global and --bare");
+        if (server != null && !spec.commandLine().getParseResult().hasMatchedOption("--shim")) {
+            // A server to ask is what the curl shim is for; the Java hook names its server in fence.conf.
+            shim = GhesShim.CURL;
+        }
         check(server == null || shim == GhesShim.CURL, "--server applies only with --shim curl");
+        check(credentialFile == null || shim == GhesShim.CURL, "--credential-file applies only with --shim curl");
         check(config == null || shim == GhesShim.CURL, "--config applies only with --shim curl");
         check(
                 mode.bare == null || shim != GhesShim.CURL || store == null,
@@ -236,16 +255,7 @@ final class InstallCommand implements Callable<Integer> {
         checkPath("--java", java);
         InstallResult result;
         if (mode.bare != null) {
-            String fromEnv = env.get("FENCE_LAUNCHER");
-            if (fromEnv == null || fromEnv.isEmpty()) {
-                fromEnv = "fence";
-            } else if (launcher == null && jar == null) {
-                checkPath("FENCE_LAUNCHER", fromEnv);
-            }
-            Launch launch = launch(new Launch.Launcher(fromEnv), "java");
-            if (launcher == null && jar == null && launch instanceof Launch.Launcher l) {
-                launch = direct(l, JvmSettings.storeKind(store));
-            }
+            Launch launch = bareLaunch();
             if (shim == GhesShim.CURL) {
                 return print(new BareRepoInstaller(env)
                                 .install(new BareRepoInstaller.Request(
@@ -255,63 +265,139 @@ final class InstallCommand implements Callable<Integer> {
                                         launch,
                                         force,
                                         recordLanded,
-                                        new BareRepoInstaller.Shim(server, policy))))
+                                        new BareRepoInstaller.Shim(server, policy, credential()))))
                         .code();
             }
             result = new BareRepoInstaller(env)
                     .install(new BareRepoInstaller.Request(mode.bare, repoId, store, launch, force, recordLanded));
             ExitCode code = print(result);
-            if (result instanceof InstallResult.Installed && launch instanceof Launch.Launcher l) {
-                buildArchiveOnce(l.path(), null);
-            } else if (result instanceof InstallResult.Installed && launch instanceof Launch.Direct d) {
-                buildArchiveOnce(d.launcher().path(), null);
-                if (d.storeKind() != null) {
-                    buildArchiveOnce(d.launcher().path(), d.storeKind());
-                }
+            if (result instanceof InstallResult.Installed && launch instanceof Launch.Direct d) {
+                buildArchives(d);
             }
             return code.code();
         } else if (mode.gitlabGlobal != null) {
-            result = new GitLabInstaller().global(mode.gitlabGlobal, launch(null, "java"), shim, server, policy, force);
+            result = new GitLabInstaller()
+                    .global(mode.gitlabGlobal, launch(null, "java"), shim, server, credential(), policy, force);
         } else if (mode.gitlabTarball != null) {
             result = new GitLabInstaller().tarball(mode.gitlabTarball, launch(null, "java"), force);
         } else {
             result = new GhesInstaller()
-                    .install(mode.ghes, launch(null, HookScripts.GHES_JAVA), shim, store, server, policy, force);
+                    .install(
+                            mode.ghes,
+                            launch(null, HookScripts.GHES_JAVA),
+                            shim,
+                            store,
+                            server,
+                            credential(),
+                            policy,
+                            force);
         }
         return print(result).code();
     }
 
     /**
-     * The hook's launch when this process was started by {@code launcher} from its jar: a {@link
-     * Launch.Direct} start for this JVM's JDK, which each push then saves the launcher's process on; else
-     * {@code launcher} itself (a launcher found through PATH, classes not in a jar, a JDK without a release
-     * file).
-     *
-     * @param storeKind the kind of store the hook is installed with (its archive is trained on that store),
-     *     or null
+     * What a {@code --bare} hook runs. Always the java that runs this install (or {@code --java}), never one
+     * looked up when the hook runs: a git server's user often has no {@code fence} or {@code java} on its
+     * PATH, and on a local-path remote the hook's environment is the pusher's. With {@code --launcher}, that
+     * launcher on this java. Otherwise, from a jar: a {@link Launch.Direct} start from the class-data archive
+     * (built here) when a launcher is known for the jar ({@code $FENCE_LAUNCHER}, or {@code bin/fence} of the
+     * installation the jar is in), else this java on this jar. Only classes outside a jar (a build tree) leave
+     * the hook to find {@code $FENCE_LAUNCHER} or {@code fence} through PATH, with a warning.
      */
-    private static Launch direct(Launch.Launcher launcher, String storeKind) {
-        Path launcherFile = Path.of(launcher.path());
-        Path jar = Archives.runningJar();
+    private Launch bareLaunch() {
         Path javaHome = Path.of(System.getProperty("java.home"));
-        var version = JvmSettings.releaseVersion(javaHome);
-        if (!launcherFile.isAbsolute() || !Files.isExecutable(launcherFile) || jar == null || version.isEmpty()) {
-            return launcher;
+        String thisJava = javaHome.resolve("bin").resolve("java").toString();
+        if (launcher != null) {
+            return new Launch.Launcher(launcher, thisJava, null);
+        } else if (jar != null) {
+            return new Launch.JavaJar(java != null ? java : thisJava, jar);
         }
-        return new Launch.Direct(launcher, javaHome.toString(), version.get(), jar.toString(), storeKind);
+        Path runningJar = Archives.runningJar();
+        String known = knownLauncher(runningJar);
+        if (runningJar == null) {
+            String fromEnv = known != null ? known : env.getOrDefault("FENCE_LAUNCHER", "");
+            if (!fromEnv.isEmpty()) {
+                checkPath("FENCE_LAUNCHER", fromEnv);
+            }
+            return new Launch.Launcher(fromEnv.isEmpty() ? "fence" : fromEnv, thisJava, null);
+        }
+        var version = JvmSettings.releaseVersion(javaHome);
+        if (version.isEmpty()) {
+            return new Launch.JavaJar(thisJava, runningJar.toString());
+        }
+        if (known == null) {
+            return Launch.JavaJar.pinned(
+                    javaHome.toString(), JvmSettings.feature(version.get()), runningJar.toString());
+        }
+        String storeKind = JvmSettings.storeKind(store);
+        Path archive = Archives.location(runningJar, version.get(), storeKind, env);
+        if (archive == null) {
+            return Launch.JavaJar.pinned(
+                    javaHome.toString(), JvmSettings.feature(version.get()), runningJar.toString());
+        }
+        return new Launch.Direct(
+                new Launch.Launcher(known),
+                javaHome.toString(),
+                version.get(),
+                runningJar.toString(),
+                storeKind,
+                archive.toString());
     }
 
     /**
-     * Best effort: makes sure the archive a hook run through {@code launcherPath} starts from is built (see
-     * {@link Archives#buildOnce}), and says what happened.
+     * The launcher for {@code jar}: {@code $FENCE_LAUNCHER} (set by {@code bin/fence}) when it is an
+     * executable absolute path, else the {@code bin/fence} of the installation {@code jar} belongs to, where
+     * that launcher looks for its jar ({@code lib/fence.jar}, {@code bin/fence.jar}, {@code target/fence.jar}
+     * of the sources); null when there is none.
      */
-    private void buildArchiveOnce(String launcherPath, String storeKind) {
+    private String knownLauncher(Path jar) {
+        String fromEnv = env.get("FENCE_LAUNCHER");
+        if (fromEnv != null && fromEnv.startsWith("/") && Files.isExecutable(Path.of(fromEnv))) {
+            return fromEnv;
+        }
+        if (jar == null) {
+            return null;
+        }
+        Path dir = jar.toAbsolutePath().getParent();
+        for (Path candidate :
+                new Path[] {dir.resolve("fence"), dir.resolveSibling("bin").resolve("fence")}) {
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Best effort: builds the archive the hook starts from, and (where the launcher will find it, beside
+     * the jar) the archive of all stores the launcher starts fence's other commands from; says what happened.
+     */
+    private void buildArchives(Launch.Direct d) {
         PrintWriter out = spec.commandLine().getOut();
-        String said = Archives.buildOnce(launcherPath, storeKind, env);
+        Path jarPath = Path.of(d.jar());
+        Path all = JvmSettings.archive(jarPath, d.javaVersion(), null);
+        if (d.storeKind() != null && Path.of(d.archive()).getParent().equals(all.getParent())) {
+            say(out, Archives.buildOnce(d.launcher().path(), null, all, env));
+        }
+        say(out, Archives.buildOnce(d.launcher().path(), d.storeKind(), Path.of(d.archive()), env));
+        out.flush();
+    }
+
+    private static void say(PrintWriter out, String said) {
         if (said != null) {
             out.println(said);
         }
-        out.flush();
+    }
+
+    /**
+     * The hook credential of {@code --credential-file}, checked as the Java hook's client checks its own
+     * (never echoed), or null to keep the one fence-shim.conf holds.
+     */
+    private String credential() {
+        if (credentialFile == null) {
+            return null;
+        }
+        return FenceClient.credential(Map.of(FenceClient.CREDENTIAL_FILE_ENV, credentialFile.toString()));
     }
 
     /** The launch the options ask for, else {@code fallback}, else java on the default jar. */

@@ -68,8 +68,14 @@ public final class BareRepoInstaller {
      *
      * @param server the fence serve URL, or null to keep the one configured (else a placeholder)
      * @param policy the policy fence serve judges with
+     * @param credential the hook credential, or null to keep the one configured (else a placeholder)
      */
-    public record Shim(String server, FencePolicy policy) {}
+    public record Shim(String server, FencePolicy policy, String credential) {
+        /** A shim whose credential is kept as configured. */
+        public Shim(String server, FencePolicy policy) {
+            this(server, policy, null);
+        }
+    }
 
     /**
      * Installs, or refuses without changing anything.
@@ -110,7 +116,7 @@ public final class BareRepoInstaller {
         }
         FilePlan plan = new FilePlan();
         List<String> layout = new ArrayList<>();
-        java.util.Set<Path> shimConfs = new java.util.HashSet<>();
+        java.util.Set<Path> shimConfs = new java.util.LinkedHashSet<>();
         for (String hook : HOOKS) {
             if (hook.equals("post-receive") && !request.recordLanded()) {
                 continue;
@@ -130,7 +136,8 @@ public final class BareRepoInstaller {
                 String server = ShimSettings.serverFor(conf, request.shim().server());
                 plan.add(
                         conf,
-                        new ShimSettings(request.shim().policy(), repoId, null).confFor(conf, server),
+                        new ShimSettings(request.shim().policy(), repoId, null)
+                                .confFor(conf, server, request.shim().credential()),
                         FilePlan.PRIVATE);
             }
             if (Files.isDirectory(dir) || dispatcher) {
@@ -169,7 +176,12 @@ public final class BareRepoInstaller {
             }
         }
         if (request.shim() != null) {
-            return new InstallResult.Installed(done, warnings, shimSteps(hooks, repoId));
+            Path conf = shimConfs.iterator().next();
+            if (ShimSettings.existing(conf, "FENCE_SERVER") == null) {
+                warnings.add(conf + " has no FENCE_SERVER yet: rerun with --server URL; until then the shim refuses"
+                        + " every push to a fenced ref");
+            }
+            return new InstallResult.Installed(done, warnings, shimSteps(conf, repoId));
         }
         return new InstallResult.Installed(done, warnings, nextSteps(bare, repoId, request.store() != null, layout));
     }
@@ -177,10 +189,11 @@ public final class BareRepoInstaller {
     private static List<String> nextSteps(Path bare, String repoId, boolean storeWritten, List<String> layout) {
         List<String> steps = new ArrayList<>();
         if (!storeWritten && !Files.exists(bare.resolve(HookConfig.REPO_FILE_NAME))) {
+            // The hook never takes a store from its environment (FENCE_STORE) or a default file under HOME:
+            // on a local-path remote that environment is the pusher's. So this step is the only way in.
             steps.add("Tell the hook where the store is: rerun with --store URL (writes " + bare.resolve("fence.conf")
-                    + "), or put 'store = URL' in " + HookConfig.SYSTEM_FILE_NAME
-                    + ", or set FENCE_STORE for the git server process. Without a store, pushes to fenced"
-                    + " refs are refused.");
+                    + "), or put 'store = URL' in " + HookConfig.SYSTEM_FILE_NAME + ". Until then every push to a"
+                    + " fenced ref is refused (reason=bad-config): the hook uses no default store.");
         } else {
             steps.add("Make sure the user that runs git on the server can read " + bare.resolve("fence.conf")
                     + " (it is mode 600: chown it to that user).");
@@ -196,14 +209,14 @@ public final class BareRepoInstaller {
         return steps;
     }
 
-    private static List<String> shimSteps(Path hooks, String repoId) {
-        return List.of(
-                "Put the hook credential in " + hooks.resolve(HookScripts.SHIM_CONF) + " as FENCE_CREDENTIAL=…"
-                        + " (and FENCE_SERVER, if --server was not given):\n"
-                        + "    fence serve credentials add --name git --role hook --file <credentials file>",
-                "fence serve names this repository's resources " + Resources.GIT_PREFIX + repoId
-                        + ":refs/heads/<branch>; when it cannot be asked, the shim refuses every push to a fenced"
-                        + " ref. Rerun this install after changing fenced-refs in the server's fence.conf.");
+    private static List<String> shimSteps(Path conf, String repoId) {
+        List<String> steps = new ArrayList<>(ShimSettings.credentialStep(conf, "git"));
+        steps.add("Make sure the user that runs git on the server can read " + conf + " (mode 600: chown it to that"
+                + " user) and that bash, curl and git are on its PATH.");
+        steps.add("fence serve names this repository's resources " + Resources.GIT_PREFIX + repoId
+                + ":refs/heads/<branch>; when it cannot be asked, the shim refuses every push to a fenced"
+                + " ref. Rerun this install after changing fenced-refs in the server's fence.conf.");
+        return steps;
     }
 
     private static String configured(Git git, Path bare, String configFile, String key) {

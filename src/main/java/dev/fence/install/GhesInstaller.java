@@ -53,23 +53,31 @@ public final class GhesInstaller {
      * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
      */
     public InstallResult install(Path dir, Launch launch, GhesShim shim, String store, String server, boolean force) {
-        return install(dir, launch, shim, store, server, FencePolicy.defaults(), force);
+        return install(dir, launch, shim, store, server, null, FencePolicy.defaults(), force);
     }
 
     /**
      * As {@link #install(Path, Launch, GhesShim, String, String, boolean)}.
      *
+     * @param credential the hook credential for the shim's configuration, or null to keep the one there
      * @param policy the policy fence serve judges with: the curl shim refuses its fenced refs when the
      *     server cannot be asked ({@link ShimSettings})
      */
     public InstallResult install(
-            Path dir, Launch launch, GhesShim shim, String store, String server, FencePolicy policy, boolean force) {
+            Path dir,
+            Launch launch,
+            GhesShim shim,
+            String store,
+            String server,
+            String credential,
+            FencePolicy policy,
+            boolean force) {
         Path out = dir.toAbsolutePath().normalize();
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new InvalidInputException("--ghes " + out + ": exists and is not a directory");
         }
         if (shim == GhesShim.CURL) {
-            return curl(out, server, policy, force);
+            return curl(out, server, credential, policy, force);
         }
         String script =
                 switch (shim) {
@@ -117,11 +125,14 @@ public final class GhesInstaller {
         return new Written(null, done);
     }
 
-    private InstallResult curl(Path out, String server, FencePolicy policy, boolean force) {
+    private InstallResult curl(Path out, String server, String credential, FencePolicy policy, boolean force) {
         Path conf = out.resolve(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(out.resolve(SCRIPT), HookScripts.curlShim(), FilePlan.EXECUTABLE);
         server = ShimSettings.serverFor(conf, server);
-        plan.add(conf, new ShimSettings(policy, null, "GITHUB_REPO_NAME").confFor(conf, server), FilePlan.PRIVATE);
+        plan.add(
+                conf,
+                new ShimSettings(policy, null, "GITHUB_REPO_NAME").confFor(conf, server, credential),
+                FilePlan.PRIVATE);
         Written w = write(plan, out, force, null);
         if (w.refused() != null) {
             return w.refused();
@@ -131,21 +142,18 @@ public final class GhesInstaller {
         if (server == null) {
             warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before enabling the hook");
         }
-        return new InstallResult.Installed(
-                done,
-                warnings,
-                List.of(
-                        "Make a hook credential on the fence server and put it in " + conf + " as FENCE_CREDENTIAL=…:\n"
-                                + "    fence serve credentials add --name ghes --role hook --file <credentials file>",
-                        "Commit " + SCRIPT + " (executable: git add --chmod=+x " + SCRIPT + ") and "
-                                + HookScripts.SHIM_CONF + " to the default branch of a private hook repository that"
-                                + " only administrators can read: the conf holds the credential.",
-                        "Enterprise > Settings > Hooks > Add pre-receive hook: that repository and " + SCRIPT
-                                + ", the default environment (bash and curl suffice); start in testing mode.",
-                        "The shim spends at most FENCE_SHIM_BUDGET (default 3 s) of the 5 s GHES gives all hooks;"
-                                + " when the server cannot be asked it refuses every push to a fenced ref (the"
-                                + " fenced-refs of --config, written into " + HookScripts.SHIM_CONF + ").",
-                        "Check the appliance can reach the server: a push with -o fence=1 must be FENCED, not accepted."));
+        List<String> steps = new ArrayList<>(ShimSettings.credentialStep(conf, "ghes"));
+        steps.addAll(List.of(
+                "Commit " + SCRIPT + " (executable: git add --chmod=+x " + SCRIPT + ") and "
+                        + HookScripts.SHIM_CONF + " to the default branch of a private hook repository that"
+                        + " only administrators can read: the conf holds the credential.",
+                "Enterprise > Settings > Hooks > Add pre-receive hook: that repository and " + SCRIPT
+                        + ", the default environment (bash and curl suffice); start in testing mode.",
+                "The shim spends at most FENCE_SHIM_BUDGET (default 3 s) of the 5 s GHES gives all hooks;"
+                        + " when the server cannot be asked it refuses every push to a fenced ref (the"
+                        + " fenced-refs of --config, written into " + HookScripts.SHIM_CONF + ").",
+                "Check the appliance can reach the server: a push with -o fence=1 must be FENCED, not accepted."));
+        return new InstallResult.Installed(done, warnings, steps);
     }
 
     private static List<String> warnings(Launch launch, String store, boolean keptConf) {

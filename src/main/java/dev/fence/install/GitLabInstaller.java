@@ -44,21 +44,28 @@ public final class GitLabInstaller {
      * @param server the {@code fence serve} URL for the shim's configuration, or null for a placeholder
      */
     public InstallResult global(Path dir, Launch launch, GhesShim shim, String server, boolean force) {
-        return global(dir, launch, shim, server, FencePolicy.defaults(), force);
+        return global(dir, launch, shim, server, null, FencePolicy.defaults(), force);
     }
 
     /**
      * As {@link #global(Path, Launch, GhesShim, String, boolean)}.
      *
+     * @param credential the hook credential for the shim's configuration, or null to keep the one there
      * @param policy the policy fence serve judges with: the curl shim refuses its fenced refs when the
      *     server cannot be asked ({@link ShimSettings})
      */
     public InstallResult global(
-            Path dir, Launch launch, GhesShim shim, String server, FencePolicy policy, boolean force) {
+            Path dir,
+            Launch launch,
+            GhesShim shim,
+            String server,
+            String credential,
+            FencePolicy policy,
+            boolean force) {
         Path root = dir.toAbsolutePath().normalize();
         Path hook = root.resolve("pre-receive.d").resolve(HOOK_NAME);
         if (shim == GhesShim.CURL) {
-            return curlGlobal(root, hook, server, policy, force);
+            return curlGlobal(root, hook, server, credential, policy, force);
         }
         FilePlan plan = new FilePlan().add(hook, HookScripts.gitlabPreReceive(launch), FilePlan.EXECUTABLE);
         InstallResult.Refused refused = force ? null : plan.refusal();
@@ -127,11 +134,15 @@ public final class GitLabInstaller {
         return new InstallResult.Installed(done, warnings(launch), steps);
     }
 
-    private static InstallResult curlGlobal(Path root, Path hook, String server, FencePolicy policy, boolean force) {
+    private static InstallResult curlGlobal(
+            Path root, Path hook, String server, String credential, FencePolicy policy, boolean force) {
         Path conf = hook.resolveSibling(HookScripts.SHIM_CONF);
         FilePlan plan = new FilePlan().add(hook, HookScripts.curlShim(), FilePlan.EXECUTABLE);
         server = ShimSettings.serverFor(conf, server);
-        plan.add(conf, new ShimSettings(policy, null, "GL_REPOSITORY").confFor(conf, server), FilePlan.PRIVATE);
+        plan.add(
+                conf,
+                new ShimSettings(policy, null, "GL_REPOSITORY").confFor(conf, server, credential),
+                FilePlan.PRIVATE);
         InstallResult.Refused refused = force ? null : plan.refusal();
         if (refused != null) {
             return refused;
@@ -141,9 +152,7 @@ public final class GitLabInstaller {
         if (server == null) {
             warnings.add(HookScripts.SHIM_CONF + " has no FENCE_SERVER yet: set it before pointing Gitaly here");
         }
-        List<String> steps = new ArrayList<>();
-        steps.add("Make a hook credential on the fence server and put it in " + conf + " as FENCE_CREDENTIAL=…:\n"
-                + "    fence serve credentials add --name gitlab --role hook --file <credentials file>");
+        List<String> steps = new ArrayList<>(ShimSettings.credentialStep(conf, "gitlab"));
         steps.add("Point Gitaly at the directory (gitlab.rb: gitaly['configuration'] = { hooks: { custom_hooks_dir: '"
                 + root + "' } }), copy it to every Gitaly node, make both files owned by the git user (the conf"
                 + " mode 600), then: sudo gitlab-ctl reconfigure");

@@ -54,7 +54,7 @@ public final class HookScripts {
                                 ? "# FENCE_SERVER=https://fence.internal:8700\n"
                                 : "FENCE_SERVER=" + server + "\n")
                 .append("# The credential with the hook role, from: fence serve credentials add --name NAME --role hook"
-                        + " --file FILE\n")
+                        + " --file FILE\n# (fence install --credential-file writes it here).\n")
                 .append(
                         credential == null
                                 ? "# FENCE_CREDENTIAL=<name>:<secret>\n"
@@ -99,12 +99,43 @@ public final class HookScripts {
                 # fence pre-receive hook: admits or FENCEs each pushed ref. "fence install" rewrites this file
                 # on every run; keep local checks in another hook, or delete the marker line above so that
                 # fence leaves the file alone (and refuses to replace it without --force).
-                %sexec %s
+                %s%sexec %s
                 """
                 .formatted(
                         MARKER,
+                        pins(launch),
                         launch instanceof Launch.Direct d ? directStart(d, "hook", "pre-receive") : "",
                         launch.command("hook", "pre-receive"));
+    }
+
+    /**
+     * The lines that fix what runs fence, ahead of anything a hook script starts. On a local-path remote
+     * git runs hooks in the pusher's own environment, so a variable there that chose the program judging the
+     * push would let a pusher judge itself: the JVM reads {@code JAVA_TOOL_OPTIONS} and {@code _JAVA_OPTIONS}
+     * and the {@code java} command {@code JDK_JAVA_OPTIONS} (each can add an agent or a class path), and the
+     * launcher reads {@code FENCE_JAVA}, {@code FENCE_JAR} and {@code FENCE_JAVA_OPTS}. None of them is
+     * honoured: a JVM option cannot be told apart from one that weakens the rule (a {@code -Xlog} file
+     * output alone overwrites any file the hook's user may write), so all are unset, and the launcher's java
+     * and jar are set to what install pinned. (Whatever acts before the script runs, such as {@code
+     * LD_PRELOAD} on the shell itself, is outside what a hook can close: hosts where untrusted pushers reach
+     * the repository by path should serve it over ssh or http instead.)
+     */
+    static String pins(Launch launch) {
+        StringBuilder out = new StringBuilder(
+                "# Nothing in the pusher's environment chooses what judges the push (fence install pins it).\n"
+                        + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n");
+        Launch.Launcher launcher =
+                launch instanceof Launch.Direct d ? d.launcher() : launch instanceof Launch.Launcher l ? l : null;
+        if (launcher != null) {
+            out.append(pin("FENCE_JAVA", launcher.java())).append(pin("FENCE_JAR", launcher.jar()));
+        }
+        return out.toString();
+    }
+
+    private static String pin(String variable, String value) {
+        return value == null
+                ? "unset " + variable + "\n"
+                : variable + "=" + Shell.quote(value) + "; export " + variable + "\n";
     }
 
     /**
@@ -134,13 +165,12 @@ public final class HookScripts {
         }
         return """
                 # While the class-data archive made for this JDK and this jar is current, the JVM starts from
-                # here, with the launcher's options; otherwise, or with FENCE_JAVA, FENCE_JAR or FENCE_JAVA_OPTS
-                # set, the launcher below decides.
+                # here, with the launcher's options; otherwise the launcher below decides, on the same java and jar.
                 java_home=%s
                 jar=%s
                 archive=%s
                 jdk=
-                if [ -z "${FENCE_JAVA:-}${FENCE_JAR:-}${FENCE_JAVA_OPTS:-}" ] && [ "$archive" -nt "$jar" ] \\
+                if [ "$archive" -nt "$jar" ] && [ -r "$archive" ] \\
                     && [ -x "$java_home/bin/java" ] && [ -r "$java_home/release" ]; then
                   while IFS= read -r line; do
                     case $line in JAVA_VERSION=*) jdk=$line; break ;; esac
@@ -169,10 +199,10 @@ public final class HookScripts {
                 %s
                 # fence post-receive hook: records pushes that landed. The refs have already moved, so this
                 # hook never fails the push; if recording fails, it says so and exits 0 anyway.
-                %s || echo "fence: could not record this push in the ledger (exit $?); the push itself succeeded" >&2
+                %s%s || echo "fence: could not record this push in the ledger (exit $?); the push itself succeeded" >&2
                 exit 0
                 """
-                .formatted(MARKER, launch.command("hook", "post-receive"));
+                .formatted(MARKER, pins(launch), launch.command("hook", "post-receive"));
     }
 
     /** GitLab's {@code pre-receive.d/50-fence}, global or per repository. */
@@ -184,9 +214,9 @@ public final class HookScripts {
                 # Gitaly node of the repository, with cwd = the repository and only GitLab's own variables
                 # (GL_*, GIT_*) in the environment, so every path is written out here. Configuration comes
                 # from /etc/fence/fence.conf on that node. Messages start with GL-HOOK-ERR: so GitLab shows them.
-                exec %s
+                %sexec %s
                 """
-                .formatted(MARKER, launch.command("hook", "pre-receive"));
+                .formatted(MARKER, pins(launch), launch.command("hook", "pre-receive"));
     }
 
     /** The GHES hook-repository script; runs inside the hook environment built from {@link #ghesDockerfile}. */
@@ -198,9 +228,9 @@ public final class HookScripts {
                 # pre-receive hook environment (a chroot with a JRE and fence.jar, built from
                 # Dockerfile.hook-env). GHES gives all pre-receive hooks of a push 5 seconds together and
                 # rejects the push when they run over; fence's store-timeout (at most 4s) keeps it inside.
-                exec %s
+                %sexec %s
                 """
-                .formatted(MARKER, launch.command("hook", "pre-receive"));
+                .formatted(MARKER, pins(launch), launch.command("hook", "pre-receive"));
     }
 
     /** A recipe for the GHES pre-receive hook environment: a 64-bit Linux chroot with a JRE and fence. */

@@ -23,10 +23,29 @@ public sealed interface Launch {
     /** The shell command line that runs fence with {@code args}, every word quoted as needed. */
     String command(String... args);
 
-    /** Runs {@code path} (the {@code bin/fence} launcher, or plain {@code fence} found through PATH). */
-    record Launcher(String path) implements Launch {
+    /**
+     * Runs {@code path} (the {@code bin/fence} launcher, or plain {@code fence} found through PATH), with the
+     * launcher's {@code FENCE_JAVA} and {@code FENCE_JAR} set by the hook script to {@code java} and {@code
+     * jar} when given, and unset otherwise: never taken from the environment the hook runs in (see {@link
+     * HookScripts}).
+     *
+     * @param java the java the launcher runs, or null for the launcher's own choice
+     * @param jar the jar the launcher runs, or null for the one beside it
+     */
+    record Launcher(String path, String java, String jar) implements Launch {
         public Launcher {
             requireText("launcher", path);
+            if (java != null) {
+                requireText("java", java);
+            }
+            if (jar != null) {
+                requireText("jar", jar);
+            }
+        }
+
+        /** A launcher that picks java and its jar itself. */
+        public Launcher(String path) {
+            this(path, null, null);
         }
 
         @Override
@@ -46,23 +65,26 @@ public sealed interface Launch {
     /**
      * Starts the JVM straight from the hook script, with the options and class-data archive that {@code
      * launcher} would use, while that archive (made by {@code --build-archive} for this JDK and this jar) is
-     * current; otherwise, and whenever {@code FENCE_JAVA}, {@code FENCE_JAR} or {@code FENCE_JAVA_OPTS} is
-     * set, runs {@code launcher}. Saves each push the launcher's own process (a bash start and its checks),
-     * which is most of what a JVM hook costs beyond the JVM. Written by {@code fence install --bare} when it
-     * runs from the launcher, so all four paths are known to belong together.
+     * current; otherwise runs {@code launcher}, pinned to the same java and jar. Saves each push the
+     * launcher's own process (a bash start and its checks), which is most of what a JVM hook costs beyond
+     * the JVM. Written by {@code fence install --bare} when a launcher is known for the jar it runs from, so
+     * all four paths are known to belong together.
      *
      * <p>With a store kind, the archive is the one trained on that store's hook alone ({@code --build-archive
      * sqlite|redis}): a JVM relocates every page of its archive at start-up (and, on JDK 25, loads every
      * class of an AOT cache), so the leaner archive starts each push measurably sooner. A hook whose store
      * later changes kind still works, from an archive that lacks its store's classes.
      *
-     * @param launcher the launcher to fall back on
+     * @param launcher the launcher to fall back on (its java and jar pins are replaced by this start's)
      * @param javaHome the JDK or JRE home the archive is for
      * @param javaVersion that JDK's {@code JAVA_VERSION} as its {@code release} file spells it
      * @param jar the fence jar the launcher runs
      * @param storeKind {@code sqlite}, {@code redis}, or null for the archive of all stores
+     * @param archive the archive the direct start uses: beside the jar ({@link JvmSettings#archive}) or,
+     *     where the installing user cannot write there, in that user's cache ({@code
+     *     dev.fence.hookpath.Archives#location})
      */
-    record Direct(Launcher launcher, String javaHome, String javaVersion, String jar, String storeKind)
+    record Direct(Launcher launcher, String javaHome, String javaVersion, String jar, String storeKind, String archive)
             implements Launch {
         public Direct {
             if (storeKind != null && !storeKind.equals("sqlite") && !storeKind.equals("redis")) {
@@ -72,9 +94,23 @@ public sealed interface Launch {
             requireText("java home", javaHome);
             requireText("java version", javaVersion);
             requireText("jar", jar);
+            requireText("archive", archive);
             if (javaVersion.indexOf('"') >= 0 || javaVersion.indexOf('\\') >= 0) {
                 throw new InvalidInputException("java version must not contain quotes: " + javaVersion);
             }
+            launcher = new Launcher(
+                    launcher.path(), Path.of(javaHome, "bin", "java").toString(), jar);
+        }
+
+        /** A direct start from the archive beside the jar. */
+        public Direct(Launcher launcher, String javaHome, String javaVersion, String jar, String storeKind) {
+            this(
+                    launcher,
+                    javaHome,
+                    javaVersion,
+                    jar,
+                    storeKind,
+                    JvmSettings.archive(Path.of(jar), javaVersion, storeKind).toString());
         }
 
         /** The launcher's command: what runs whenever the direct start does not apply. */
@@ -82,25 +118,41 @@ public sealed interface Launch {
         public String command(String... args) {
             return launcher.command(args);
         }
-
-        /** The archive the direct start uses. */
-        public String archive() {
-            return JvmSettings.archive(Path.of(jar), javaVersion, storeKind).toString();
-        }
     }
 
-    /** Runs {@code java} with {@link #HOOK_JVM_OPTIONS} on {@code jar}. */
-    record JavaJar(String java, String jar) implements Launch {
+    /**
+     * Runs {@code java} with {@code options} on {@code jar}.
+     *
+     * @param options the JVM options, {@link #HOOK_JVM_OPTIONS} unless the JDK is known ({@link #pinned})
+     */
+    record JavaJar(String java, String jar, List<String> options) implements Launch {
         public JavaJar {
             requireText("java", java);
             requireText("jar", jar);
+            options = List.copyOf(options);
+        }
+
+        /** {@code java} with {@link #HOOK_JVM_OPTIONS} on {@code jar}. */
+        public JavaJar(String java, String jar) {
+            this(java, jar, HOOK_JVM_OPTIONS);
+        }
+
+        /**
+         * The java of the JDK at {@code javaHome} (of feature release {@code feature}) on {@code jar}, with the
+         * options that JDK needs whatever fence runs ({@link JvmSettings#jdkOptions}) besides {@link
+         * #HOOK_JVM_OPTIONS}.
+         */
+        public static JavaJar pinned(String javaHome, int feature, String jar) {
+            List<String> options = new ArrayList<>(HOOK_JVM_OPTIONS);
+            options.addAll(JvmSettings.jdkOptions(feature));
+            return new JavaJar(Path.of(javaHome, "bin", "java").toString(), jar, options);
         }
 
         @Override
         public String command(String... args) {
             List<String> words = new ArrayList<>();
             words.add(java);
-            words.addAll(HOOK_JVM_OPTIONS);
+            words.addAll(options);
             words.add("-jar");
             words.add(jar);
             words.addAll(List.of(args));

@@ -92,11 +92,26 @@ public record ShimSettings(FencePolicy policy, String repoId, String repoIdVaria
     }
 
     /**
-     * The text of {@code conf} for {@code server} and these settings, keeping the hook credential {@code conf}
-     * already holds (an install never writes or replaces the credential itself).
+     * The text of {@code conf} for {@code server} and these settings, with {@code credential} (from {@code
+     * --credential-file}, never a command line) or else the hook credential {@code conf} already holds.
      */
-    String confFor(Path conf, String server) {
-        return HookScripts.shimConf(server, existing(conf, "FENCE_CREDENTIAL"), this);
+    String confFor(Path conf, String server, String credential) {
+        return HookScripts.shimConf(server, credential != null ? credential : existing(conf, "FENCE_CREDENTIAL"), this);
+    }
+
+    /**
+     * The next step that tells the administrator to add the hook credential to {@code conf}, or none when
+     * {@code conf} holds one now.
+     *
+     * @param name the credential name to suggest
+     */
+    static List<String> credentialStep(Path conf, String name) {
+        if (existing(conf, "FENCE_CREDENTIAL") != null) {
+            return List.of();
+        }
+        return List.of("Make a hook credential on the fence server and put it in " + conf + " as FENCE_CREDENTIAL=…"
+                + " (or rerun with --credential-file FILE):\n"
+                + "    fence serve credentials add --name " + name + " --role hook --file <credentials file> > FILE");
     }
 
     /** The value of {@code key} in an existing shim configuration, or null (kept across installs). */

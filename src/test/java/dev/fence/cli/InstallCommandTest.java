@@ -108,9 +108,9 @@ class InstallCommandTest {
                 install("--bare", bare.toString(), "--jar", "/opt/fence/fence.jar")
                         .exit());
         assertTrue(Files.readString(bare.resolve("hooks/pre-receive"))
-                .contains(
-                        "exec java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m -XX:-UsePerfData -Xshare:auto -jar /opt/fence/fence.jar"
-                                + " hook pre-receive\n"));
+                .contains("exec " + java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                        + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m -XX:-UsePerfData -Xshare:auto -jar /opt/fence/fence.jar"
+                        + " hook pre-receive\n"));
     }
 
     @Test
@@ -189,6 +189,44 @@ class InstallCommandTest {
         assertTrue(Files.readString(hooks.resolve("pre-receive.d/fence")).contains("hook pre-receive"));
         assertTrue(r.out().contains("Gitea/Forgejo"), r.out());
         assertEquals("true", gitConfig("receive.advertisePushOptions"));
+    }
+
+    @Test
+    void aServerInstallIntoGiteaWritesTheShimItsConfAndTheCredentialFromItsFile() throws IOException {
+        Path hooks = bare.resolve("hooks");
+        Files.writeString(hooks.resolve("pre-receive"), fakeGiteaDispatcher());
+        Path credential = Files.writeString(tmp.resolve("hook.credential"), "gitea:" + "s".repeat(43) + "\n");
+        var r = install(
+                "--bare",
+                bare.toString(),
+                "--server",
+                "http://127.0.0.1:8700",
+                "--credential-file",
+                credential.toString());
+        assertEquals(0, r.exit(), r.err());
+        Path conf = hooks.resolve("pre-receive.d/" + HookScripts.SHIM_CONF);
+        assertEquals(HookScripts.curlShim(), Files.readString(hooks.resolve("pre-receive.d/fence")));
+        assertEquals("rw-------", perms(conf));
+        assertTrue(Files.readString(conf).contains("\nFENCE_CREDENTIAL=gitea:" + "s".repeat(43) + "\n"));
+        assertFalse(r.out().contains("s".repeat(43)), "the secret was printed: " + r.out());
+        assertFalse(r.out().contains("credentials add"), "no credential step is left: " + r.out());
+        assertTrue(r.out().contains(conf.toString()), r.out());
+
+        var again = install("--bare", bare.toString(), "--server", "http://127.0.0.1:8700");
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(Files.readString(conf).contains("\nFENCE_CREDENTIAL=gitea:"), "a rerun keeps the credential");
+
+        Files.writeString(credential, "not a credential with its secret\n");
+        var bad = install(
+                "--bare",
+                bare.toString(),
+                "--server",
+                "http://127.0.0.1:8700",
+                "--credential-file",
+                credential.toString());
+        assertEquals(6, bad.exit(), bad.out());
+        assertTrue(bad.err().contains("is not of the form <name>:<secret>"), bad.err());
+        assertFalse(bad.err().contains("with its secret"), "the file's content was echoed: " + bad.err());
     }
 
     @Test
@@ -290,8 +328,18 @@ class InstallCommandTest {
                 install("--ghes", tmp.toString(), "--shim", "kotlin"),
                 "Invalid value for option '--shim': expected one of java, curl but was 'kotlin'");
         assertUsage(
-                install("--ghes", tmp.toString(), "--server", "http://fence:8700"),
+                install("--ghes", tmp.toString(), "--shim", "java", "--server", "http://fence:8700"),
                 "--server applies only with --shim curl");
+        assertUsage(
+                install("--gitlab-tarball", tmp.resolve("t.tar").toString(), "--server", "http://fence:8700"),
+                "--server applies only to --ghes, --gitlab-global and --bare");
+        assertUsage(
+                install(
+                        "--bare",
+                        bare.toString(),
+                        "--credential-file",
+                        tmp.resolve("c").toString()),
+                "--credential-file applies only with --shim curl");
     }
 
     private static void assertUsage(TestRootCommand.Run r, String expected) {

@@ -134,8 +134,8 @@ class LauncherArchiveIT {
         assertEquals(0, direct.exit(), direct.err());
         assertEquals("", direct.err());
 
-        Run opts = hook(preReceive, repo, Map.of("FENCE_JAVA_OPTS", "-Xshare:auto"));
-        assertEquals(97, opts.exit(), "FENCE_JAVA_OPTS is the launcher's to apply: " + opts.err());
+        Run opts = hook(preReceive, repo, Map.of("FENCE_JAVA_OPTS", "-Xshare:auto", "FENCE_JAR", "/nowhere.jar"));
+        assertEquals(0, opts.exit(), "the pusher's FENCE_JAVA_OPTS or FENCE_JAR moved the start: " + opts.err());
         Files.setLastModifiedTime(storeArchive, FileTime.from(Instant.now().minusSeconds(3600)));
         Run stale = hook(preReceive, repo, Map.of());
         assertEquals(
@@ -246,7 +246,7 @@ class LauncherArchiveIT {
         JsonNode a = acquire(bin, store, "agent-a");
         Path logs = Files.createDirectories(tmp.resolve("class-logs"));
         GitProcess.Result first =
-                commitAndPush(work, withClassLog(gitEnv, logs.resolve("classes.log")), repo, a, "one");
+                commitAndPush(work, withClassLog(repo, gitEnv, logs.resolve("classes.log")), repo, a, "one");
         assertEquals(0, first.exit(), first.stderr());
         String log = Files.readString(logs.resolve("classes.log"));
 
@@ -268,7 +268,7 @@ class LauncherArchiveIT {
         JsonNode b = acquire(bin, store, "agent-b");
         assertEquals(0, commitAndPush(work, gitEnv, repo, b, "two").exit());
         GitProcess.Result late =
-                commitAndPush(work, withClassLog(gitEnv, logs.resolve("fenced.log")), repo, a, "three");
+                commitAndPush(work, withClassLog(repo, gitEnv, logs.resolve("fenced.log")), repo, a, "three");
         assertNotEquals(0, late.exit(), "A's push with its superseded token was admitted");
         assertTrue(late.stderr().contains("FENCED"), late.stderr());
         String fencedLog = Files.readString(logs.resolve("fenced.log"));
@@ -336,11 +336,23 @@ class LauncherArchiveIT {
         return new Installed(bin, repo, work, gitEnv);
     }
 
-    /** {@code env}, with every JVM started under it writing its class log to {@code log}. */
-    private static Map<String, String> withClassLog(Map<String, String> env, Path log) {
-        Map<String, String> logged = new java.util.HashMap<>(env);
-        logged.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + log);
-        return logged;
+    /**
+     * {@code env}, with the JVM of {@code repo}'s hook writing its class log to {@code log}. The installed hook
+     * unsets {@code JAVA_TOOL_OPTIONS} (a pusher's environment must not choose the JVM's options), so the
+     * test writes it into the script, after that line, as only the hook's owner could.
+     */
+    private static Map<String, String> withClassLog(Path repo, Map<String, String> env, Path log) throws IOException {
+        Path hook = repo.resolve("hooks/pre-receive");
+        String unset = "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n";
+        String script = Files.readString(hook).replaceAll("(?m)^JAVA_TOOL_OPTIONS=.*\n", "");
+        assertTrue(script.contains(unset), script);
+        Files.writeString(
+                hook,
+                script.replace(
+                        unset,
+                        unset + "JAVA_TOOL_OPTIONS='-Xlog:class+load=info:file=" + log + "'; export"
+                                + " JAVA_TOOL_OPTIONS\n"));
+        return env;
     }
 
     private JsonNode acquire(Path bin, String store, String holder) throws Exception {

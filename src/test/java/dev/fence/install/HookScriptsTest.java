@@ -182,12 +182,61 @@ class HookScriptsTest {
 
         age(Path.of(d.jar()), 120);
         assertTrue(runHook(d, Map.of()).startsWith("java "), "current again");
-        for (String setting : List.of("FENCE_JAVA", "FENCE_JAR", "FENCE_JAVA_OPTS")) {
-            assertEquals("launcher hook pre-receive", runHook(d, Map.of(setting, "x")), setting);
+        for (String setting : List.of("FENCE_JAVA", "FENCE_JAR", "FENCE_JAVA_OPTS", "JAVA_TOOL_OPTIONS")) {
+            assertTrue(runHook(d, Map.of(setting, "x")).startsWith("java "), setting + " is not the pusher's to set");
         }
 
         Files.writeString(Path.of(d.javaHome(), "release"), "JAVA_VERSION=\"17.0.16\"\n");
         assertEquals("launcher hook pre-receive", runHook(d, Map.of()), "the JDK was upgraded in place");
+    }
+
+    /**
+     * What a pusher could set to swap the program that judges it (on a local-path remote the hook's
+     * environment is the pusher's): the launcher runs on the java and jar install pinned, and no variable
+     * the JVM or the launcher reads for options reaches it.
+     */
+    @Test
+    void theLauncherRunsOnWhatInstallPinnedWhateverThePushersEnvironmentSays() throws Exception {
+        Path launcher = write(
+                "bin/env-fence",
+                "#!/bin/sh\necho \"java=${FENCE_JAVA-unset} jar=${FENCE_JAR-unset} opts=${FENCE_JAVA_OPTS-unset}"
+                        + " tool=${JAVA_TOOL_OPTIONS-unset} jdk=${JDK_JAVA_OPTIONS-unset} _=${_JAVA_OPTIONS-unset}\"\n");
+        Map<String, String> pusher = Map.of(
+                "FENCE_JAVA", "/tmp/evil/java",
+                "FENCE_JAR", "/tmp/evil.jar",
+                "FENCE_JAVA_OPTS", "-javaagent:/tmp/evil.jar",
+                "JAVA_TOOL_OPTIONS", "-javaagent:/tmp/evil.jar",
+                "JDK_JAVA_OPTIONS", "-javaagent:/tmp/evil.jar",
+                "_JAVA_OPTIONS", "-javaagent:/tmp/evil.jar");
+        Launch pinned = new Launch.Launcher(launcher.toString(), "/opt/jdk/bin/java", "/opt/fence/lib/fence.jar");
+        assertEquals(
+                "java=/opt/jdk/bin/java jar=/opt/fence/lib/fence.jar opts=unset tool=unset jdk=unset _=unset",
+                runScript(HookScripts.preReceive(pinned), pusher));
+        assertEquals(
+                "java=/opt/jdk/bin/java jar=/opt/fence/lib/fence.jar opts=unset tool=unset jdk=unset _=unset",
+                runScript(HookScripts.postReceive(pinned), pusher));
+        assertEquals(
+                "java=unset jar=unset opts=unset tool=unset jdk=unset _=unset",
+                runScript(HookScripts.preReceive(new Launch.Launcher(launcher.toString())), pusher),
+                "a launcher without pins picks its own java and its own jar, never the pusher's");
+        Path printsArgs = write("jdk/bin/java", "#!/bin/sh\necho \"$* tool=${JAVA_TOOL_OPTIONS-unset}\"\n");
+        assertEquals(
+                "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:CompileThresholdScaling=10 -Xss1m"
+                        + " -XX:-UsePerfData -Xshare:auto -jar /opt/fence/lib/fence.jar hook pre-receive tool=unset",
+                runScript(
+                        HookScripts.preReceive(new Launch.JavaJar(printsArgs.toString(), "/opt/fence/lib/fence.jar")),
+                        pusher));
+    }
+
+    private String runScript(String script, Map<String, String> env) throws Exception {
+        Path hook = write("hook-under-test", script);
+        ProcessBuilder pb = new ProcessBuilder(hook.toString()).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        Stdin.feed(p, "");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        return out.strip();
     }
 
     @Test
