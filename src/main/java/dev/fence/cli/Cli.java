@@ -40,6 +40,7 @@ final class Cli {
         var usage = cl.getCommandSpec().usageMessage();
         usage.exitCodeListHeading("%nExit codes:%n").exitCodeList(exitCodeList(exitCodesOf(cl)));
         usage.description(reflow(usage.description()));
+        HelpWrap.apply(cl);
         for (CommandLine sub : cl.getSubcommands().values()) {
             applyExitCodes(sub);
         }

@@ -82,4 +82,48 @@ class HelpTextTest {
         assertTrue(help.contains("Run the fence HTTP API (docs/api.md): leases, hook verdicts for curl shims,"), help);
         assertEquals(-1, help.indexOf("ledger queries,\n/healthz"), help);
     }
+
+    /**
+     * Every path, URL, dotted name or command word the help text is written with reaches the reader whole:
+     * picocli's own wrapping broke lines after dots and slashes inside words ({@code fence.} / {@code conf}).
+     */
+    @Test
+    void everyCommandsHelpKeepsEachPathUrlAndWordWhole() {
+        CommandLine root = Cli.commandLine(new Context(
+                new ByteArrayInputStream(new byte[0]),
+                new PrintWriter(new StringWriter()),
+                new PrintWriter(new StringWriter()),
+                Map.of(),
+                Clock.systemUTC(),
+                Path.of("").toAbsolutePath()));
+        Deque<CommandLine> todo = new ArrayDeque<>(java.util.List.of(root));
+        int checked = 0;
+        while (!todo.isEmpty()) {
+            CommandLine cl = todo.poll();
+            todo.addAll(cl.getSubcommands().values());
+            String help = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
+            java.util.Set<String> rendered = new java.util.HashSet<>(java.util.List.of(help.split("\\s+")));
+            java.util.List<String> written = new java.util.ArrayList<>();
+            var usage = cl.getCommandSpec().usageMessage();
+            written.addAll(java.util.List.of(usage.description()));
+            written.addAll(java.util.List.of(usage.header()));
+            written.addAll(java.util.List.of(usage.footer()));
+            for (var option : cl.getCommandSpec().options()) {
+                written.addAll(java.util.List.of(option.description()));
+            }
+            for (String text : written) {
+                for (String word : text.split("\\s+")) {
+                    boolean joined = word.contains("/") || word.matches(".*\\w[.]\\w.*");
+                    boolean templated = word.contains("$") || word.contains("%") || word.contains("@|");
+                    if (joined && !templated) {
+                        checked++;
+                        assertTrue(
+                                rendered.contains(word),
+                                cl.getCommandSpec().qualifiedName() + " --help split '" + word + "':\n" + help);
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "checked " + checked + " words");
+    }
 }
