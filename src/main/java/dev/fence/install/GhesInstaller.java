@@ -90,7 +90,7 @@ public final class GhesInstaller {
                 .add(out.resolve(DOCKERFILE), HookScripts.ghesDockerfile(), FilePlan.READABLE);
         boolean keepConf = store == null && Files.exists(conf);
         if (!keepConf) {
-            plan.add(conf, HookScripts.fenceConf(store), FilePlan.PRIVATE);
+            plan.add(conf, HookScripts.ghesFenceConf(store), FilePlan.PRIVATE);
         }
         Written w = write(plan, out, force, keepConf ? "kept " + conf + " (no --store given)" : null);
         if (w.refused() != null) {

@@ -17,6 +17,9 @@ public final class HookScripts {
     /** The java the GHES hook environment recipe links into place. */
     public static final String GHES_JAVA = "/usr/bin/java";
 
+    /** The git the GHES hook environment recipe installs, named by path in its fence.conf. */
+    public static final String GHES_GIT = "/usr/bin/git";
+
     /** The curl shim's configuration file, read from the directory the shim is in. */
     public static final String SHIM_CONF = "fence-shim.conf";
 
@@ -253,14 +256,19 @@ public final class HookScripts {
 
                 # GitHub's hook-environment guide removes the localtime symlinks, which may cause errors in
                 # the chroot. fence.conf is made readable for whichever user GHES runs hooks as; nothing but
-                # pre-receive hooks sees this environment.
-                RUN ln -sf /opt/java/openjdk/bin/java %s \\
+                # pre-receive hooks sees this environment. git answers the hook's ancestry questions about
+                # packed commits (a rewrite under the pusher's token); without it such a push is refused.
+                RUN apt-get update \\
+                 && apt-get install -y --no-install-recommends git \\
+                 && rm -rf /var/lib/apt/lists/* \\
+                 && ln -sf /opt/java/openjdk/bin/java %s \\
                  && rm -f /etc/localtime /usr/share/zoneinfo/localtime \\
                  && chmod 0644 /etc/fence/fence.conf \\
                  && test -x /bin/sh && test -x /bin/bash \\
-                 && %s -version
+                 && %s -version \\
+                 && %s --version
                 """
-                .formatted(MARKER, DEFAULT_JAR, GHES_JAVA, GHES_JAVA);
+                .formatted(MARKER, DEFAULT_JAR, GHES_JAVA, GHES_JAVA, GHES_GIT);
     }
 
     /**
@@ -275,5 +283,14 @@ public final class HookScripts {
                 + "# fence hook configuration. Every key is explained in gitlab-config/fence.conf.example\n"
                 + "# of the fence sources. This file may hold store credentials: keep it private.\n"
                 + storeLine;
+    }
+
+    /**
+     * The GHES hook environment's {@code fence.conf}: {@link #fenceConf}, and the git its recipe installs by
+     * path, since GHES starts hooks with none of the image's environment.
+     */
+    public static String ghesFenceConf(String store) {
+        return fenceConf(store) + "# The git of the hook environment (Dockerfile.hook-env installs it):\ngit = "
+                + GHES_GIT + "\n";
     }
 }
