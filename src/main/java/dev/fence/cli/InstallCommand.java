@@ -273,6 +273,8 @@ final class InstallCommand implements Callable<Integer> {
             ExitCode code = print(result);
             if (result instanceof InstallResult.Installed && launch instanceof Launch.Direct d) {
                 buildArchives(d);
+            } else if (result instanceof InstallResult.Installed && launch instanceof Launch.Launcher l) {
+                buildLaunchersArchive(l);
             }
             return code.code();
         } else if (mode.gitlabGlobal != null) {
@@ -381,6 +383,24 @@ final class InstallCommand implements Callable<Integer> {
         }
         say(out, Archives.buildOnce(d.launcher().path(), d.storeKind(), Path.of(d.archive()), env));
         out.flush();
+    }
+
+    /**
+     * Best effort, for a hook that runs {@code launcher}: the archive of all stores beside this jar, where
+     * the launcher looks for it, when this user may write there.
+     */
+    private void buildLaunchersArchive(Launch.Launcher launcher) {
+        Path runningJar = Archives.runningJar();
+        var version = JvmSettings.releaseVersion(Path.of(System.getProperty("java.home")));
+        if (runningJar == null || version.isEmpty()) {
+            return;
+        }
+        Path beside = JvmSettings.archive(runningJar, version.get(), null);
+        if (beside.equals(Archives.location(runningJar, version.get(), null, env))) {
+            PrintWriter out = spec.commandLine().getOut();
+            say(out, Archives.buildOnce(launcher.path(), null, beside, env));
+            out.flush();
+        }
     }
 
     private static void say(PrintWriter out, String said) {

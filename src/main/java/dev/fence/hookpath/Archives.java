@@ -1,10 +1,15 @@
 package dev.fence.hookpath;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +40,7 @@ public final class Archives {
      * JvmSettings#archive}, where the launcher also looks) when this process may write there; else, since
      * the installing user need not own the fence installation (a repository owner installing into its own
      * repositories), in that user's cache: {@code $XDG_CACHE_HOME/fence/} or {@code ~/.cache/fence/}, under a
-     * name that also carries a digest of the jar's path, so that two installations never share one. Null
+     * name that also carries a hash of the jar's path, so that two installations never share one. Null
      * when neither can be written. The path is written into the hook, never looked up through the hook's
      * environment (the pusher's, on a local-path remote, who could otherwise hand the JVM an archive of
      * its own classes).
@@ -57,11 +62,11 @@ public final class Archives {
         } else {
             return null;
         }
-        String digest =
+        String hash =
                 Integer.toHexString(jar.toAbsolutePath().normalize().toString().hashCode());
         String name = beside.getFileName().toString();
         int dash = name.indexOf('-');
-        return cache.resolve(name.substring(0, dash) + "-" + digest + name.substring(dash));
+        return cache.resolve(name.substring(0, dash) + "-" + hash + name.substring(dash));
     }
 
     /**
@@ -127,20 +132,19 @@ public final class Archives {
     /** The variable that tells {@code bin/fence --build-archive} where to write (read by that command only). */
     public static final String ARCHIVE_ENV = "FENCE_ARCHIVE";
 
-    /** Drains a process's output, keeping its last non-blank line: what went wrong, when it did. */
+    /** Drains a process's output, keeping its last three non-blank lines: what went wrong, when it did. */
     private static final class Tail extends Thread {
-        private final java.io.InputStream in;
-        private final java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
+        private final InputStream in;
+        private final ArrayDeque<String> last = new ArrayDeque<>();
 
-        Tail(java.io.InputStream in) {
+        Tail(InputStream in) {
             this.in = in;
             setDaemon(true);
         }
 
         @Override
         public void run() {
-            try (var reader = new java.io.BufferedReader(
-                    new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8))) {
+            try (var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = reader.readLine()) != null) {
                     if (!line.isBlank()) {

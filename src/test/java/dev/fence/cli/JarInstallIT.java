@@ -10,7 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fence.testing.GitProcess;
 import dev.fence.testing.ProcessTest;
-import dev.fence.testing.Stdin;
+import dev.fence.testing.Processes;
+import dev.fence.testing.Processes.Run;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,8 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +41,6 @@ class JarInstallIT {
 
     private static final String JAVA =
             Path.of(System.getProperty("java.home"), "bin", "java").toString();
-
-    record Run(int exit, String out, String err) {}
 
     /** The built jar, alone in a directory (no launcher anywhere near it). */
     private Path jarAlone() throws IOException {
@@ -69,15 +66,7 @@ class JarInstallIT {
     }
 
     private static Run run(List<String> command, Map<String, String> env, Path dir) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        Stdin.feed(p, "");
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "timed out: " + command);
-        return new Run(p.exitValue(), out, err);
+        return Processes.run(command, env, dir);
     }
 
     /** {@code java -jar <jar> args…}, with a plain environment. */
@@ -199,35 +188,9 @@ class JarInstallIT {
     void aServerInstallPutsTheCurlShimAndItsCredentialInPlaceForARealFenceServe() throws Exception {
         Path jar = jarAlone();
         Path credentials = tmp.resolve("credentials");
-        Run hookCredential = fence(
-                jar,
-                Map.of(),
-                "serve",
-                "credentials",
-                "add",
-                "--name",
-                "git",
-                "--role",
-                "hook",
-                "--file",
-                credentials.toString());
-        assertEquals(0, hookCredential.exit(), hookCredential.err());
-        Path credentialFile = Files.writeString(tmp.resolve("hook.credential"), hookCredential.out());
-        Run agentCredential = fence(
-                jar,
-                Map.of(),
-                "serve",
-                "credentials",
-                "add",
-                "--name",
-                "agents",
-                "--role",
-                "agent",
-                "--holder",
-                "agent-*",
-                "--file",
-                credentials.toString());
-        assertEquals(0, agentCredential.exit(), agentCredential.err());
+        String hookCredential = credential(jar, credentials, "git", "hook");
+        Path credentialFile = Files.writeString(tmp.resolve("hook.credential"), hookCredential + "\n");
+        String agentCredential = credential(jar, credentials, "agents", "agent", "--holder", "agent-*");
 
         List<String> serve = List.of(
                 JAVA,
@@ -246,7 +209,7 @@ class JarInstallIT {
                 .redirectError(tmp.resolve("serve.err").toFile())
                 .start();
         try {
-            String url = listeningOn(server, serveOut);
+            String url = Processes.listeningOn(server, serveOut, tmp.resolve("serve.err"));
             Path repo = bareRepo();
             Run installed = fence(
                     jar,
@@ -265,11 +228,8 @@ class JarInstallIT {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(conf)));
             String confText = Files.readString(conf);
             assertTrue(confText.contains("\nFENCE_SERVER=" + url + "\n"), confText);
-            assertTrue(
-                    confText.contains(
-                            "\nFENCE_CREDENTIAL=" + hookCredential.out().strip() + "\n"),
-                    "credential");
-            assertFalse(installed.out().contains(hookCredential.out().strip()), "install echoed the secret");
+            assertTrue(confText.contains("\nFENCE_CREDENTIAL=" + hookCredential + "\n"), "credential");
+            assertFalse(installed.out().contains(hookCredential), "install echoed the secret");
             assertEquals(
                     new String(Files.readAllBytes(Path.of("hooks/pre-receive-curl.sh")), StandardCharsets.UTF_8),
                     Files.readString(repo.resolve("hooks/pre-receive")),
@@ -279,8 +239,7 @@ class JarInstallIT {
             Map<String, String> pusher = new HashMap<>(GitProcess.cleanEnv(tmp.resolve("home")));
             pusher.put("FENCE_SERVER", "http://127.0.0.1:1");
             pusher.put("USER", "agent-a");
-            Map<String, String> agent =
-                    Map.of("FENCE_CREDENTIAL", agentCredential.out().strip());
+            Map<String, String> agent = Map.of("FENCE_CREDENTIAL", agentCredential);
             JsonNode lease = acquire(jar, agent, "agent-a", "--server", url);
             GitProcess.Result admitted = push(work, pusher, repo, lease, "one");
             assertEquals(0, admitted.exit(), admitted.stderr());
@@ -300,19 +259,14 @@ class JarInstallIT {
         }
     }
 
-    private static String listeningOn(Process server, Path out) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Pattern listening = Pattern.compile("listening on (http://\\S+)");
-        while (true) {
-            Matcher m = listening.matcher(Files.readString(out));
-            if (m.find()) {
-                String url = m.group(1);
-                return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-            }
-            assertTrue(server.isAlive(), "fence serve exited");
-            assertTrue(System.nanoTime() < deadline, "fence serve did not start");
-            Thread.sleep(50);
-        }
+    /** {@code fence serve credentials add} into {@code file}: the {@code <name>:<secret>} it prints once. */
+    private String credential(Path jar, Path file, String name, String role, String... more) throws Exception {
+        List<String> args = new ArrayList<>(
+                List.of("serve", "credentials", "add", "--name", name, "--role", role, "--file", file.toString()));
+        args.addAll(List.of(more));
+        Run r = fence(jar, Map.of(), args.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.err());
+        return r.out().strip();
     }
 
     /**

@@ -10,12 +10,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fence.testing.GitProcess;
 import dev.fence.testing.ProcessTest;
-import dev.fence.testing.Stdin;
+import dev.fence.testing.Processes;
+import dev.fence.testing.Processes.Run;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,8 +44,6 @@ class ReleaseArchiveIT {
 
     Path home;
     Map<String, String> env;
-
-    record Run(int exit, String out, String err) {}
 
     @BeforeEach
     void unpack() throws Exception {
@@ -83,15 +81,7 @@ class ReleaseArchiveIT {
     }
 
     private Run run(List<String> command, Path dir) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        Stdin.feed(p, "");
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "timed out: " + command);
-        return new Run(p.exitValue(), out, err);
+        return Processes.run(command, env, dir);
     }
 
     /** {@code bin/fence args…} of the unpacked archive, run from a directory with no sources in sight. */
@@ -259,7 +249,7 @@ class ReleaseArchiveIT {
         pb.environment().putAll(unitEnv);
         Process serve = pb.start();
         try {
-            String url = listeningOn(serve, tmp.resolve("serve.out"), tmp.resolve("serve.err"));
+            String url = Processes.listeningOn(serve, tmp.resolve("serve.out"), tmp.resolve("serve.err"));
             HttpResponse<String> health = HttpClient.newHttpClient()
                     .send(
                             HttpRequest.newBuilder(URI.create(url + "/healthz"))
@@ -275,19 +265,5 @@ class ReleaseArchiveIT {
         assertTrue(
                 List.of(0, 143).contains(serve.exitValue()),
                 "exit " + serve.exitValue() + ", which the unit's SuccessExitStatus does not count as a clean stop");
-    }
-
-    private static String listeningOn(Process server, Path out, Path err) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Pattern listening = Pattern.compile("listening on (http://\\S+)");
-        while (true) {
-            Matcher m = listening.matcher(Files.readString(out));
-            if (m.find()) {
-                return m.group(1).replaceAll("/$", "");
-            }
-            assertTrue(server.isAlive(), "fence serve exited: " + Files.readString(err));
-            assertTrue(System.nanoTime() < deadline, "fence serve did not start: " + Files.readString(err));
-            Thread.sleep(50);
-        }
     }
 }
