@@ -269,8 +269,24 @@ class HostArtefactsInstallTest {
         assertEquals(shim, Files.readString(gitlab.resolve("pre-receive.d/50-fence")));
         assertEquals("rw-------", perms(gitlab.resolve("pre-receive.d/fence-shim.conf")));
         assertTrue(r.out().contains("no FENCE_SERVER yet"), r.out());
-        // Re-running recognises its own files.
-        r = TestRootCommand.run(ENV, "install", "--gitlab-global", gitlab.toString(), "--shim", "curl");
+        // Re-running recognises its own files; --server alone means the shim, and --credential-file fills in
+        // the credential (the step that asked for it is gone).
+        Path credential = Files.writeString(tmp.resolve("gitlab.credential"), "gitlab:" + "t".repeat(43) + "\n");
+        r = TestRootCommand.run(
+                ENV,
+                "install",
+                "--gitlab-global",
+                gitlab.toString(),
+                "--server",
+                "http://fence:8700",
+                "--credential-file",
+                credential.toString());
         assertEquals(0, r.exit(), r.err());
+        assertEquals(shim, Files.readString(gitlab.resolve("pre-receive.d/50-fence")));
+        String gitlabConf = Files.readString(gitlab.resolve("pre-receive.d/fence-shim.conf"));
+        assertTrue(gitlabConf.contains("\nFENCE_CREDENTIAL=gitlab:" + "t".repeat(43) + "\n"), gitlabConf);
+        assertTrue(gitlabConf.contains("\nFENCE_SERVER=http://fence:8700\n"), gitlabConf);
+        assertFalse(r.out().contains("fence serve credentials add"), r.out());
+        assertFalse(r.out().contains("t".repeat(43)), "the secret was printed");
     }
 }
