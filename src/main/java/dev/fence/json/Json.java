@@ -52,6 +52,16 @@ public final class Json {
         return MAPPER.readTree(text);
     }
 
+    /**
+     * Parses a JSON object into maps, lists, strings, numbers, booleans and nulls.
+     *
+     * @throws JsonProcessingException when the text is not JSON or not an object
+     */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> readObject(String text) throws JsonProcessingException {
+        return MAPPER.readValue(text, LinkedHashMap.class);
+    }
+
     /** An ordered map, for building objects. */
     public static Map<String, Object> object() {
         return new LinkedHashMap<>();
