@@ -1,5 +1,6 @@
 package dev.fence.bench;
 
+import dev.fence.core.EventType;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -14,8 +15,9 @@ import java.util.List;
 /**
  * Seeds the benchmark's private Redis through pipelined commands on one connection: the state hashes a
  * grant leaves ({@code acquire.lua}: counter, holder, token, grantedAt, expiresAt, released, gen, version)
- * and the ledger stream entries an append leaves ({@code lib.lua}'s {@code ledger_append}: an id no lower
- * than the stream's last, the fields seq, at, type, resource, repo, ref, holder, token), with the sequence
+ * and the ledger stream entries an append leaves ({@code lib.lua}'s {@code ledger_append}: an id above the
+ * stream's last and never below the event's time, the fields seq, at, type, resource, repo, ref, holder,
+ * token), added to the resource's and the repo's ledger index ({@code index_event}), with the sequence
  * counter moved past them. Only the bench's own server is ever seeded.
  */
 final class RedisSeeder implements Seeder {
@@ -38,8 +40,17 @@ final class RedisSeeder implements Seeder {
         in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
     }
 
+    // As RedisKeys names them.
     static String stateKey(String resource) {
         return "fence:{" + resource + "}:state";
+    }
+
+    private static String resourceIndex(String resource) {
+        return "fence:{" + resource + "}:events";
+    }
+
+    private static String repoIndex(String repo) {
+        return "fence:repo:{" + repo + "}:events";
     }
 
     @Override
@@ -78,16 +89,19 @@ final class RedisSeeder implements Seeder {
             long k = Seeded.leaseOfEvent(j);
             long at = t0Millis + j;
             boolean grant = j % 2 == 0;
+            // Explicit ids, so that the indexes can name them: increasing with j, above the stream's last.
+            String id = Math.max(at, last + 1) + "-" + j;
+            String s = Long.toString(++seq);
             List<String> cmd = new ArrayList<>(List.of(
                     "XADD",
                     LEDGER,
-                    Math.max(at, last) + "-*",
+                    id,
                     "seq",
-                    Long.toString(++seq),
+                    s,
                     "at",
                     Long.toString(at),
                     "type",
-                    grant ? "grant" : "accept",
+                    (grant ? EventType.GRANT : EventType.ACCEPT).name(),
                     "resource",
                     Seeded.resource(k),
                     "repo",
@@ -101,7 +115,11 @@ final class RedisSeeder implements Seeder {
             }
             cmd.addAll(List.of("token", Long.toString(j + 1)));
             send(cmd);
+            send(List.of("ZADD", resourceIndex(Seeded.resource(k)), s, id));
+            send(List.of("ZADD", repoIndex(Seeded.repo(k)), s, id));
         }
+        // A store whose first events are seeded indexes its ledger from the first one, as its own append would.
+        send(List.of("HSETNX", "fence:meta", "indexedFrom", "1"));
         send(List.of("SET", LEDGER_SEQ, Long.toString(seq)));
         flush();
     }

@@ -276,7 +276,7 @@ public final class Scale {
             }
             queries(name, big.store, events, report, progress);
             refsPerPush(name, base, sizes, report, progress);
-            retention(name, base, big, seeder, sizes, report, progress);
+            retention(k, base, sizes, report, progress);
         }
     }
 
@@ -384,39 +384,43 @@ public final class Scale {
     }
 
     /**
-     * Shortens both stores' retention to a minute, so that every seeded event is past it, then times
-     * verdicts on both in alternating blocks while the seeded ledger is trimmed by the writes.
+     * A third store, seeded with the largest ledger dated two days back, then given a retention of one day:
+     * every seeded event is past it. Verdicts on it (whose writes trim the ledger) are timed beside verdicts
+     * on the empty store until the ledger has been trimmed or the verdicts run out.
      */
-    private static void retention(
-            String name,
-            StoreProbe base,
-            StoreProbe big,
-            Seeder seeder,
-            Sizes sizes,
-            ScaleReport report,
-            PrintWriter progress)
+    private static void retention(Kind k, StoreProbe base, Sizes sizes, ScaleReport report, PrintWriter progress)
             throws IOException {
+        String name = k.name();
+        long events = sizes.events().get(sizes.events().size() - 1);
+        String url = k.newStore("trim");
         Supplier<StoreIdentity> candidate = Identities.candidates(Clock.systemUTC());
-        long before = seeder.events();
-        progress.println(
-                name + ": retention to 1 minute; verdicts while " + ScaleReport.count(before) + " events are trimmed");
-        base.store.retention(Duration.ofMinutes(1), candidate);
-        big.store.retention(Duration.ofMinutes(1), candidate);
-        List<Double> during = new ArrayList<>();
-        List<Double> empty = new ArrayList<>();
-        long left = before;
-        int block = 50;
-        while (during.size() < sizes.trimVerdicts() && left > 1000) {
-            for (int i = 0; i < block; i++) {
-                during.add(big.verdict());
-                empty.add(base.verdict());
+        try (LeaseStore store = open(url);
+                Seeder seeder = k.seeder(url)) {
+            store.identity(candidate.get());
+            progress.println(name + ": seeding " + ScaleReport.count(events) + " events two days old");
+            seeder.events(
+                    0, events, System.currentTimeMillis() - Duration.ofDays(2).toMillis());
+            try (StoreProbe trimmed = new StoreProbe(store)) {
+                long before = seeder.events();
+                progress.println(name + ": retention to 1 day; verdicts while " + ScaleReport.count(before)
+                        + " events are trimmed");
+                store.retention(Duration.ofDays(1), candidate);
+                List<Double> during = new ArrayList<>();
+                List<Double> empty = new ArrayList<>();
+                long left = before;
+                while (during.size() < sizes.trimVerdicts() && left > 1000) {
+                    for (int i = 0; i < 50; i++) {
+                        during.add(trimmed.verdict());
+                        empty.add(base.verdict());
+                    }
+                    left = seeder.events();
+                }
+                report.trim(new ScaleReport.TrimRow(name, before, left, Stats.of(during), Stats.of(empty)));
+                if (left > 1000) {
+                    report.note(name + ": the trim had not finished after " + during.size() + " verdicts (" + left
+                            + " events left)");
+                }
             }
-            left = seeder.events();
-        }
-        report.trim(new ScaleReport.TrimRow(name, before, left, Stats.of(during), Stats.of(empty)));
-        if (left > 1000) {
-            report.note(name + ": the trim had not finished after " + during.size() + " verdicts ("
-                    + ScaleReport.count(left) + " events left)");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fence.bench;
 
+import dev.fence.core.EventType;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -92,7 +93,7 @@ final class SqlSeeder implements Seeder {
             boolean grant = j % 2 == 0;
             int i = 0;
             st.setLong(++i, t0Millis + j);
-            st.setString(++i, grant ? "grant" : "accept");
+            st.setString(++i, (grant ? EventType.GRANT : EventType.ACCEPT).label());
             st.setString(++i, Seeded.resource(k));
             st.setString(++i, Seeded.repo(k));
             st.setString(++i, Seeded.ref(k));
