@@ -18,7 +18,7 @@
  *       tipPusher}, {@code tipAt}. Absent fields are null, or 0 for numbers.
  *   <li>{@code fence:ledger} (stream): one entry per event, fields as in {@link
  *       dev.fence.core.LedgerEvent} with {@code at} in epoch ms and {@code type} the enum name; trimmed by
- *       age ({@code XADD … MINID ~}) as events are appended.
+ *       age as events are appended, at most 256 entries an append ({@code XRANGE} then {@code XDEL}).
  *   <li>{@code fence:ledger:seq} (string): the counter behind each event's {@code seq}.
  *   <li>{@code fence:{<resource>}:events} and {@code fence:repo:{<repo>}:events} (sorted sets): the ledger's
  *       indexes, the ids of a resource's or a repo's stream entries scored by seq, so that a query by

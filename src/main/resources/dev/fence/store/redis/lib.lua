@@ -5,6 +5,9 @@
 -- would print large numbers in exponent form, so they are formatted with %d); an empty ARGV string
 -- stands for null where a value can never be empty (a sha, a repo id, a ref).
 
+-- Entries past retention that one append deletes at most (see ledger_append).
+local TRIM_BATCH = 256
+
 local function int(n)
   return string.format('%d', n)
 end
@@ -200,7 +203,7 @@ local function index_event(meta_key, ledger_key, index_keys, seq, id)
   end
 end
 
--- Appends one event given as a flat field/value list (null fields left out) and trims the stream.
+-- Appends one event given as a flat field/value list (null fields left out) and trims the stream (a batch).
 -- With a store clock (now nil), the event's time is the server's: its 'at' field is replaced, so no
 -- client's clock places an event, or trims the ledger through retention. With a test clock (now given),
 -- 'at' is kept. The entry id is that time or, if an earlier entry already has a later id, that id's
@@ -224,11 +227,22 @@ local function ledger_append(meta_key, ledger_key, seq_key, retention_ms, fields
       at = last_ms
     end
   end
+  -- Retention drops at most TRIM_BATCH of the entries before min per append, oldest first, as the SQL
+  -- stores prune: a backlog (a store idle for months, a retention just shortened) drains over several
+  -- appends instead of stalling one of them, and every script that waits behind it, while it frees a
+  -- million entries.
   local min = at - tonumber(retention_ms)
-  if min < 0 then
-    min = 0
+  if min > 0 then
+    local old = redis.call('XRANGE', ledger_key, '-', int(min - 1), 'COUNT', TRIM_BATCH)
+    if #old > 0 then
+      local ids = {}
+      for i = 1, #old do
+        ids[i] = old[i][1]
+      end
+      redis.call('XDEL', ledger_key, unpack(ids))
+    end
   end
-  local args = {'XADD', ledger_key, 'MINID', int(min), int(at) .. '-*', 'seq', int(seq)}
+  local args = {'XADD', ledger_key, int(at) .. '-*', 'seq', int(seq)}
   for i = 1, #fields do
     args[#args + 1] = fields[i]
   end
