@@ -55,6 +55,9 @@ public final class ScalePlot {
         String date = machine instanceof Map<?, ?> m && m.get("date") != null
                 ? m.get("date").toString()
                 : "";
+        if (date.length() > 16 && date.charAt(10) == 'T') {
+            date = date.substring(0, 10) + " " + date.substring(11, 16) + " UTC";
+        }
         panel(
                 s,
                 0,

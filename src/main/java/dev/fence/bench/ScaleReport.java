@@ -170,17 +170,17 @@ public final class ScaleReport {
             }
             String where = String.format(
                     Locale.ROOT, "%s, %s leases, %s events", r.store(), count(r.leases()), count(r.events()));
-            out.add(target(
+            out.add(BenchReport.target(
                     "verdict within 10 % of the empty store (" + where + ")",
                     ratioText(r.verdictRatio()),
                     r.verdictRatio() <= SIZE_RATIO));
-            out.add(target(
+            out.add(BenchReport.target(
                     "acquire within 10 % of the empty store (" + where + ")",
                     ratioText(r.acquireRatio()),
                     r.acquireRatio() <= SIZE_RATIO));
         }
         for (QueryRow q : queries) {
-            out.add(target(
+            out.add(BenchReport.target(
                     String.format(
                             Locale.ROOT, "%s under 300 ms (%s, %s events)", q.query(), q.store(), count(q.events())),
                     ms(q.millis().median()),
@@ -188,7 +188,7 @@ public final class ScaleReport {
         }
         for (RefsRow r : refs) {
             if (r.refs() == maxRefs()) {
-                out.add(target(
+                out.add(BenchReport.target(
                         String.format(
                                 Locale.ROOT, "under 0.2 ms per fenced ref (%s, %s refs)", r.store(), count(r.refs())),
                         String.format(Locale.ROOT, "%.3f ms", r.perFencedRefMs()),
@@ -196,24 +196,24 @@ public final class ScaleReport {
             }
         }
         for (PushRow p : pushes) {
-            out.add(target(
+            out.add(BenchReport.target(
                     String.format(Locale.ROOT, "whole %s-ref push inside 5 s (%s)", count(p.refs()), p.store()),
                     ms(p.hooked().median()),
                     p.hooked().median() < PUSH_MS));
         }
         for (ConcurrencyRow c : concurrency) {
             if (c.clients() == 64) {
-                out.add(target(
+                out.add(BenchReport.target(
                         "fence serve: at least 5,000 verdicts/s at 64 clients (" + c.store() + ")",
                         String.format(Locale.ROOT, "%.0f/s", c.perSecond()),
                         c.perSecond() >= VERDICTS_PER_SECOND));
-                out.add(target(
+                out.add(BenchReport.target(
                         "fence serve: p99 under 20 ms at 64 clients (" + c.store() + ")",
                         ms(c.accept().p99()),
                         c.accept().p99() < P99_MS));
             }
             if (c.clients() == maxClients()) {
-                out.add(target(
+                out.add(BenchReport.target(
                         "fence serve: no errors at " + c.clients() + " clients (" + c.store() + ")",
                         c.errors() + " errors, " + c.refused() + " refused fast",
                         c.errors() == 0));
@@ -223,7 +223,7 @@ public final class ScaleReport {
             // The tail beside the empty store's, not the maximum alone: on a shared machine any call may
             // stall for a scheduler's time slice, in both stores alike.
             double added = t.during().p99() - t.base().p99();
-            out.add(target(
+            out.add(BenchReport.target(
                     "a trim adds under 10 ms to the verdicts' p99 (" + t.store() + ")",
                     String.format(
                             Locale.ROOT,
@@ -244,14 +244,6 @@ public final class ScaleReport {
 
     private int maxClients() {
         return concurrency.stream().mapToInt(ConcurrencyRow::clients).max().orElse(0);
-    }
-
-    private static Map<String, Object> target(String what, String measured, boolean met) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("target", what);
-        m.put("measured", measured);
-        m.put("met", met);
-        return m;
     }
 
     /** One JSON-ready map of everything. */

@@ -110,6 +110,6 @@ class BenchCommandTest {
         Run r = bench("--plot", svg.toString(), "--from", json.toString());
         assertEquals(0, r.exit(), r.err());
         String text = java.nio.file.Files.readString(svg);
-        assertTrue(text.contains("100k / 1M") && text.contains("2026-12-03T08:00:00Z"), text);
+        assertTrue(text.contains("100k / 1M") && text.contains("2026-12-03 08:00 UTC"), text);
     }
 }
