@@ -98,8 +98,9 @@ import org.postgresql.Driver;
  * taken from the first opener's {@link StoreOptions#retention()} when there is none; a URL asking for
  * another value is refused by every call that appends ({@link #retention} changes it for everyone). Every
  * write that appends events also deletes up to {@value StoreOptions#PRUNE_MIN} events (or {@value
- * StoreOptions#PRUNE_PER_EVENT} per event it appends, if more) older than it, on the store's clock, so the ledger stays bounded without a
- * separate job, a backlog drains over many writes, and the part a verdict pays stays small.
+ * StoreOptions#PRUNE_PER_EVENT} per event it appends, if more) older than it, on the store's clock, so
+ * the ledger stays bounded without a separate job, a backlog drains over many writes, and the part a
+ * verdict pays stays small.
  *
  * <p><b>Schema:</b> tables live in the schema {@code fence}, created with them on first use if the role may
  * ({@code CREATE} on the database), or pre-created empty by an administrator ({@code CREATE SCHEMA fence

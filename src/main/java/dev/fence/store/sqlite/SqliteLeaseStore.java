@@ -73,10 +73,10 @@ import org.sqlite.core.DirectAccess;
  * Leases are judged with the caller's {@code now}.
  *
  * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value
- * StoreOptions#PRUNE_MIN} events (or {@value StoreOptions#PRUNE_PER_EVENT} per event it appends, if more) older than {@link
- * StoreOptions#retention()} before the newest event it appends (for {@link #acquire}, before {@code now}),
- * so the ledger stays bounded without a separate job, a backlog drains over many writes instead of
- * stalling one, and the part a verdict pays stays small.
+ * StoreOptions#PRUNE_MIN} events (or {@value StoreOptions#PRUNE_PER_EVENT} per event it appends, if
+ * more) older than {@link StoreOptions#retention()} before the newest event it appends (for {@link
+ * #acquire}, before {@code now}), so the ledger stays bounded without a separate job, a backlog drains
+ * over many writes instead of stalling one, and the part a verdict pays stays small.
  */
 public final class SqliteLeaseStore implements LeaseStore {
     /** Must match the {@code PRAGMA user_version} stamped at the end of {@code schema.sql}. */
