@@ -156,7 +156,7 @@ public final class Bench {
     }
 
     /** The jar (or classes directory) fence runs from. */
-    private static Path thisJar() {
+    static Path thisJar() {
         try {
             return Path.of(Bench.class
                     .getProtectionDomain()
@@ -367,7 +367,7 @@ public final class Bench {
         }
     }
 
-    private static HookServer startServer(String storeUrl, Path credentials) {
+    static HookServer startServer(String storeUrl, Path credentials) {
         HookConfig config = new HookConfig(
                 FencePolicy.defaults(), Optional.of(storeUrl), Optional.empty(), Optional.empty(), Optional.empty());
         ServerSettings settings =
@@ -447,7 +447,7 @@ public final class Bench {
      * kind, while it is current), with {@code JAVA_HOME} set so that its launcher fallback would pick the
      * same JDK.
      */
-    private static String javaHook(Build o, Path jdk, String storeUrl) {
+    static String javaHook(Build o, Path jdk, String storeUrl) {
         String storeKind = JvmSettings.storeKind(storeUrl);
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
@@ -558,7 +558,7 @@ public final class Bench {
         }
     }
 
-    private static Map<String, String> gitEnv(Map<String, String> env, Path work) throws IOException {
+    static Map<String, String> gitEnv(Map<String, String> env, Path work) throws IOException {
         Path home = work.resolve("home");
         Files.createDirectories(home);
         Map<String, String> e = Git.isolatedEnv(env, home, "bench", "bench@localhost");
@@ -600,7 +600,7 @@ public final class Bench {
         }
     }
 
-    private static String cpuModel() {
+    static String cpuModel() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
                 if (line.startsWith("model name")) {
@@ -663,7 +663,7 @@ public final class Bench {
         }
     }
 
-    private static void deleteTree(Path dir) {
+    static void deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

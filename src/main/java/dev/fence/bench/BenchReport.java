@@ -175,7 +175,8 @@ public final class BenchReport {
         return out;
     }
 
-    private static Map<String, Object> target(String what, String measured, boolean met) {
+    /** One budget line of a report: the target, the figure measured, whether it is met. */
+    static Map<String, Object> target(String what, String measured, boolean met) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("target", what);
         m.put("measured", measured);

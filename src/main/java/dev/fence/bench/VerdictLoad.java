@@ -46,6 +46,27 @@ final class VerdictLoad {
 
     /** One request: the next fast-forward; fails unless the server accepts it. */
     void verdict() throws IOException {
+        Answer a = attempt();
+        if (!a.accepted()) {
+            throw new IOException("the server did not accept a verdict request: " + a.status() + " " + a.text());
+        }
+    }
+
+    /**
+     * What the server answered one request: its status line and body.
+     *
+     * @param accepted the verdict accepted the push (the next request fast-forwards from it)
+     * @param refused the server refused the push quickly as the shim treats a store that is down (a 503 when
+     *     its queues are full, or a verdict with a non-zero exit)
+     */
+    record Answer(boolean accepted, boolean refused, String status, String text) {}
+
+    /**
+     * One request, as {@link #verdict()}, reporting instead of failing on a refusal.
+     *
+     * @throws IOException on a connection failure, a time-out, or an answer that is neither
+     */
+    Answer attempt() throws IOException {
         String next = randomId();
         StringBuilder form = new StringBuilder();
         field(form, "stdin", tip + " " + next + " refs/heads/main\n");
@@ -82,10 +103,15 @@ final class VerdictLoad {
         int split = reply.indexOf("\r\n\r\n");
         String status = reply.isEmpty() ? "" : reply.substring(0, Math.max(0, reply.indexOf("\r\n")));
         String answer = split < 0 ? "" : reply.substring(split + 4);
-        if (!status.contains(" 200 ") || !answer.startsWith("fence-verdict/1 nonce=" + nonce + " exit=0\n")) {
-            throw new IOException("the server did not accept a verdict request: " + status + " " + answer.trim());
+        if (status.contains(" 200 ") && answer.startsWith("fence-verdict/1 nonce=" + nonce + " exit=0\n")) {
+            tip = next;
+            return new Answer(true, false, status, answer.trim());
         }
-        tip = next;
+        if (status.contains(" 503 ")
+                || status.contains(" 200 ") && answer.startsWith("fence-verdict/1 nonce=" + nonce)) {
+            return new Answer(false, true, status, answer.trim());
+        }
+        throw new IOException("unexpected answer to a verdict request: " + status + " " + answer.trim());
     }
 
     private static void field(StringBuilder form, String name, String value) {
@@ -95,7 +121,7 @@ final class VerdictLoad {
         form.append(name).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8));
     }
 
-    private static String randomId() {
+    static String randomId() {
         StringBuilder id = new StringBuilder(40);
         ThreadLocalRandom r = ThreadLocalRandom.current();
         for (int i = 0; i < 40; i++) {

@@ -2,8 +2,14 @@ package dev.fence.cli;
 
 import dev.fence.bench.Bench;
 import dev.fence.bench.BenchReport;
+import dev.fence.bench.Scale;
+import dev.fence.bench.ScalePlot;
+import dev.fence.bench.ScaleReport;
+import dev.fence.core.InvalidInputException;
 import dev.fence.json.Json;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -100,12 +106,58 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
 
+    @Option(
+            names = "--scale",
+            description = "Instead of the push budget: how cost grows with the store's size (1, 10k, 100k leased"
+                    + " branches; 0, 100k, 1M ledger events), ledger queries at 1M events, refs per push (1 to"
+                    + " 10,000), concurrent hooks through fence serve (1 to 256) and verdicts during a ledger trim,"
+                    + " on SQLite, a private Redis and PostgreSQL (with --postgres). Each row is measured beside its"
+                    + " baseline and shown as a ratio to it. Takes several minutes per store.")
+    boolean scale;
+
+    @Option(names = "--quick", description = "With --scale: ten times smaller sizes, to try it out in a minute or two.")
+    boolean quick;
+
+    @Option(
+            names = "--postgres",
+            paramLabel = "URL",
+            description = "With --scale: the PostgreSQL server (postgresql://USER@HOST:PORT) on which the bench creates"
+                    + " databases of its own and drops them after; without it the PostgreSQL rows are skipped.")
+    String postgres;
+
+    @Option(
+            names = "--scale-stores",
+            paramLabel = "STORE",
+            split = ",",
+            description = "With --scale: only these stores (sqlite, redis, postgresql; default: all).")
+    List<String> scaleStores;
+
+    @Option(
+            names = "--plot",
+            paramLabel = "FILE.svg",
+            description = "Write an SVG plot of the scale figures: of this --scale run, or of --from's JSON.")
+    Path plot;
+
+    @Option(
+            names = "--from",
+            paramLabel = "FILE.json",
+            description = "With --plot: draw the plot from the JSON that 'fence bench --scale --json' printed, without"
+                    + " running anything.")
+    Path from;
+
     BenchCommand(Context ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public Integer call() throws Exception {
+        if (from != null || scale) {
+            return scale();
+        }
+        if (quick || postgres != null || scaleStores != null || plot != null) {
+            throw new InvalidInputException(
+                    "--quick, --postgres, --scale-stores and --plot go with --scale" + " (or --plot with --from)");
+        }
         Bench.Options options = Bench.options(
                 new Bench.Request(
                         pushes,
@@ -125,6 +177,27 @@ final class BenchCommand implements Callable<Integer> {
             ctx.out().println(Json.write(report.toMap()));
         } else {
             ctx.out().print(report.toTable());
+        }
+        return ExitCode.OK.code();
+    }
+
+    private Integer scale() throws Exception {
+        if (from != null) {
+            if (plot == null || scale) {
+                throw new InvalidInputException("--from goes with --plot, without --scale");
+            }
+            ScalePlot.write(Json.readObject(Files.readString(from)), plot);
+            return ExitCode.OK.code();
+        }
+        Scale.Options options = Scale.options(quick, scaleStores, postgres);
+        ScaleReport report = Scale.run(options, ctx.env(), ctx.err());
+        if (json) {
+            ctx.out().println(Json.write(report.toMap()));
+        } else {
+            ctx.out().print(report.toTable());
+        }
+        if (plot != null) {
+            ScalePlot.write(Json.readObject(Json.write(report.toMap())), plot);
         }
         return ExitCode.OK.code();
     }

@@ -30,6 +30,21 @@ public record StoreOptions(
         boolean callerClock,
         boolean retentionAsked) {
 
+    /**
+     * The fewest events past retention that a SQL store's write deletes when it appends (if that many are
+     * past it); a write that appends more deletes up to {@value #PRUNE_PER_EVENT} per event it appends, so
+     * a backlog always shrinks while the part of it that one verdict pays stays small.
+     */
+    public static final int PRUNE_MIN = 32;
+
+    /** See {@link #PRUNE_MIN}. */
+    public static final int PRUNE_PER_EVENT = 2;
+
+    /** How many events past retention a write that appends {@code appended} events deletes at most. */
+    public static int pruneBatch(int appended) {
+        return Math.max(PRUNE_MIN, PRUNE_PER_EVENT * appended);
+    }
+
     /** Options for a long-running process (pooled connections). */
     public StoreOptions(Duration timeout, Duration retention, int waitReplicas, Duration waitTimeout) {
         this(timeout, retention, waitReplicas, waitTimeout, false, false, false);

@@ -31,7 +31,13 @@ class BenchCommandTest {
             "--lease-seconds",
             "--verdicts",
             "--baseline-launcher",
-            "--baseline-jar"
+            "--baseline-jar",
+            "--scale",
+            "--quick",
+            "--postgres",
+            "--scale-stores",
+            "--plot",
+            "--from"
         }) {
             assertTrue(out.toString().contains(option), option + " missing from:\n" + out);
         }
@@ -69,5 +75,41 @@ class BenchCommandTest {
     void outOfRangeCountsAreUsageErrorsBeforeAnythingRuns() {
         Run r = bench("--pushes", "0");
         assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+    }
+
+    @Test
+    void scaleOptionsAreCheckedBeforeAnythingRuns() {
+        Run r = bench("--quick");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("go with --scale"), r.err());
+
+        r = bench("--scale", "--scale-stores", "sqlite,mysql");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("unknown store 'mysql'"), r.err());
+
+        r = bench("--scale", "--postgres", "mysql://root@127.0.0.1/x");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("--postgres must be postgresql://"), r.err());
+
+        r = bench("--from", "/nonexistent/scale.json");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("--from goes with --plot"), r.err());
+    }
+
+    @Test
+    void plotFromJsonWritesTheSvgWithoutRunningAnything(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path json = dir.resolve("scale.json");
+        java.nio.file.Files.writeString(
+                json,
+                "{\"machine\":{\"date\":\"2026-12-03T08:00:00Z\"},\"storeSize\":["
+                        + "{\"store\":\"redis\",\"leases\":1,\"events\":0,\"verdictRatio\":1.0},"
+                        + "{\"store\":\"redis\",\"leases\":100000,\"events\":1000000,\"verdictRatio\":1.04}],"
+                        + "\"refsPerPush\":[{\"store\":\"redis\",\"refs\":10000,\"perFencedRefMs\":0.05}]}");
+        java.nio.file.Path svg = dir.resolve("scale.svg");
+        Run r = bench("--plot", svg.toString(), "--from", json.toString());
+        assertEquals(0, r.exit(), r.err());
+        String text = java.nio.file.Files.readString(svg);
+        assertTrue(text.contains("100k / 1M") && text.contains("2026-12-03 08:00 UTC"), text);
     }
 }

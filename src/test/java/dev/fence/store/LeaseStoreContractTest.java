@@ -946,6 +946,28 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aBacklogPastRetentionDrainsOverSeveralWritesEachDeletingABoundedBatch() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(1), 0, Duration.ZERO));
+            Instant t = clock.instant();
+            List<LedgerEvent> backlog = new java.util.ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                backlog.add(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token"));
+            }
+            s.append(backlog);
+            Instant later = t.plus(Duration.ofHours(25));
+            s.append(List.of(event(later, EventType.ALLOW, PLAIN, "carol", 0, null)));
+            int left = s.query(LedgerQuery.forResource(DEV)).size();
+            assertTrue(
+                    left <= 100 - StoreOptions.PRUNE_MIN,
+                    "a write deletes at least a batch of the backlog: " + left + " left");
+            for (int w = 1; w <= 4; w++) {
+                s.append(List.of(event(later.plusSeconds(w), EventType.ALLOW, PLAIN, "carol", 0, null)));
+            }
+            assertEquals(0, s.query(LedgerQuery.forResource(DEV)).size(), "drained after five writes");
+            assertEquals(5, s.query(LedgerQuery.forResource(PLAIN)).size(), "nothing newer was deleted");
+        }
+
+        @Test
         void acquireDropsOldEventsAndSequenceNumbersKeepGrowing() {
             LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofHours(1), 0, Duration.ZERO));
             Instant t = clock.instant();

@@ -97,8 +97,10 @@ import org.postgresql.Driver;
  * <p><b>Ledger retention</b> is a setting of the store ({@code fence.settings}, kept across generations),
  * taken from the first opener's {@link StoreOptions#retention()} when there is none; a URL asking for
  * another value is refused by every call that appends ({@link #retention} changes it for everyone). Every
- * write that appends events also deletes up to {@value #PRUNE_BATCH} events older than it, on the store's
- * clock, so the ledger stays bounded without a separate job and a backlog drains over several writes.
+ * write that appends events also deletes up to {@value StoreOptions#PRUNE_MIN} events (or {@value
+ * StoreOptions#PRUNE_PER_EVENT} per event it appends, if more) older than it, on the store's clock, so
+ * the ledger stays bounded without a separate job, a backlog drains over many writes, and the part a
+ * verdict pays stays small.
  *
  * <p><b>Schema:</b> tables live in the schema {@code fence}, created with them on first use if the role may
  * ({@code CREATE} on the database), or pre-created empty by an administrator ({@code CREATE SCHEMA fence
@@ -110,7 +112,6 @@ public final class PostgresLeaseStore implements LeaseStore {
     /** Must match the row {@code schema.sql} writes into {@code fence.schema_info}. */
     static final int SCHEMA_VERSION = 1;
 
-    private static final int PRUNE_BATCH = 256;
     private static final int POOL_SIZE = 8;
 
     /** Attempts of one call when a connection breaks before its commit is sent. */
@@ -241,7 +242,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                             state.tip()));
             events.add(LedgerEvent.lease(at, EventType.GRANT, resource, holder, token));
             insertEvents(tx, events);
-            prune(tx, at.toEpochMilli());
+            prune(tx, at.toEpochMilli(), events.size());
             return new AcquireResult.Granted(
                     resource, holder, token, cur.identity().generation(), at, expiresAt, previous, state.tip());
         });
@@ -290,7 +291,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
             writeState(tx, cur, state.withLease(released));
             insertEvents(tx, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
-            prune(tx, at.toEpochMilli());
+            prune(tx, at.toEpochMilli(), 1);
             return new LeaseCheck.Ok(released);
         });
     }
@@ -883,7 +884,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             }
         }
         insertEvents(tx, dated);
-        prune(tx, newest);
+        prune(tx, newest, dated.size());
     }
 
     /**
@@ -891,14 +892,14 @@ public final class PostgresLeaseStore implements LeaseStore {
      * ({@link #nowMillis}: the database's clock, so a client whose clock is far ahead cannot erase the
      * ledger).
      */
-    private void prune(Tx tx, long nowMillis) throws SQLException {
+    private void prune(Tx tx, long nowMillis, int appended) throws SQLException {
         long cutoff = nowMillis - retentionMillis(tx);
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
         try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("event.prune"))) {
             st.setLong(1, cutoff);
-            st.setInt(2, PRUNE_BATCH);
+            st.setInt(2, StoreOptions.pruneBatch(appended));
             tx.update(st);
         }
     }

@@ -20,6 +20,26 @@ final class RedisKeys {
     private RedisKeys() {}
 
     /**
+     * Sorted set indexing the ledger by resource: stream entry ids scored by their seq, in the resource's
+     * hash slot.
+     */
+    static String eventsOfResource(String resource) {
+        return "fence:{" + resource + "}:events";
+    }
+
+    /** Sorted set indexing the ledger by repo id, as {@link #eventsOfResource}. */
+    static String eventsOfRepo(String repo) {
+        return "fence:repo:{" + repo + "}:events";
+    }
+
+    /** The index keys an event of {@code resource} (of {@code repo}, or null) is added to. */
+    static java.util.List<String> eventIndexes(String resource, String repo) {
+        return repo == null
+                ? java.util.List.of(eventsOfResource(resource))
+                : java.util.List.of(eventsOfResource(resource), eventsOfRepo(repo));
+    }
+
+    /**
      * Hash with a resource's counter, highest accepted token, version, latest lease, base and tip.
      * Field names are listed in {@link RedisCodec}.
      */

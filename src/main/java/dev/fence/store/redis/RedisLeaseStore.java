@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -68,7 +69,9 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>Waits.</b> Connect and reply timeouts are {@link StoreOptions#timeout()}; a call that finds a
  * stale pooled connection (the server restarted) reconnects once. {@link #query} reads the ledger in
- * pages: each page is bounded by the timeout, a very large query as a whole is not.
+ * pages: each page is bounded by the timeout, a very large query as a whole is not. A query naming a
+ * resource or a repo reads only that resource's or repo's entries, through the ledger's indexes (sorted sets
+ * of entry ids by seq, kept by the appending scripts); other queries read the stream.
  *
  * <p><b>Durability.</b> Lost or possibly rolled-back data is recognised by the identity record: a missing
  * {@code fence:meta}, or one written under another epoch of the server (its run id and replication id,
@@ -344,8 +347,33 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
+    /** The keys of a script that appends a lease event of {@code resource}: acquire and release. */
     private static List<String> acquireKeys(String resource) {
-        return List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
+        List<String> keys = new ArrayList<>(
+                List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
+        Resources.GitRef git = Resources.parse(resource).orElse(null);
+        keys.addAll(RedisKeys.eventIndexes(resource, git == null ? null : git.repoId()));
+        return keys;
+    }
+
+    /**
+     * Encodes {@code e} into {@code args} (see {@code read_events} in lib.lua), adding its index keys to
+     * {@code keys} once each; {@code positions} remembers where each key is.
+     */
+    private static void encodeEvent(
+            LedgerEvent e, List<String> keys, Map<String, Integer> positions, List<String> args) {
+        RedisCodec.encodeEvent(e, args);
+        List<String> indexes = RedisKeys.eventIndexes(e.resource(), e.repo());
+        args.add(Integer.toString(indexes.size()));
+        for (String key : indexes) {
+            Integer at = positions.get(key);
+            if (at == null) {
+                keys.add(key);
+                at = keys.size();
+                positions.put(key, at);
+            }
+            args.add(Integer.toString(at));
+        }
     }
 
     private static List<String> acquireArgs(
@@ -414,8 +442,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 resource,
                 git == null ? "" : git.repoId(),
                 git == null ? "" : git.ref());
-        List<String> keys = List.of(RedisKeys.META, RedisKeys.state(resource), RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ);
-        return leaseCheck("release", Scripts.RELEASE, keys, args);
+        return leaseCheck("release", Scripts.RELEASE, acquireKeys(resource), args);
     }
 
     @Override
@@ -543,8 +570,9 @@ public final class RedisLeaseStore implements LeaseStore {
             args.addAll(del);
         }
         args.add(Integer.toString(events.size()));
+        Map<String, Integer> positions = new HashMap<>();
         for (LedgerEvent e : events) {
-            RedisCodec.encodeEvent(e, args);
+            encodeEvent(e, keys, positions, args);
         }
         List<?> reply = list(call("commit", new Function<Link, Object>() {
             @Override
@@ -586,15 +614,16 @@ public final class RedisLeaseStore implements LeaseStore {
             return;
         }
         List<String> args = new ArrayList<>(List.of(retentionMillis(), clockFlag(), Integer.toString(events.size())));
+        List<String> keys = new ArrayList<>(List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
+        Map<String, Integer> positions = new HashMap<>();
         for (LedgerEvent e : events) {
-            RedisCodec.encodeEvent(e, args);
+            encodeEvent(e, keys, positions, args);
         }
         // A class: a refused push appends from a hook process, whose path LauncherArchiveIT keeps lambda-free.
         call("append", new Function<Link, Object>() {
             @Override
             public Object apply(Link c) {
-                Object r =
-                        c.eval(Scripts.APPEND, List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ), args);
+                Object r = c.eval(Scripts.APPEND, keys, args);
                 awaitReplicas(c);
                 return r;
             }
@@ -613,9 +642,66 @@ public final class RedisLeaseStore implements LeaseStore {
                 ? "-"
                 : Long.toString(Math.max(0, query.since().toEpochMilli() - CLOCK_SKEW_ALLOWANCE.toMillis()));
         int limit = Math.max(0, query.limit());
-        return call(
-                "query",
-                c -> limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest));
+        String index = query.resource() != null
+                ? RedisKeys.eventsOfResource(query.resource())
+                : query.repo() != null ? RedisKeys.eventsOfRepo(query.repo()) : null;
+        return call("query", c -> {
+            if (index != null) {
+                List<LedgerEvent> indexed = indexed(c, index, query, limit);
+                if (indexed != null) {
+                    return indexed;
+                }
+            }
+            return limit > 0 ? newest(c.verified(), query, lowest, limit) : oldestFirst(c.verified(), query, lowest);
+        });
+    }
+
+    /**
+     * The query through a ledger index ({@code ledger_page.lua}): only the entries of that resource or repo
+     * are read, newest first when a limit is set (stopping at it, or at the first entry older than {@code
+     * since}), else oldest first. Null when the stream still holds events from before it was indexed.
+     */
+    private static List<LedgerEvent> indexed(Link c, String index, LedgerQuery query, int limit) {
+        boolean newest = limit > 0;
+        long since = query.since() == null ? Long.MIN_VALUE : query.since().toEpochMilli();
+        List<LedgerEvent> out = new ArrayList<>();
+        String after = "";
+        // A small limit reads a small page first; filters that drop entries make the later pages full size.
+        int count = newest ? Math.min(QUERY_PAGE, limit) : QUERY_PAGE;
+        while (true) {
+            List<?> page = list(c.eval(
+                    Scripts.LEDGER_PAGE,
+                    List.of(RedisKeys.META, RedisKeys.LEDGER, index),
+                    List.of(newest ? "newest" : "oldest", after, Integer.toString(count))));
+            if (page.size() == 1 && "scan".equals(string(page.get(0)))) {
+                return null;
+            }
+            for (Object entry : page.subList(2, page.size())) {
+                String id = string(list(entry).get(0));
+                // An entry's id is never below its time, and ids increase with seq: newest first, the first id
+                // before 'since' ends the query.
+                if (newest && Long.parseLong(id.substring(0, id.indexOf('-'))) < since) {
+                    Collections.reverse(out);
+                    return out;
+                }
+                LedgerEvent e = RedisCodec.event(hash(list(entry).get(1)));
+                if (e != null && query.matches(e)) {
+                    out.add(e);
+                    if (newest && out.size() == limit) {
+                        Collections.reverse(out);
+                        return out;
+                    }
+                }
+            }
+            if (number(page.get(0)) < count) {
+                if (newest) {
+                    Collections.reverse(out);
+                }
+                return out;
+            }
+            after = string(page.get(1));
+            count = QUERY_PAGE;
+        }
     }
 
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {

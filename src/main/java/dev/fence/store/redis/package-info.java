@@ -18,8 +18,13 @@
  *       tipPusher}, {@code tipAt}. Absent fields are null, or 0 for numbers.
  *   <li>{@code fence:ledger} (stream): one entry per event, fields as in {@link
  *       dev.fence.core.LedgerEvent} with {@code at} in epoch ms and {@code type} the enum name; trimmed by
- *       age ({@code XADD … MINID ~}) as events are appended.
+ *       age as events are appended, at most 256 entries an append ({@code XRANGE} then {@code XDEL}).
  *   <li>{@code fence:ledger:seq} (string): the counter behind each event's {@code seq}.
+ *   <li>{@code fence:{<resource>}:events} and {@code fence:repo:{<repo>}:events} (sorted sets): the ledger's
+ *       indexes, the ids of a resource's or a repo's stream entries scored by seq, so that a query by
+ *       resource or repo reads only its own entries; ids trimmed off the stream are dropped from an index
+ *       at its next event and skipped by queries until then. {@code indexedFrom} in {@code fence:meta} is
+ *       the first indexed seq: while older entries remain, such queries read the stream instead.
  * </ul>
  *
  * <p>No key has a TTL; leases expire by comparing {@code expiresAt} with the caller's clock. Scripts live

@@ -72,10 +72,11 @@ import org.sqlite.core.DirectAccess;
  * those in results such as {@link AcquireResult.Granted#expiresAt()}, is truncated to the millisecond.
  * Leases are judged with the caller's {@code now}.
  *
- * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value #PRUNE_BATCH}
- * events older than {@link StoreOptions#retention()} before the newest event it appends (for {@link
- * #acquire}, before {@code now}), so the ledger stays bounded without a separate job and a backlog
- * drains over several writes instead of stalling one.
+ * <p><b>Ledger retention:</b> every write that appends events also deletes up to {@value
+ * StoreOptions#PRUNE_MIN} events (or {@value StoreOptions#PRUNE_PER_EVENT} per event it appends, if
+ * more) older than {@link StoreOptions#retention()} before the newest event it appends (for {@link
+ * #acquire}, before {@code now}), so the ledger stays bounded without a separate job, a backlog drains
+ * over many writes instead of stalling one, and the part a verdict pays stays small.
  */
 public final class SqliteLeaseStore implements LeaseStore {
     /** Must match the {@code PRAGMA user_version} stamped at the end of {@code schema.sql}. */
@@ -83,8 +84,6 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /** "fnce"; stamped by {@code schema.sql} so that fence never adopts another program's database. */
     private static final int APPLICATION_ID = 0x666e6365;
-
-    private static final int PRUNE_BATCH = 256;
 
     /** The SQL, read on first use (after {@link Startup#begin()} has set the driver going). */
     private static final class Sql {
@@ -282,7 +281,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                             state.tip()));
             events.add(LedgerEvent.lease(grantedAt, EventType.GRANT, resource, holder, token));
             insertEvents(c, events);
-            prune(c, grantedAt.toEpochMilli());
+            prune(c, grantedAt.toEpochMilli(), events.size());
             return new AcquireResult.Granted(
                     resource, holder, token, identity.generation(), grantedAt, expiresAt, previous, state.tip());
         });
@@ -323,7 +322,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             Lease released = new Lease(old.holder(), old.token(), old.grantedAt(), at, true, old.grantSha());
             writeState(c, state.withLease(released));
             insertEvents(c, List.of(LedgerEvent.lease(at, EventType.RELEASE, resource, holder, token)));
-            prune(c, at.toEpochMilli());
+            prune(c, at.toEpochMilli(), 1);
             return new LeaseCheck.Ok(released);
         });
     }
@@ -895,7 +894,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             for (LedgerEvent e : appended) {
                 newest = Math.max(newest, e.at().toEpochMilli());
             }
-            prune(c, newest);
+            prune(c, newest, appended.size());
         }
     }
 
@@ -905,14 +904,14 @@ public final class SqliteLeaseStore implements LeaseStore {
      * cannot erase the ledger. Under a test clock ({@link StoreOptions#callerClock()}) the newest appended
      * event's time stands in for it.
      */
-    private void prune(SqliteDb c, long newestEventMillis) throws SQLException {
+    private void prune(SqliteDb c, long newestEventMillis, int appended) throws SQLException {
         long nowMillis = callerClock ? newestEventMillis : c.queryLong(Sql.SQL.get("clock.now"));
         long cutoff = nowMillis - retentionMillis(c);
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
         try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.prune"))) {
-            st.integer(1, cutoff).integer(2, PRUNE_BATCH).update();
+            st.integer(1, cutoff).integer(2, StoreOptions.pruneBatch(appended)).update();
         }
     }
 

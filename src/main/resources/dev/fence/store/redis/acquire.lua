@@ -1,5 +1,5 @@
 -- Grants a resource unless another holder's lease is live (see LeaseStore#acquire).
--- KEYS: meta, state, ledger, ledger seq
+-- KEYS: meta, state, ledger, ledger seq, then the resource's ledger index and its repo's (if it has a repo)
 -- ARGV: 1 holder, 2 ttl ms, 3 now ms ('' for the server's clock), 4 grant sha ('' for none),
 --       5-7 candidate generation, key and a test clock's now (all '' for none: then a store without a
 --       current identity answers {'no-identity'} and writes nothing), 8 retention asked for (see
@@ -8,6 +8,7 @@
 -- Returns {'busy', holder, token, expiresAt}
 --      or {'granted', generation, token, previous state as a flat field/value list, grantedAt}.
 local meta_key, state_key, ledger_key, seq_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local index_keys = {KEYS[5], KEYS[6]}
 local holder, ttl = ARGV[1], tonumber(ARGV[2])
 local grant_sha = nonempty(ARGV[4])
 local resource, repo, ref = ARGV[9], nonempty(ARGV[10]), nonempty(ARGV[11])
@@ -33,8 +34,8 @@ end
 local min_id = store_retention(meta_key, ARGV[8])
 
 if unreleased and tonumber(s.expiresAt) <= now then
-  ledger_append(ledger_key, seq_key, min_id,
-    lease_event(s.expiresAt, 'EXPIRE', resource, repo, ref, s.holder, s.token), now)
+  ledger_append(meta_key, ledger_key, seq_key, min_id,
+    lease_event(s.expiresAt, 'EXPIRE', resource, repo, ref, s.holder, s.token), now, index_keys)
 end
 
 if s.counter == nil or dec_lt(s.counter, floor) then
@@ -50,5 +51,6 @@ else
 end
 redis.call('HINCRBY', state_key, 'version', 1)
 
-ledger_append(ledger_key, seq_key, min_id, lease_event(int(now), 'GRANT', resource, repo, ref, holder, token), now)
+ledger_append(meta_key, ledger_key, seq_key, min_id,
+  lease_event(int(now), 'GRANT', resource, repo, ref, holder, token), now, index_keys)
 return {'granted', generation, token, previous, int(now)}

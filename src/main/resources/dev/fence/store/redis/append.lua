@@ -1,14 +1,14 @@
 -- Appends events to the ledger in one atomic step.
 -- KEYS: meta, ledger, ledger seq
 -- ARGV: retention asked for (see store_retention), now ms ('' for the server's clock: then it sets every event's time), number of
---       events, the events (see read_events)
+--       events, the events (see read_events; their index keys follow the three above)
 -- Returns the number of events appended.
 guard()
 local count = tonumber(ARGV[3])
-local events = read_events(4, count)
+local events, _, indexes = read_events(4, count)
 local min_id = store_retention(KEYS[1], ARGV[1])
 local now = nonempty(ARGV[2])
 for e = 1, count do
-  ledger_append(KEYS[2], KEYS[3], min_id, events[e], now)
+  ledger_append(KEYS[1], KEYS[2], KEYS[3], min_id, events[e], now, indexes[e])
 end
 return count

@@ -1,6 +1,6 @@
 -- Applies compare-and-set writes to several resources and appends events, all or nothing
 -- (see LeaseStore#commit).
--- KEYS: 1 meta, 2 ledger, 3 ledger seq, 4.. one state per write
+-- KEYS: 1 meta, 2 ledger, 3 ledger seq, 4.. one state per write, then the events' index keys
 -- ARGV: 1 retention asked for (see store_retention), 2 the generation the writes were decided under, 3 now ms ('' for the server's
 --       clock), 4 number of writes, then per write:
 --         expected version, counter, highest, nSet, nSet field/value pairs, nDel, nDel fields
@@ -33,7 +33,7 @@ for w = 1, write_count do
   writes[w] = wr
 end
 local event_count = tonumber(ARGV[i])
-local events = read_events(i + 1, event_count)
+local events, _, indexes = read_events(i + 1, event_count)
 
 -- Check everything before writing anything.
 for w = 1, write_count do
@@ -67,7 +67,7 @@ end
 if event_count > 0 then
   local min_id = store_retention(KEYS[1], ARGV[1])
   for e = 1, event_count do
-    ledger_append(ledger_key, seq_key, min_id, events[e], now)
+    ledger_append(KEYS[1], ledger_key, seq_key, min_id, events[e], now, indexes[e])
   end
 end
 return {'committed'}

@@ -5,6 +5,9 @@
 -- would print large numbers in exponent form, so they are formatted with %d); an empty ARGV string
 -- stands for null where a value can never be empty (a sha, a repo id, a ref).
 
+-- Entries past retention that one append deletes at most (see ledger_append).
+local TRIM_BATCH = 256
+
 local function int(n)
   return string.format('%d', n)
 end
@@ -110,16 +113,19 @@ local function ensure_meta(meta_key, generation, key, test_now)
   end
   local now = now_ms(test_now)
   local floor = now
-  local old = redis.call('HMGET', meta_key, 'floor', 'retention')
+  local old = redis.call('HMGET', meta_key, 'floor', 'retention', 'indexedFrom')
   if old[1] and tonumber(old[1]) >= floor then
     floor = tonumber(old[1]) + 1
   end
   redis.call('DEL', meta_key)
   redis.call('HSET', meta_key, 'generation', generation, 'floor', int(floor), 'key', key,
     'createdAt', int(now), 'epoch', epoch or '')
-  -- A setting of the store outlives its generations.
+  -- A setting of the store outlives its generations, and so does the ledger with its indexes.
   if old[2] then
     redis.call('HSET', meta_key, 'retention', old[2])
+  end
+  if old[3] then
+    redis.call('HSET', meta_key, 'indexedFrom', old[3])
   end
   return generation, int(floor), true
 end
@@ -169,13 +175,41 @@ local function next_seq(ledger_key, seq_key)
   return redis.call('INCR', seq_key)
 end
 
--- Appends one event given as a flat field/value list (null fields left out) and trims the stream.
+-- The seq field of a stream entry's field list, as a number.
+local function entry_seq(fields)
+  for i = 1, #fields, 2 do
+    if fields[i] == 'seq' then
+      return tonumber(fields[i + 1])
+    end
+  end
+  return nil
+end
+
+-- Adds an appended event to its indexes (sorted sets of entry ids scored by seq: one per resource, one per
+-- repo, whose keys the caller passes), and drops from them the ids that retention trimmed off the stream:
+-- every id below the stream's first entry's seq. The index of a resource that gets no more events keeps
+-- its trimmed ids (a few bytes each) until its next event; queries skip them. The first indexed append of
+-- a store records its seq in the identity record ('indexedFrom'): events before it are in no index, and
+-- queries scan the stream while any of them is left.
+local function index_event(meta_key, ledger_key, index_keys, seq, id)
+  if redis.call('HEXISTS', meta_key, 'indexedFrom') == 0 and redis.call('EXISTS', meta_key) == 1 then
+    redis.call('HSET', meta_key, 'indexedFrom', int(seq))
+  end
+  local first = redis.call('XRANGE', ledger_key, '-', '+', 'COUNT', 1)
+  local first_seq = #first > 0 and entry_seq(first[1][2]) or seq
+  for _, key in ipairs(index_keys or {}) do
+    redis.call('ZADD', key, int(seq), id)
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(first_seq))
+  end
+end
+
+-- Appends one event given as a flat field/value list (null fields left out) and trims the stream (a batch).
 -- With a store clock (now nil), the event's time is the server's: its 'at' field is replaced, so no
 -- client's clock places an event, or trims the ledger through retention. With a test clock (now given),
 -- 'at' is kept. The entry id is that time or, if an earlier entry already has a later id, that id's
 -- millisecond: ids stay increasing and an event's id is never below its time, so a 'since' query can
 -- start reading at its own instant. Retention trims relative to that id, i.e. the store's time.
-local function ledger_append(ledger_key, seq_key, retention_ms, fields, now)
+local function ledger_append(meta_key, ledger_key, seq_key, retention_ms, fields, now, index_keys)
   local seq = next_seq(ledger_key, seq_key)
   local at = 0
   for i = 1, #fields, 2 do
@@ -193,15 +227,27 @@ local function ledger_append(ledger_key, seq_key, retention_ms, fields, now)
       at = last_ms
     end
   end
+  -- Retention drops at most TRIM_BATCH of the entries before min per append, oldest first, as the SQL
+  -- stores prune: a backlog (a store idle for months, a retention just shortened) drains over several
+  -- appends instead of stalling one of them, and every script that waits behind it, while it frees a
+  -- million entries.
   local min = at - tonumber(retention_ms)
-  if min < 0 then
-    min = 0
+  if min > 0 then
+    local old = redis.call('XRANGE', ledger_key, '-', int(min - 1), 'COUNT', TRIM_BATCH)
+    if #old > 0 then
+      local ids = {}
+      for i = 1, #old do
+        ids[i] = old[i][1]
+      end
+      redis.call('XDEL', ledger_key, unpack(ids))
+    end
   end
-  local args = {'XADD', ledger_key, 'MINID', int(min), int(at) .. '-*', 'seq', int(seq)}
+  local args = {'XADD', ledger_key, int(at) .. '-*', 'seq', int(seq)}
   for i = 1, #fields do
     args[#args + 1] = fields[i]
   end
-  redis.call(unpack(args))
+  local id = redis.call(unpack(args))
+  index_event(meta_key, ledger_key, index_keys, seq, id)
   return seq
 end
 
@@ -223,10 +269,12 @@ local function lease_event(at, event_type, resource, repo, ref, holder, token)
   return f
 end
 
--- Reads count events encoded as (n, field, value, ... n/2 pairs) from ARGV starting at i.
--- Returns the events and the index after them.
+-- Reads count events encoded as (n, field, value, ... n/2 pairs, k, k positions in KEYS of the event's
+-- index keys) from ARGV starting at i.
+-- Returns the events, their index keys and the index after them.
 local function read_events(i, count)
   local events = {}
+  local indexes = {}
   for e = 1, count do
     local n = tonumber(ARGV[i])
     local f = {}
@@ -235,6 +283,13 @@ local function read_events(i, count)
     end
     events[e] = f
     i = i + n + 1
+    local k = tonumber(ARGV[i])
+    local keys = {}
+    for j = 1, k do
+      keys[j] = KEYS[tonumber(ARGV[i + j])]
+    end
+    indexes[e] = keys
+    i = i + k + 1
   end
-  return events, i
+  return events, i, indexes
 end

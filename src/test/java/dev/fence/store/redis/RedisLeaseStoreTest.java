@@ -608,6 +608,74 @@ class RedisLeaseStoreTest {
                 store.query(LedgerQuery.all()).stream().map(LedgerEvent::seq).toList());
     }
 
+    private static LedgerEvent push(Instant at, String resource, long token) {
+        return LedgerEvent.lease(at, EventType.ACCEPT, resource, "bot", token);
+    }
+
+    @Test
+    void queriesByResourceOrRepoReadTheirIndexWhichForgetsWhatRetentionTrimmed() {
+        store.identity(candidate);
+        String old = "git:repo-a:refs/heads/old";
+        String main = "git:repo-a:refs/heads/main";
+        Instant longAgo = now.minus(Duration.ofDays(100));
+        store.append(List.of(push(longAgo, old, 1), push(longAgo, main, 2)));
+        assertEquals(":2", redis.server().command("ZCARD", RedisKeys.eventsOfRepo("repo-a")));
+        assertEquals(1, store.query(LedgerQuery.forResource(old)).size());
+
+        // The next append trims both (past 90 days): the stream forgets them at once, old's index only when
+        // old has an event again, and no query returns a trimmed event meanwhile.
+        store.append(List.of(push(now, main, 3)));
+        assertEquals(":1", redis.server().command("ZCARD", RedisKeys.eventsOfResource(main)));
+        assertEquals(":1", redis.server().command("ZCARD", RedisKeys.eventsOfResource(old)));
+        assertEquals(List.of(), store.query(LedgerQuery.forResource(old)));
+        assertEquals(
+                List.of(3L),
+                store.query(new LedgerQuery(null, "repo-a", null, null, null, null, 10)).stream()
+                        .map(LedgerEvent::token)
+                        .toList());
+        store.append(List.of(push(now, old, 4)));
+        assertEquals(":1", redis.server().command("ZCARD", RedisKeys.eventsOfResource(old)));
+
+        // Newest first with a limit and a start: the index is read only as far as they need.
+        for (int i = 5; i < 40; i++) {
+            store.append(List.of(push(now.plusMillis(i), main, i)));
+        }
+        assertEquals(
+                List.of(37L, 38L, 39L),
+                store.query(new LedgerQuery(main, null, null, null, now.plusMillis(10), null, 3)).stream()
+                        .map(LedgerEvent::token)
+                        .toList());
+        assertEquals(
+                35,
+                store.query(new LedgerQuery(main, null, null, null, now.plusMillis(5), null, 100))
+                        .size());
+    }
+
+    @Test
+    void aLedgerFromBeforeTheIndexesIsQueriedByScanningUntilItsOldEventsAreGone() {
+        store.identity(candidate);
+        store.append(List.of(push(now, "a", 1), push(now, "b", 2)));
+        // As a store written by a fence without ledger indexes left it.
+        redis.server().command("DEL", RedisKeys.eventsOfResource("a"), RedisKeys.eventsOfResource("b"));
+        redis.server().command("HDEL", RedisKeys.META, "indexedFrom");
+        store.append(List.of(push(now, "a", 3)));
+        assertEquals(
+                ":3",
+                redis.server()
+                        .command(
+                                "EVAL",
+                                "return tonumber(redis.call('HGET', KEYS[1], 'indexedFrom'))",
+                                "1",
+                                RedisKeys.META),
+                "indexed from the first event appended with indexes");
+        assertEquals(
+                List.of(1L, 3L),
+                store.query(LedgerQuery.forResource("a")).stream()
+                        .map(LedgerEvent::token)
+                        .toList());
+        assertEquals(1, store.query(LedgerQuery.forResource("b")).size());
+    }
+
     // ---- tokens under load
 
     @Test

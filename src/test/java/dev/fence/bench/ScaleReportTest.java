@@ -1,0 +1,100 @@
+package dev.fence.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ScaleReportTest {
+    private static Stats ms(double... v) {
+        return Stats.of(v);
+    }
+
+    @Test
+    void aRowIsTheRatioOfItsMedianToTheMedianOfItsBaselineBesideIt() {
+        var row = new ScaleReport.SizeRow(
+                "sqlite", 100_000, 0, ms(1, 2, 3), ms(2, 2.2, 9), ms(0.5, 0.5, 0.5), ms(0.5, 0.6, 0.4));
+        assertEquals(1.1, row.verdictRatio(), 1e-9);
+        assertEquals(1.0, row.acquireRatio(), 1e-9);
+        assertTrue(Double.isNaN(ScaleReport.ratio(1, 0)));
+    }
+
+    @Test
+    void theTenPercentTargetIsJudgedOnTheLargestSizesOfEachStoreNotOnTheBaseline() {
+        ScaleReport r = new ScaleReport();
+        r.size(new ScaleReport.SizeRow("redis", 1, 0, ms(1), ms(5), ms(1), ms(5)));
+        r.size(new ScaleReport.SizeRow("redis", 10_000, 0, ms(1), ms(3), ms(1), ms(3)));
+        r.size(new ScaleReport.SizeRow("redis", 100_000, 0, ms(1), ms(1.05), ms(1), ms(1.2)));
+        r.size(new ScaleReport.SizeRow("redis", 100_000, 1_000_000, ms(1), ms(1.09), ms(1), ms(0.9)));
+        List<Map<String, Object>> t = r.targets();
+        assertEquals(4, t.size(), t.toString());
+        assertTrue(t.get(0).get("target").toString().contains("100k leases, 0 events"), t.toString());
+        assertEquals(true, t.get(0).get("met"));
+        assertEquals(false, t.get(1).get("met"), "acquire at 1.2x misses");
+        assertTrue(t.get(2).get("target").toString().contains("1M events"), t.toString());
+        assertEquals(true, t.get(2).get("met"));
+        assertEquals(true, t.get(3).get("met"));
+    }
+
+    @Test
+    void refsAreJudgedPerFencedRefAtTheLargestPush() {
+        ScaleReport r = new ScaleReport();
+        r.refs(new ScaleReport.RefsRow("sqlite", 1, 1, ms(0.5), ms(0.5)));
+        r.refs(new ScaleReport.RefsRow("sqlite", 10_000, 5000, ms(900, 1100, 1000), ms(0.5)));
+        var targets = r.targets();
+        assertEquals(1, targets.size(), targets.toString());
+        assertEquals("0.200 ms", targets.get(0).get("measured"));
+        assertEquals(false, targets.get(0).get("met"), "0.2 ms is not under 0.2 ms");
+        Map<String, Object> row = rows(r.toMap(), "refsPerPush").get(1);
+        assertEquals(0.2, row.get("perFencedRefMs"));
+        assertEquals(2000.0, row.get("ratioToOneRef"));
+    }
+
+    @Test
+    void concurrencyCountsOnlyAcceptedVerdictsAsThroughputAndWantsNoErrorsAtTheMost() {
+        ScaleReport r = new ScaleReport();
+        double[] fast = new double[100];
+        java.util.Arrays.fill(fast, 2.0);
+        fast[99] = 30;
+        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 64, 2.0, 12_000, 50, 0, ms(fast), ms(1), null));
+        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 256, 2.0, 9_000, 900, 3, ms(5), ms(1), "refused"));
+        var t = r.targets();
+        assertEquals(3, t.size(), t.toString());
+        assertEquals("6000/s", t.get(0).get("measured"));
+        assertEquals(true, t.get(0).get("met"));
+        assertEquals(true, t.get(1).get("met"), "p99 of 100 values is the 99th: 2 ms");
+        assertEquals(false, t.get(2).get("met"));
+    }
+
+    @Test
+    void aTrimIsJudgedByHowMuchItAddsToTheVerdictsTailBesideTheEmptyStore() {
+        ScaleReport r = new ScaleReport();
+        r.trim(new ScaleReport.TrimRow("sqlite", 1_000_000, 10, ms(1, 2, 13), ms(1, 2, 4)));
+        r.trim(new ScaleReport.TrimRow("redis", 1_000_000, 10, ms(1, 2, 15), ms(1, 2, 4)));
+        var t = r.targets();
+        assertEquals(true, t.get(0).get("met"), t.toString());
+        assertEquals(false, t.get(1).get("met"), t.toString());
+    }
+
+    @Test
+    void countsAreShortAndJsonHasNoNaN() {
+        assertEquals("1M", ScaleReport.count(1_000_000));
+        assertEquals("100k", ScaleReport.count(100_000));
+        assertEquals("1500", ScaleReport.count(1500));
+        assertEquals("1", ScaleReport.count(1));
+        ScaleReport r = new ScaleReport();
+        r.size(new ScaleReport.SizeRow("sqlite", 1, 0, ms(), ms(), ms(), ms()));
+        Map<String, Object> row = rows(r.toMap(), "storeSize").get(0);
+        assertNull(row.get("verdictRatio"));
+        assertFalse(r.toTable().contains("NaN"), r.toTable());
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<Map<String, Object>> rows(Map<String, Object> m, String key) {
+        return (List<Map<String, Object>>) m.get(key);
+    }
+}
