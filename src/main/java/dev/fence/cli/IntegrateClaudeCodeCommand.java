@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
                     + " (or give --fence). --store and --server are written into both files: leave them out to"
                     + " let FENCE_STORE or FENCE_SERVER decide, and never put a password in a committed file.",
             "",
-            "Example: fence integrate claude-code --project . --holder agent-a --server https://fence.internal:8443"
+            "Example: fence integrate claude-code --project . --holder agent-a --server https://fence.internal:8700"
                     + " --repo app"
         },
         subcommands = {ClaudeCodeHookCommand.class})

@@ -58,8 +58,15 @@ public final class InstalledHooks {
         String jar = null;
         String archive = null;
         String version = null;
+        String pinnedJava = null;
+        String pinnedJar = null;
         for (String line : content.split("\n", -1)) {
-            if (line.startsWith("exec ")) {
+            if (line.startsWith("FENCE_JAVA=") && line.endsWith("; export FENCE_JAVA")) {
+                pinnedJava =
+                        one(line.substring("FENCE_JAVA=".length(), line.length() - "; export FENCE_JAVA".length()));
+            } else if (line.startsWith("FENCE_JAR=") && line.endsWith("; export FENCE_JAR")) {
+                pinnedJar = one(line.substring("FENCE_JAR=".length(), line.length() - "; export FENCE_JAR".length()));
+            } else if (line.startsWith("exec ")) {
                 command = words(line.substring("exec ".length()));
             } else if (line.contains(" || echo \"fence: could not record")) {
                 command = words(line.substring(0, line.indexOf(" || echo ")));
@@ -86,7 +93,8 @@ public final class InstalledHooks {
         List<String> start = command.subList(0, command.size() - 2);
         try {
             if (start.size() == 1) {
-                Launch.Launcher launcher = new Launch.Launcher(start.get(0));
+                // The launcher's java and jar, as the pins ahead of the command line name them.
+                Launch.Launcher launcher = new Launch.Launcher(start.get(0), pinnedJava, pinnedJar);
                 if (javaHome == null) {
                     return Optional.of(launcher);
                 }
