@@ -60,8 +60,7 @@ public final class PostReceiveHook {
     public List<String> record(
             HookConfig config, Map<String, String> env, Path gitDir, InputStream stdin, String storeUrl) {
         try {
-            HookEnvironment where =
-                    HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            HookEnvironment where = HookEnvironments.detect(env, gitDir, config);
             List<RefUpdate> updates = new HookInputParser().parse(stdin);
             if (gitDir != null) {
                 // A symbolic ref pushed with its target: git skipped its update (see SymbolicRefs).

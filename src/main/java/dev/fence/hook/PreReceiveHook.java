@@ -419,7 +419,7 @@ public final class PreReceiveHook {
         HookEnvironment where;
         List<RefUpdate> updates;
         try {
-            where = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            where = HookEnvironments.detect(env, gitDir, config);
             updates = new HookInputParser().parse(stdin);
         } catch (InvalidInputException e) {
             return new Judgement(
@@ -624,7 +624,7 @@ public final class PreReceiveHook {
         String prefix = "";
         List<RefUpdate> updates;
         try {
-            prefix = HookEnvironments.detect(env, gitDir, null).linePrefix();
+            prefix = HookEnvironments.detect(env, gitDir, (String) null).linePrefix();
         } catch (RuntimeException e) {
             // no host prefix then
         }

@@ -240,6 +240,50 @@ class DoctorCommandTest {
         }
     }
 
+    @Test
+    void hookIdentityShowsThePusherAndRepoIdTheHookResolvesAndWarnsOnTheSharedAccount() throws Exception {
+        Path bare = Files.createDirectories(tmp.resolve("srv/app.git"));
+        Files.writeString(bare.resolve("fence.conf"), "agent-pushers = agent-*\n");
+        String owner = Files.getOwner(bare).getName();
+        String store = "sqlite:" + tmp.resolve("fence.db");
+
+        Result gitolite = doctor(
+                Map.of("GL_USER", "agent-a", "USER", owner), "--store", store, "--repo", bare.toString(), "--json");
+        assertEquals(0, gitolite.exit(), gitolite.out() + gitolite.err());
+        JsonNode f = gitolite.finding("hook.identity");
+        assertEquals("ok", f.get("status").asText(), f.toString());
+        String detail = f.get("detail").asText();
+        assertTrue(
+                detail.contains(
+                        "pusher 'agent-a' from GL_USER (pusher-variables: GL_USER, REMOTE_USER, USER, LOGNAME)"),
+                detail);
+        assertTrue(detail.contains("(an agent pusher), repo id 'app'"), detail);
+
+        Result shared = doctor(Map.of("USER", owner), "--store", store, "--repo", bare.toString(), "--json");
+        assertEquals(0, shared.exit(), "a warning is not a failure");
+        JsonNode w = shared.finding("hook.identity");
+        assertEquals("warn", w.get("status").asText(), w.toString());
+        assertTrue(w.get("detail").asText().contains("the account owning the repository"), w.toString());
+        assertTrue(w.get("fix").asText().contains("pusher-variables"), w.toString());
+
+        Result none = doctor(Map.of(), "--store", store, "--repo", bare.toString(), "--json");
+        assertEquals(6, none.exit(), none.out());
+        JsonNode n = none.finding("hook.identity");
+        assertEquals("fail", n.get("status").asText());
+        assertTrue(
+                n.get("detail").asText().contains("none of GL_USER, REMOTE_USER, USER, LOGNAME is set"), n.toString());
+
+        Files.writeString(bare.resolve("fence.conf"), "pusher-variables = SSH PUSHER\n");
+        Result broken = doctor(Map.of("USER", "x"), "--store", store, "--repo", bare.toString(), "--json");
+        assertEquals(6, broken.exit());
+        assertTrue(broken.finding("hook.identity").get("detail").asText().contains("pusher-variables"), broken.out());
+
+        Result noRepo = doctor(Map.of("USER", "x"), "--store", store, "--json");
+        for (JsonNode x : noRepo.json().get("findings")) {
+            assertFalse(x.get("check").asText().equals("hook.identity"), "only when a repository or config is named");
+        }
+    }
+
     private void fenceAcquire(String url) {
         int exit = Main.run(
                 new Context(
