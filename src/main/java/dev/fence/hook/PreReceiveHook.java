@@ -10,7 +10,9 @@ import dev.fence.core.EventType;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
+import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Landings;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.Proofs;
@@ -300,15 +302,33 @@ public final class PreReceiveHook {
             return service.admit(push, ancestry, Map.of(), gate);
         }
         try (HostRecord record = HostRecord.lock(gitDir, deadline, digests)) {
+            // Where fence sees what landed (its own hooks in the repository, see Landings), a decision
+            // supersedes and counts only once its update lands; on GitLab and GHES it does at once.
+            boolean deferLanding =
+                    push.actor().host() == HostKind.PLAIN || push.actor().host() == HostKind.GITEA;
+            PendingLandings pending = deferLanding ? PendingLandings.of(gitDir) : null;
+            if (deferLanding && ancestry instanceof GitAncestry git) {
+                LandingRecorder.settle(store, record, pending, git, clock, List.of(), -1);
+            }
             List<String> resources = new ArrayList<>();
             for (RefUpdate u : push.updates()) {
                 if (policy.isFenced(u.ref())) {
                     resources.add(Resources.forRef(push.repoId(), u.ref()));
                 }
             }
-            Verdict v = service.admit(push, ancestry, record.read(resources), gate);
+            Verdict v = service.admit(push, ancestry, record.read(resources), gate, deferLanding);
             if (v.accepted()) {
-                record.raise(marksOf(push, v));
+                List<AcceptedMark> marks = marksOf(push, v);
+                if (deferLanding) {
+                    // A bump raises the record when it lands (Landings#land), like the store's counter.
+                    marks.removeIf(m -> m.holder() == null);
+                    List<PendingLandings.Entry> entries = new ArrayList<>(pending.read());
+                    // The updates' receiving process is git's, so a later hook can tell "not yet" from "never".
+                    entries.addAll(PendingLandings.received(Landings.pendingOf(
+                            push, v, Proofs.holderOf(push.options().proof()), clock.instant())));
+                    pending.write(entries);
+                }
+                record.raise(marks);
             }
             return v;
         }
