@@ -94,6 +94,13 @@ public record HookConfig(
     /** The system-wide configuration file, read when neither the option nor the repository has one. */
     public static final String SYSTEM_FILE_NAME = "/etc/fence/fence.conf";
 
+    /**
+     * The git config key ({@code <GIT_DIR>/config}) {@code fence install --bare} sets to {@code true} when
+     * it installs the Java post-receive hook beside pre-receive: the hooks then apply what only a landed
+     * push may do when it lands ({@link dev.fence.core.Landings}).
+     */
+    public static final String RECORD_LANDED_KEY = "fence.recordLanded";
+
     /** The configuration file's name inside a repository's git directory. */
     public static final String REPO_FILE_NAME = "fence.conf";
 

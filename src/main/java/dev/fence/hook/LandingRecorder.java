@@ -1,10 +1,12 @@
 package dev.fence.hook;
 
+import dev.fence.core.HostKind;
 import dev.fence.core.Identities;
 import dev.fence.core.Landings;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.ObjectIds;
 import dev.fence.core.RefUpdate;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +24,25 @@ import java.util.Map;
  */
 final class LandingRecorder {
     private LandingRecorder() {}
+
+    /**
+     * True when the hooks of the repository at {@code gitDir} apply landings ({@link Landings}): plain git
+     * or Gitea, with fence's post-receive installed ({@link HookConfig#RECORD_LANDED_KEY} is true).
+     * Elsewhere (GitLab, GHES, a shim's server, a repository without fence's post-receive) a decision
+     * takes effect when it is made.
+     */
+    static boolean applies(HostKind host, Path gitDir) {
+        if (gitDir == null || (host != HostKind.PLAIN && host != HostKind.GITEA)) {
+            return false;
+        }
+        int dot = HookConfig.RECORD_LANDED_KEY.indexOf('.');
+        return GitConfigFile.get(
+                        gitDir.toAbsolutePath().resolve("config"),
+                        HookConfig.RECORD_LANDED_KEY.substring(0, dot),
+                        HookConfig.RECORD_LANDED_KEY.substring(dot + 1))
+                .map(v -> v.equalsIgnoreCase("true"))
+                .orElse(false);
+    }
 
     /**
      * Settles what can be settled now.

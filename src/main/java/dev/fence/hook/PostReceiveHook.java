@@ -3,7 +3,6 @@ package dev.fence.hook;
 import dev.fence.core.Admission;
 import dev.fence.core.Digests;
 import dev.fence.core.EventType;
-import dev.fence.core.HostKind;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.PushAttempt;
@@ -83,7 +82,7 @@ public final class PostReceiveHook {
             List<LedgerEvent> events = new ArrayList<>();
             long token = options.token().orElse(0);
             List<String> lines = new ArrayList<>();
-            boolean settles = gitDir != null && (where.host() == HostKind.PLAIN || where.host() == HostKind.GITEA);
+            boolean settles = LandingRecorder.applies(where.host(), gitDir);
             if (settles) {
                 // The pre-receive hook left its admitted updates pending (Landings): these landed.
                 List<RefUpdate> fenced = new ArrayList<>();

@@ -10,7 +10,6 @@ import dev.fence.core.EventType;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
-import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Landings;
 import dev.fence.core.LeaseStore;
@@ -302,10 +301,9 @@ public final class PreReceiveHook {
             return service.admit(push, ancestry, Map.of(), gate);
         }
         try (HostRecord record = HostRecord.lock(gitDir, deadline, digests)) {
-            // Where fence sees what landed (its own hooks in the repository, see Landings), a decision
-            // supersedes and counts only once its update lands; on GitLab and GHES it does at once.
-            boolean deferLanding =
-                    push.actor().host() == HostKind.PLAIN || push.actor().host() == HostKind.GITEA;
+            // Where fence's post-receive sees what landed (see Landings), a decision supersedes and counts
+            // only once its update lands; elsewhere (GitLab, GHES) it does at once.
+            boolean deferLanding = LandingRecorder.applies(push.actor().host(), gitDir);
             PendingLandings pending = deferLanding ? PendingLandings.of(gitDir) : null;
             if (deferLanding && ancestry instanceof GitAncestry git) {
                 LandingRecorder.settle(store, record, pending, git, clock, List.of(), -1);

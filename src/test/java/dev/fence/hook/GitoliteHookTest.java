@@ -1,13 +1,16 @@
 package dev.fence.hook;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.EventType;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
+import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.FenceCli;
@@ -22,6 +25,7 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * fence's hook in a gitolite3 repository, pushed to over ssh on loopback with two agent keys and one
  * human key. gitolite runs every push as its one account ({@code USER} is that account for everyone) and
  * names the key's user in {@code GL_USER}; its own {@code update} hook enforces its rules after fence's
- * pre-receive admitted a push. Real gitolite, real sshd, real git, the installed hook on SQLite.
+ * pre-receive admitted a push, so a push it refuses must supersede nothing. Real gitolite, real sshd, real
+ * git, the installed hooks (pre-receive and post-receive) on SQLite.
  */
 @ProcessTest
 class GitoliteHookTest {
@@ -128,6 +133,46 @@ class GitoliteHookTest {
                             .findFirst()
                             .orElseThrow()
                             .token());
+        }
+    }
+
+    @Test
+    void aPushGitolitesRulesRefuseSupersedesNothingAndIsMarkedUnlanded() throws Exception {
+        Path b = clone("agent-b");
+        Path carol = clone("carol");
+        FenceCli fence = fence();
+        JsonNode grant = fence.acquireAppMain(b, "agent-b", "10m");
+        long token = grant.get("token").asLong();
+        String b1 = git.commit(b, "b.txt", "B\n", "B: under the lease");
+        FenceCli.Run pushed = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        assertEquals(0, pushed.exit(), pushed.all() + gitolite.log());
+
+        // carol may not write main (gitolite's rule, enforced in its update hook after fence's pre-receive).
+        git.git(carol, "pull", "-q", "origin", "main");
+        String c1 = git.commit(carol, "c.txt", "C\n", "carol: tokenless on main");
+        GitProcess.Result denied = git.gitAllowingFailure(carol, "push", "origin", "main");
+        assertNotEquals(0, denied.exit());
+        assertTrue(denied.stderr().contains("DENIED by refs/heads/main"), denied.stderr());
+        assertFalse(denied.stderr().contains("superseded agent-b's lease"), denied.stderr());
+        assertEquals(b1, git.tip(bare, MAIN));
+
+        FenceCli.Run status = fence.run(b, "lease", "status", "--repo", "app", "--ref", "main", "--json");
+        JsonNode st = Json.read(status.out());
+        assertEquals("agent-b", st.get("lease").get("holder").asText(), status.all());
+        assertEquals(token, st.get("lastWrite").get("token").asLong(), status.all());
+        assertEquals(b1, st.get("lastWrite").get("sha").asText(), status.all());
+
+        // agent-b's lease still writes; that push's hook records carol's admission as not landed.
+        String b2 = git.commit(b, "b2.txt", "B2\n", "B: second");
+        FenceCli.Run again = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        assertEquals(0, again.exit(), again.all() + gitolite.log());
+        assertEquals(b2, git.tip(bare, MAIN));
+        try (LeaseStore s = Stores.open(store, StoreOptions.defaults())) {
+            List<LedgerEvent> unlanded =
+                    s.query(new LedgerQuery(RESOURCE, null, null, null, null, Set.of(EventType.UNLANDED), 0));
+            assertEquals(1, unlanded.size(), unlanded.toString());
+            assertEquals("carol", unlanded.get(0).pusher());
+            assertEquals(c1, unlanded.get(0).newSha());
         }
     }
 
