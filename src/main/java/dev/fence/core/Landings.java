@@ -173,41 +173,14 @@ public final class Landings {
                 String line = null;
                 switch (p.reason()) {
                     case BUMPED -> {
-                        token = Math.max(s.latestGranted(), identity.floor()) + 1;
                         String kept = s.lastTokenWriteSha();
                         boolean discards =
                                 !ObjectIds.isZero(kept) && (deleted || !ancestry.isAncestor(kept, u.newId()));
-                        w = new ResourceWrite(
-                                p.resource(),
-                                s.version(),
-                                token,
-                                Math.max(token, s.highestAccepted()),
-                                true,
-                                Tokens.NONE,
-                                null,
-                                discards ? null : kept,
-                                tip,
-                                identity.generation());
-                        if (s.lease() != null && s.lease().isLive(now)) {
-                            line = "fence: this push superseded " + s.lease().holder() + "'s lease on " + u.ref()
-                                    + " (token " + s.lease().token() + " is now stale)";
-                        }
+                        w = Admission.bumpWrite(p.resource(), s, identity, tip, discards);
+                        token = w.latestGranted();
+                        line = Admission.supersededLine(s, u.ref(), now);
                     }
-                    case ALLOWED -> {
-                        boolean hasBase = s.baseSha() != null && s.baseToken() != Tokens.NONE;
-                        String base = hasBase && !deleted ? u.newId() : null;
-                        w = new ResourceWrite(
-                                p.resource(),
-                                s.version(),
-                                s.latestGranted(),
-                                s.highestAccepted(),
-                                false,
-                                base == null ? Tokens.NONE : s.baseToken(),
-                                base,
-                                s.lastTokenWriteSha(),
-                                tip,
-                                identity.generation());
-                    }
+                    case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
                     default -> w = new ResourceWrite(
                             p.resource(),
                             s.version(),
