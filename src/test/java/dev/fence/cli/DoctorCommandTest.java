@@ -242,15 +242,16 @@ class DoctorCommandTest {
 
     @Test
     void hookIdentityShowsThePusherAndRepoIdTheHookResolvesAndWarnsOnTheSharedAccount() throws Exception {
-        Path bare = Files.createDirectories(tmp.resolve("srv/app.git"));
+        Path bare = tmp.resolve("srv/app.git");
+        dev.fence.testing.GitProcess.run(
+                tmp, dev.fence.testing.GitProcess.cleanEnv(tmp), "init", "-q", "--bare", bare.toString());
         Files.writeString(bare.resolve("fence.conf"), "agent-pushers = agent-*\n");
         String owner = Files.getOwner(bare).getName();
         String store = "sqlite:" + tmp.resolve("fence.db");
+        String[] args = {"--store", store, "--repo", bare.toString(), "--json"};
 
-        Result gitolite = doctor(
-                Map.of("GL_USER", "agent-a", "USER", owner), "--store", store, "--repo", bare.toString(), "--json");
-        assertEquals(0, gitolite.exit(), gitolite.out() + gitolite.err());
-        JsonNode f = gitolite.finding("hook.identity");
+        // The other --repo checks judge the hooks (none are installed here); this one is about identity.
+        JsonNode f = doctor(withPath("GL_USER", "agent-a", "USER", owner), args).finding("hook.identity");
         assertEquals("ok", f.get("status").asText(), f.toString());
         String detail = f.get("detail").asText();
         assertTrue(
@@ -259,14 +260,12 @@ class DoctorCommandTest {
                 detail);
         assertTrue(detail.contains("(an agent pusher), repo id 'app'"), detail);
 
-        Result shared = doctor(Map.of("USER", owner), "--store", store, "--repo", bare.toString(), "--json");
-        assertEquals(0, shared.exit(), "a warning is not a failure");
-        JsonNode w = shared.finding("hook.identity");
+        JsonNode w = doctor(withPath("USER", owner), args).finding("hook.identity");
         assertEquals("warn", w.get("status").asText(), w.toString());
         assertTrue(w.get("detail").asText().contains("the account owning the repository"), w.toString());
         assertTrue(w.get("fix").asText().contains("pusher-variables"), w.toString());
 
-        Result none = doctor(Map.of(), "--store", store, "--repo", bare.toString(), "--json");
+        Result none = doctor(withPath(), args);
         assertEquals(6, none.exit(), none.out());
         JsonNode n = none.finding("hook.identity");
         assertEquals("fail", n.get("status").asText());
@@ -274,14 +273,25 @@ class DoctorCommandTest {
                 n.get("detail").asText().contains("none of GL_USER, REMOTE_USER, USER, LOGNAME is set"), n.toString());
 
         Files.writeString(bare.resolve("fence.conf"), "pusher-variables = SSH PUSHER\n");
-        Result broken = doctor(Map.of("USER", "x"), "--store", store, "--repo", bare.toString(), "--json");
+        Result broken = doctor(withPath("USER", "x"), args);
         assertEquals(6, broken.exit());
+        assertEquals("fail", broken.status("hook.identity"));
         assertTrue(broken.finding("hook.identity").get("detail").asText().contains("pusher-variables"), broken.out());
 
-        Result noRepo = doctor(Map.of("USER", "x"), "--store", store, "--json");
+        Result noRepo = doctor(withPath("USER", "x"), "--store", store, "--json");
         for (JsonNode x : noRepo.json().get("findings")) {
-            assertFalse(x.get("check").asText().equals("hook.identity"), "only when a repository or config is named");
+            assertFalse(x.get("check").asText().equals("hook.identity"), "only with --repo");
         }
+    }
+
+    /** {@code pairs} as an environment, with the PATH the repository checks run git from. */
+    private static Map<String, String> withPath(String... pairs) {
+        Map<String, String> env = new HashMap<>();
+        for (int k = 0; k < pairs.length; k += 2) {
+            env.put(pairs[k], pairs[k + 1]);
+        }
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        return env;
     }
 
     private void fenceAcquire(String url) {
