@@ -76,6 +76,8 @@ public final class AuditFormat {
             case RELEASE -> where + ": released by " + e.holder() + " (token " + e.token() + ")";
             case ACCEPT, ALLOW, LANDED -> where + shas(e) + " by " + dash(who) + tokenText(e) + pusherText(e)
                     + (isGit(e) || e.detail() == null ? "" : ": " + e.detail());
+            case UNLANDED -> where + shas(e) + " by " + dash(who) + tokenText(e) + pusherText(e) + ": admitted ("
+                    + dash(e.reason()) + ") but did not land; superseded nothing, not the last write";
             case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(e.pusher())
                     + " without a token: counter bumped to " + e.token() + ", outstanding leases superseded";
             case REJECT -> where + shas(e) + " by " + dash(who)

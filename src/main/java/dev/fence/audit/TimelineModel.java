@@ -95,6 +95,13 @@ final class TimelineModel {
         List<Bar> bars = new ArrayList<>();
         // The resource's one lease at a time that has not ended yet (held, or lapsed and not yet superseded).
         Open open = null;
+        // A bump whose update did not land superseded nothing (Landings): its lease bar goes on.
+        Set<String> unlandedBumps = new java.util.HashSet<>();
+        for (LedgerEvent e : events) {
+            if (e.type() == EventType.UNLANDED && "bumped".equals(e.reason())) {
+                unlandedBumps.add(e.oldSha() + ".." + e.newSha());
+            }
+        }
         for (LedgerEvent e : events) {
             switch (e.type()) {
                 case GRANT -> {
@@ -121,7 +128,7 @@ final class TimelineModel {
                     }
                 }
                 case BUMP -> {
-                    if (open != null) {
+                    if (open != null && !unlandedBumps.contains(e.oldSha() + ".." + e.newSha())) {
                         bars.add(open.close(e.at(), End.SUPERSEDED));
                         open = null;
                     }
@@ -183,7 +190,7 @@ final class TimelineModel {
 
     static boolean isPush(EventType t) {
         return switch (t) {
-            case ACCEPT, BUMP, ALLOW, REJECT, LANDED -> true;
+            case ACCEPT, BUMP, ALLOW, REJECT, LANDED, UNLANDED -> true;
             case GRANT, RELEASE, EXPIRE -> false;
         };
     }

@@ -4,6 +4,7 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.doctor.Check;
 import dev.fence.doctor.Doctor;
 import dev.fence.doctor.Finding;
+import dev.fence.doctor.HookIdentityCheck;
 import dev.fence.doctor.RepoChecks;
 import dev.fence.doctor.Report;
 import dev.fence.doctor.Status;
@@ -49,12 +50,18 @@ import picocli.CommandLine.Option;
             "user can write the file, its -wal and -shm files and its directory (sqlite.file). A SQLite file that",
             "does not exist yet is not created.",
             "",
+            "With --repo, also hook.identity: the pusher and repo id the installed hook would resolve from this",
+            "environment and the hook's fence.conf; it warns when a plain-git pusher is the account that",
+            "owns the repository (a host that runs every push as one shared account records every pusher as it).",
+            "Set a host's variables to see what such a push resolves: GL_USER=alice fence doctor --repo DIR.",
+            "",
             "Exit status: 0 when no check failed (warnings allowed), 6 (bad configuration) when one did.",
             "",
             "Examples:",
             "  fence doctor",
             "  fence doctor --store redis-sentinel://s1:26379,s2:26379/fence --json",
-            "  sudo fence doctor --repo /srv/git/app.git --json"
+            "  sudo fence doctor --repo /srv/git/app.git --json",
+            "  GL_USER=alice fence doctor --repo ~git/repositories/app.git"
         })
 final class DoctorCommand implements Callable<Integer> {
     private final Context ctx;
@@ -102,7 +109,11 @@ final class DoctorCommand implements Callable<Integer> {
                         StoreOptions.defaults(),
                         ctx.clock(),
                         user(ctx.env()));
-        Report report = Doctor.examine(List.of(check));
+        List<Check> checks = new ArrayList<>(List.of(check));
+        if (repo != null) {
+            checks.add(new HookIdentityCheck(ctx.env(), ctx.cwd().resolve(repo), null));
+        }
+        Report report = Doctor.examine(checks);
         if (json) {
             List<Map<String, Object>> findings = new ArrayList<>();
             for (Finding f : report.findings()) {

@@ -76,7 +76,7 @@ final class InstallCommand implements Callable<Integer> {
                 paramLabel = "PATH",
                 description = "Install hooks/pre-receive (or pre-receive.d/fence when the repo has Gitea's"
                         + " dispatcher) into this bare repository, and set receive.advertisePushOptions and"
-                        + " fence.repoId. With --record-landed, also post-receive.")
+                        + " fence.repoId. Also post-receive, unless --no-record-landed.")
         Path bare;
 
         @Option(
@@ -180,8 +180,14 @@ final class InstallCommand implements Callable<Integer> {
 
     @Option(
             names = "--record-landed",
-            description = "With --bare: also install a post-receive hook that records each push that landed"
-                    + " (costs one more JVM start per push; the pre-receive ledger already records admissions).")
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "With --bare: also install the post-receive hook (the default; --record-landed is"
+                    + " accepted as before). It records each push that landed, and applies what only a landed"
+                    + " push may do: a tokenless push supersedes the lease, and a push becomes the last write."
+                    + " --no-record-landed saves one JVM start per push; the next push's pre-receive then"
+                    + " applies those, so a lease a landed push superseded stays live until then.")
     boolean recordLanded;
 
     private final Map<String, String> env;

@@ -441,24 +441,9 @@ public final class Admission {
         }
         Tip tip = new Tip(u.newId(), Tokens.NONE, null, pusher, now);
         if (p == PusherPolicy.ALLOW) {
-            // What an allowed pusher writes is foreign to every token: the base moves up to it, so a
-            // later rewrite under the base's token must keep it (rule 4), and a delete under that token
-            // is no longer the delete of a branch it created. With no base (no token wrote here yet), a
-            // rewrite must contain the ref's tip anyway.
-            boolean hasBase = s.baseSha() != null && s.baseToken() != Tokens.NONE;
-            String base = hasBase && u.kind() != RefUpdate.Kind.DELETE ? u.newId() : null;
-            ResourceWrite w = new ResourceWrite(
-                    resource,
-                    s.version(),
-                    s.latestGranted(),
-                    s.highestAccepted(),
-                    false,
-                    base == null ? Tokens.NONE : s.baseToken(),
-                    base,
-                    s.lastTokenWriteSha(),
-                    tip,
-                    identity.generation());
-            return new Step(new RefDecision.Admitted(u, resource, Reason.ALLOWED, 0, null), w);
+            return new Step(
+                    new RefDecision.Admitted(u, resource, Reason.ALLOWED, 0, null),
+                    allowWrite(resource, u, s, identity, tip));
         }
         String tokenWritten = s.lastTokenWriteSha();
         boolean discards =
@@ -477,8 +462,44 @@ public final class Admission {
                     "a push without a token may not discard commits written under a token ("
                             + ObjectIds.abbreviate(tokenWritten) + "); push on top of them instead");
         }
+        ResourceWrite w = bumpWrite(resource, s, identity, tip, discards);
+        return new Step(
+                new RefDecision.Admitted(
+                        u, resource, Reason.BUMPED, w.latestGranted(), supersededLine(s, u.ref(), now)),
+                w);
+    }
+
+    /**
+     * What an admitted {@code allow} push writes: the tip, and the base moved up to it. What an allowed
+     * pusher writes is foreign to every token: the base moves up to it, so a later rewrite under the base's
+     * token must keep it (rule 4), and a delete under that token is no longer the delete of a branch it
+     * created. With no base (no token wrote here yet), a rewrite must contain the ref's tip anyway.
+     */
+    static ResourceWrite allowWrite(String resource, RefUpdate u, ResourceState s, StoreIdentity identity, Tip tip) {
+        boolean hasBase = s.baseSha() != null && s.baseToken() != Tokens.NONE;
+        String base = hasBase && u.kind() != RefUpdate.Kind.DELETE ? u.newId() : null;
+        return new ResourceWrite(
+                resource,
+                s.version(),
+                s.latestGranted(),
+                s.highestAccepted(),
+                false,
+                base == null ? Tokens.NONE : s.baseToken(),
+                base,
+                s.lastTokenWriteSha(),
+                tip,
+                identity.generation());
+    }
+
+    /**
+     * What an admitted tokenless {@code bump} writes: the counter above every token granted (its {@link
+     * ResourceWrite#latestGranted()} is the bumped token), the lease dropped, the tip; the last
+     * token-written tip is forgotten when the push discards it.
+     */
+    static ResourceWrite bumpWrite(
+            String resource, ResourceState s, StoreIdentity identity, Tip tip, boolean discards) {
         long bumped = Math.max(s.latestGranted(), identity.floor()) + 1;
-        ResourceWrite w = new ResourceWrite(
+        return new ResourceWrite(
                 resource,
                 s.version(),
                 bumped,
@@ -486,14 +507,17 @@ public final class Admission {
                 true,
                 Tokens.NONE,
                 null,
-                discards ? null : tokenWritten,
+                discards ? null : s.lastTokenWriteSha(),
                 tip,
                 identity.generation());
-        String warning = s.lease() != null && s.lease().isLive(now)
-                ? "fence: this push superseded " + s.lease().holder() + "'s lease on " + u.ref() + " (token "
+    }
+
+    /** What the pusher is told when its bump supersedes a live lease on {@code ref}, or null when none. */
+    static String supersededLine(ResourceState s, String ref, Instant now) {
+        return s.lease() != null && s.lease().isLive(now)
+                ? "fence: this push superseded " + s.lease().holder() + "'s lease on " + ref + " (token "
                         + s.lease().token() + " is now stale)"
                 : null;
-        return new Step(new RefDecision.Admitted(u, resource, Reason.BUMPED, bumped, warning), w);
     }
 
     private static String tokenRequiredDetail(String pusher) {

@@ -65,6 +65,20 @@ public final class AdmissionService {
      */
     public Verdict admit(
             PushAttempt push, Ancestry ancestry, java.util.Map<String, AcceptedMark> marks, BooleanSupplier gate) {
+        return admit(push, ancestry, marks, gate, false);
+    }
+
+    /**
+     * As {@link #admit(PushAttempt, Ancestry, java.util.Map, BooleanSupplier)}; with {@code deferLanding},
+     * an accepted push writes only what keeps the fence safe ({@link Landings#deferred}), and the caller
+     * applies the rest when the updates land ({@link Landings#land}).
+     */
+    public Verdict admit(
+            PushAttempt push,
+            Ancestry ancestry,
+            java.util.Map<String, AcceptedMark> marks,
+            BooleanSupplier gate,
+            boolean deferLanding) {
         Set<String> resources = new LinkedHashSet<>();
         for (RefUpdate u : push.updates()) {
             if (policy.isFenced(u.ref())) {
@@ -84,6 +98,9 @@ public final class AdmissionService {
             var states = read.states();
             Admission.Plan plan =
                     Admission.decide(push, states, identity, policy, ancestry, clock.instant(), marks, proofs);
+            if (deferLanding && plan.verdict().accepted()) {
+                plan = Landings.deferred(plan, states);
+            }
             // A caller without the repository (fence serve) answers ancestry from facts it was sent; a
             // decision built on a provisional answer must not be recorded: ask for the missing facts.
             ancestry.requireSettled();

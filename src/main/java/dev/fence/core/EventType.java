@@ -19,7 +19,12 @@ public enum EventType {
     /** A push was refused (reason says why). */
     REJECT,
     /** An admitted push was seen to land on the ref (recorded after the update, where the host allows). */
-    LANDED;
+    LANDED,
+    /**
+     * An admitted push was seen not to land: a later hook refused the ref, or another push won git's
+     * compare-and-swap of it. It superseded no lease and is not the last write ({@link Landings}).
+     */
+    UNLANDED;
 
     /** The name used in JSON and on the command line. */
     public String label() {

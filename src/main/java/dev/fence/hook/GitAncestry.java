@@ -95,6 +95,36 @@ public final class GitAncestry implements Ancestry {
         }
     }
 
+    /**
+     * The id {@code ref} points at now, or the zero id when it does not exist.
+     *
+     * @throws StoreUnavailableException when git cannot answer
+     */
+    public String tipOf(String ref) {
+        ProcessBuilder pb = new ProcessBuilder(git, "rev-parse", "--verify", "-q", ref)
+                .directory(dir.toFile())
+                .redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        try {
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(4, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new StoreUnavailableException("git rev-parse did not answer within 4 s");
+            }
+            if (p.exitValue() == 0 && ObjectIds.isValid(out)) {
+                return out;
+            }
+            return ObjectIds.ZERO;
+        } catch (IOException e) {
+            throw new StoreUnavailableException("cannot run git to read " + ref + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while reading " + ref);
+        }
+    }
+
     @Override
     public boolean isAncestor(String ancestor, String descendant) {
         if (!ObjectIds.isValid(ancestor) || !ObjectIds.isValid(descendant)) {

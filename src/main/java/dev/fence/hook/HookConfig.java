@@ -62,6 +62,10 @@ import java.util.Optional;
  *       fence.repoId} from git config or the directory name</td></tr>
  *   <tr><td>{@code git}</td><td>{@code git}</td><td>the git binary the hook asks about ancestry and
  *       symbolic refs: an absolute path, or {@code git} for the one on the hook's {@code PATH}</td></tr>
+ *   <tr><td>{@code pusher-variables}</td><td>{@code GL_USER, REMOTE_USER, USER, LOGNAME}</td><td>plain git
+ *       only: the environment variables that name the pusher, comma-separated, tried in order (the first
+ *       set one wins): gitolite's {@code GL_USER} comes first because gitolite runs every push as one
+ *       shared account; an ssh forced-command set-up names the variable its command sets</td></tr>
  * </table>
  *
  * <h2>Which file</h2>
@@ -76,6 +80,7 @@ import java.util.Optional;
  * @param repoId the plain-git repo id override, when configured
  * @param file the file that was read, if any
  * @param git the git binary to run
+ * @param pusherVariables plain git: the variables naming the pusher, in the order they are tried
  */
 public record HookConfig(
         FencePolicy policy,
@@ -83,10 +88,18 @@ public record HookConfig(
         Optional<String> server,
         Optional<String> repoId,
         Optional<Path> file,
-        String git) {
+        String git,
+        List<String> pusherVariables) {
 
     /** The system-wide configuration file, read when neither the option nor the repository has one. */
     public static final String SYSTEM_FILE_NAME = "/etc/fence/fence.conf";
+
+    /**
+     * The git config key ({@code <GIT_DIR>/config}) {@code fence install --bare} sets to {@code true} when
+     * it installs the Java post-receive hook beside pre-receive: the hooks then apply what only a landed
+     * push may do when it lands ({@link dev.fence.core.Landings}).
+     */
+    public static final String RECORD_LANDED_KEY = "fence.recordLanded";
 
     /** The configuration file's name inside a repository's git directory. */
     public static final String REPO_FILE_NAME = "fence.conf";
@@ -110,15 +123,49 @@ public record HookConfig(
             "on-store-down",
             "store-timeout",
             "repo-id",
-            "git");
+            "git",
+            "pusher-variables");
 
     /** The {@code git} key's default: the git binary on the hook's {@code PATH}. */
     public static final String DEFAULT_GIT = "git";
 
+    /**
+     * The {@code pusher-variables} default: gitolite's {@code GL_USER} (gitolite leaves {@code USER} as its
+     * one shared account), a web server's {@code REMOTE_USER}, then the account's {@code USER} and {@code
+     * LOGNAME}.
+     */
+    public static final List<String> DEFAULT_PUSHER_VARIABLES = List.of("GL_USER", "REMOTE_USER", "USER", "LOGNAME");
+
     public HookConfig {
-        if (policy == null || store == null || server == null || repoId == null || file == null || git == null) {
+        if (policy == null
+                || store == null
+                || server == null
+                || repoId == null
+                || file == null
+                || git == null
+                || pusherVariables == null) {
             throw new NullPointerException("HookConfig components must not be null (use Optional.empty())");
         }
+        if (pusherVariables.isEmpty()) {
+            throw new IllegalArgumentException("pusherVariables must name at least one variable");
+        }
+        pusherVariables = List.copyOf(pusherVariables);
+    }
+
+    /** A configuration with the default {@link #DEFAULT_PUSHER_VARIABLES}. */
+    public HookConfig(
+            FencePolicy policy,
+            Optional<String> store,
+            Optional<String> server,
+            Optional<String> repoId,
+            Optional<Path> file,
+            String git) {
+        this(policy, store, server, repoId, file, git, DEFAULT_PUSHER_VARIABLES);
+    }
+
+    /** This configuration with the plain-git repo id {@code id} instead of its own. */
+    public HookConfig withRepoId(String id) {
+        return new HookConfig(policy, store, server, Optional.of(id), file, git, pusherVariables);
     }
 
     /** A configuration that runs the git binary on the hook's {@code PATH}. */
@@ -200,6 +247,7 @@ public record HookConfig(
         private Duration storeTimeout = Duration.ofSeconds(2);
         private String repoId;
         private String git = DEFAULT_GIT;
+        private List<String> pusherVariables = DEFAULT_PUSHER_VARIABLES;
 
         void readFile(Path file) {
             String text;
@@ -267,6 +315,7 @@ public record HookConfig(
                 case "store-timeout" -> storeTimeout = timeout(value);
                 case "repo-id" -> repoId = Names.require("repo id", value);
                 case "git" -> git = gitBinary(value);
+                case "pusher-variables" -> pusherVariables = variableNames(value);
                 default -> {
                     if (key.startsWith(PUSHER_POLICY_PREFIX) && key.length() > PUSHER_POLICY_PREFIX.length()) {
                         String glob = key.substring(PUSHER_POLICY_PREFIX.length());
@@ -294,7 +343,24 @@ public record HookConfig(
                     Optional.ofNullable(server),
                     Optional.ofNullable(repoId),
                     Optional.ofNullable(file),
-                    git);
+                    git,
+                    pusherVariables);
+        }
+
+        private static List<String> variableNames(String value) {
+            List<String> out = new ArrayList<>();
+            for (String part : value.split(",", -1)) {
+                String name = part.strip();
+                if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                    throw new ConfigException("'" + Printable.escape(name, 80) + "' is not an environment variable"
+                            + " name; give names such as GL_USER, REMOTE_USER, separated by commas");
+                }
+                if (out.contains(name)) {
+                    throw new ConfigException(name + " is named twice");
+                }
+                out.add(name);
+            }
+            return List.copyOf(out);
         }
 
         private static String gitBinary(String value) {

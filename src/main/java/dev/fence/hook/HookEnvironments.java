@@ -28,13 +28,18 @@ import java.util.Optional;
  *       <td>{@code GITEA_PUSH_TRIGGER}</td></tr>
  *   <tr><td>plain git</td><td>none of the above</td><td>the override, else {@code fence.repoId} in
  *       {@code <gitDir>/config}, else the repo directory's name without {@code .git}</td>
- *       <td>{@code REMOTE_USER}, else {@code USER}, else {@code LOGNAME}</td>
+ *       <td>the first set one of the configured {@code pusher-variables} ({@link
+ *       HookConfig#pusherVariables()}; default {@code GL_USER}, {@code REMOTE_USER}, {@code USER}, {@code
+ *       LOGNAME})</td>
  *       <td>none</td></tr>
  * </table>
  *
  * <p>Only variables the git host or server process sets are read: there is no fence variable to name
  * the pusher, since on a local-path remote the hook runs in the pusher's own environment and such a
  * variable would let the pusher pick the name a pusher policy matches (the README's "Trust model").
+ * Which variables name a plain-git pusher is the hook's configuration file's to say, never the
+ * environment's. gitolite comes first by default because it runs every push as one shared account
+ * ({@code USER=git}) and names the real pusher, from the key that logged in, in {@code GL_USER}.
  *
  * <p>An empty variable counts as unset. A host that is detected but lacks a repo or pusher variable it
  * always sets is a broken hook setup (GitLab has shipped such bugs), and fence refuses to guess: {@link
@@ -71,7 +76,33 @@ public final class HookEnvironments {
 
     /** As {@link #detect(Map, Path, String)} without a repo id override. */
     public static HookEnvironment detect(Map<String, String> env, Path gitDir) {
-        return detect(env, gitDir, null);
+        return detect(env, gitDir, (String) null);
+    }
+
+    /** As {@link #detect(Map, Path, String, List)} with the default pusher variables. */
+    public static HookEnvironment detect(Map<String, String> env, Path gitDir, String repoIdOverride) {
+        return detect(env, gitDir, repoIdOverride, HookConfig.DEFAULT_PUSHER_VARIABLES);
+    }
+
+    /**
+     * As {@link #detect(Map, Path, String, List)} with the repo id override and pusher variables of
+     * {@code config}: what the installed hook resolves.
+     */
+    public static HookEnvironment detect(Map<String, String> env, Path gitDir, HookConfig config) {
+        return detect(env, gitDir, config.repoId().orElse(null), config.pusherVariables());
+    }
+
+    /**
+     * The first of {@code pusherVariables} set (non-empty) in {@code env}, or null: the variable a plain-git
+     * hook takes its pusher from.
+     */
+    public static String pusherVariable(Map<String, String> env, List<String> pusherVariables) {
+        for (String name : pusherVariables) {
+            if (present(env, name)) {
+                return name;
+            }
+        }
+        return null;
     }
 
     /**
@@ -82,10 +113,13 @@ public final class HookEnvironments {
      *     used on plain git only, may be null elsewhere
      * @param repoIdOverride plain git only: the repo id to use instead of {@code fence.repoId} and the
      *     directory name (from {@link HookConfig#repoId()}); null for none
+     * @param pusherVariables plain git only: the variables that name the pusher, tried in order ({@link
+     *     HookConfig#pusherVariables()})
      * @throws InvalidInputException when an identity variable the host should set is missing or invalid
      * @throws dev.fence.core.ConfigException when the repo's git config cannot be read
      */
-    public static HookEnvironment detect(Map<String, String> env, Path gitDir, String repoIdOverride) {
+    public static HookEnvironment detect(
+            Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
         if (present(env, "GL_ID") || present(env, "GL_REPOSITORY")) {
             return gitlab(env);
         } else if (present(env, "GITHUB_REPO_NAME")) {
@@ -93,7 +127,7 @@ public final class HookEnvironments {
         } else if (present(env, "GITEA_REPO_ID")) {
             return gitea(env);
         }
-        return plain(env, gitDir, repoIdOverride);
+        return plain(env, gitDir, repoIdOverride, pusherVariables);
     }
 
     private static HookEnvironment gitlab(Map<String, String> env) {
@@ -129,7 +163,8 @@ public final class HookEnvironments {
                 new Actor(pusher, HostKind.GITEA, optional(env, "GITEA_PUSH_TRIGGER")));
     }
 
-    private static HookEnvironment plain(Map<String, String> env, Path gitDir, String repoIdOverride) {
+    private static HookEnvironment plain(
+            Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
         String repoId;
         if (repoIdOverride != null) {
             repoId = checked("plain git", "repo id override", repoIdOverride);
@@ -144,18 +179,14 @@ public final class HookEnvironments {
                     ? checked("plain git", "fence.repoId in " + dir.resolve("config"), configured.get())
                     : checked("plain git", "repo directory name", directoryRepoId(dir));
         }
-        String pusher = null;
-        for (String name : new String[] {"REMOTE_USER", "USER", "LOGNAME"}) {
-            if (present(env, name)) {
-                pusher = value(env, "plain git", name);
-                break;
-            }
+        String variable = pusherVariable(env, pusherVariables);
+        if (variable == null) {
+            throw new InvalidInputException("plain git hook environment names no pusher: none of "
+                    + String.join(", ", pusherVariables) + " is set (the hook's pusher-variables); run the git"
+                    + " server process with USER set, behind a web server that sets REMOTE_USER, or set"
+                    + " pusher-variables in fence.conf to the variable your ssh forced command sets");
         }
-        if (pusher == null) {
-            throw new InvalidInputException("plain git hook environment names no pusher: none of REMOTE_USER,"
-                    + " USER or LOGNAME is set; run the git server process with USER set, or behind a web server"
-                    + " that sets REMOTE_USER");
-        }
+        String pusher = value(env, "plain git", variable);
         return new HookEnvironment(HostKind.PLAIN, repoId, repoId, new Actor(pusher, HostKind.PLAIN, null));
     }
 

@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.core.Admission;
+import dev.fence.core.Digests;
 import dev.fence.core.EventType;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
@@ -20,8 +21,11 @@ import java.util.function.Function;
 /**
  * The post-receive hook: records a {@link EventType#LANDED} event for every fenced ref the push actually
  * updated, so the ledger agrees with the refs even when two admitted pushes raced and git's own
- * compare-and-swap let only one land. Never fails the push (the refs are already updated): problems
- * become a warning line.
+ * compare-and-swap let only one land. In its own repository on plain git and Gitea it also applies what
+ * the pre-receive hook left for the landing ({@link dev.fence.core.Landings}): the last write, and the
+ * bump of a tokenless push that supersedes the live lease; the push's admitted updates that did not land
+ * get {@link EventType#UNLANDED}. Never fails the push (the refs are already updated): problems become a
+ * warning line, and what it could not record the next push's pre-receive hook records.
  */
 public final class PostReceiveHook {
     private final Function<String, LeaseStore> openStore;
@@ -60,8 +64,7 @@ public final class PostReceiveHook {
     public List<String> record(
             HookConfig config, Map<String, String> env, Path gitDir, InputStream stdin, String storeUrl) {
         try {
-            HookEnvironment where =
-                    HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            HookEnvironment where = HookEnvironments.detect(env, gitDir, config);
             List<RefUpdate> updates = new HookInputParser().parse(stdin);
             if (gitDir != null) {
                 // A symbolic ref pushed with its target: git skipped its update (see SymbolicRefs).
@@ -78,8 +81,36 @@ public final class PostReceiveHook {
             PushAttempt push = where.attempt(options, updates);
             List<LedgerEvent> events = new ArrayList<>();
             long token = options.token().orElse(0);
+            List<String> lines = new ArrayList<>();
+            boolean settles = LandingRecorder.applies(where.host(), gitDir);
+            if (settles) {
+                // The pre-receive hook left its admitted updates pending (Landings): these landed.
+                List<RefUpdate> fenced = new ArrayList<>();
+                for (RefUpdate u : updates) {
+                    if (config.policy().isFenced(u.ref())) {
+                        fenced.add(u);
+                    }
+                }
+                try (LeaseStore s = openStore.apply(storeUrl);
+                        HostRecord record = HostRecord.lock(
+                                gitDir,
+                                System.nanoTime()
+                                        + config.policy().storeTimeout().toNanos(),
+                                Digests.jce())) {
+                    lines.addAll(LandingRecorder.settle(
+                            s,
+                            record,
+                            PendingLandings.of(gitDir),
+                            new GitAncestry(env, gitDir, config.git()),
+                            clock,
+                            fenced,
+                            PendingLandings.receiverPid()));
+                    // Every landed update the pre-receive hook admitted was pending: the landings are
+                    // recorded here, or by a hook that settled them first, never twice.
+                }
+            }
             for (RefUpdate u : updates) {
-                if (config.policy().isFenced(u.ref())) {
+                if (!settles && config.policy().isFenced(u.ref())) {
                     events.add(Admission.pushEvent(
                             push,
                             u,
@@ -97,7 +128,7 @@ public final class PostReceiveHook {
                     s.append(events);
                 }
             }
-            return List.of();
+            return lines;
         } catch (RuntimeException e) {
             return List.of("warning: fence could not record the landed push: " + e.getMessage());
         }

@@ -11,6 +11,7 @@ import dev.fence.core.FencePolicy;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Landings;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.Proofs;
@@ -300,15 +301,32 @@ public final class PreReceiveHook {
             return service.admit(push, ancestry, Map.of(), gate);
         }
         try (HostRecord record = HostRecord.lock(gitDir, deadline, digests)) {
+            // Where fence's post-receive sees what landed (see Landings), a decision supersedes and counts
+            // only once its update lands; elsewhere (GitLab, GHES) it does at once.
+            boolean deferLanding = LandingRecorder.applies(push.actor().host(), gitDir);
+            PendingLandings pending = deferLanding ? PendingLandings.of(gitDir) : null;
+            if (deferLanding && ancestry instanceof GitAncestry git) {
+                LandingRecorder.settle(store, record, pending, git, clock, List.of(), -1);
+            }
             List<String> resources = new ArrayList<>();
             for (RefUpdate u : push.updates()) {
                 if (policy.isFenced(u.ref())) {
                     resources.add(Resources.forRef(push.repoId(), u.ref()));
                 }
             }
-            Verdict v = service.admit(push, ancestry, record.read(resources), gate);
+            Verdict v = service.admit(push, ancestry, record.read(resources), gate, deferLanding);
             if (v.accepted()) {
-                record.raise(marksOf(push, v));
+                List<AcceptedMark> marks = marksOf(push, v);
+                if (deferLanding) {
+                    // A bump raises the record when it lands (Landings#land), like the store's counter.
+                    marks.removeIf(m -> m.holder() == null);
+                    List<PendingLandings.Entry> entries = new ArrayList<>(pending.read());
+                    // The updates' receiving process is git's, so a later hook can tell "not yet" from "never".
+                    entries.addAll(PendingLandings.received(Landings.pendingOf(
+                            push, v, Proofs.holderOf(push.options().proof()), clock.instant())));
+                    pending.write(entries);
+                }
+                record.raise(marks);
             }
             return v;
         }
@@ -419,7 +437,7 @@ public final class PreReceiveHook {
         HookEnvironment where;
         List<RefUpdate> updates;
         try {
-            where = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            where = HookEnvironments.detect(env, gitDir, config);
             updates = new HookInputParser().parse(stdin);
         } catch (InvalidInputException e) {
             return new Judgement(
@@ -624,7 +642,7 @@ public final class PreReceiveHook {
         String prefix = "";
         List<RefUpdate> updates;
         try {
-            prefix = HookEnvironments.detect(env, gitDir, null).linePrefix();
+            prefix = HookEnvironments.detect(env, gitDir, (String) null).linePrefix();
         } catch (RuntimeException e) {
             // no host prefix then
         }

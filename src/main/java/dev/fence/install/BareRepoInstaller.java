@@ -21,8 +21,8 @@ import java.util.Map;
  * <hook>.d/} directory, or {@code hooks/<hook>} is a dispatcher that runs one (Gitea's), fence goes in
  * as {@code hooks/<hook>.d/fence}; otherwise it is {@code hooks/<hook>} itself. The hooks directory is
  * the one git uses ({@code core.hooksPath} is honoured). Then, through the real {@code git}:
- * {@code receive.advertisePushOptions=true} (without it {@code git push -o} fails) and {@code
- * fence.repoId}. With a store URL, {@code <bare>/fence.conf} is written (mode 600).
+ * {@code receive.advertisePushOptions=true} (without it {@code git push -o} fails), {@code
+ * fence.repoId} and {@code fence.recordLanded} (true when post-receive is installed for the Java hook). With a store URL, {@code <bare>/fence.conf} is written (mode 600).
  *
  * <p>Re-running is safe: fence's own files are updated in place, everything else is left alone; a
  * file fence did not write makes the install refuse (changing nothing) unless forced.
@@ -163,6 +163,14 @@ public final class BareRepoInstaller {
         List<String> done = new ArrayList<>(plan.write());
         done.add(setConfig(git, bare, configFile, "receive.advertisePushOptions", "true"));
         done.add(setConfig(git, bare, configFile, "fence.repoId", repoId));
+        // The Java hook then leaves what only a landed push may do to post-receive (see Landings); a curl
+        // shim's verdicts are fence serve's, which applies them at the decision.
+        done.add(setConfig(
+                git,
+                bare,
+                configFile,
+                HookConfig.RECORD_LANDED_KEY,
+                Boolean.toString(request.recordLanded() && request.shim() == null)));
         if (oldRepoId != null && !oldRepoId.equals(repoId)) {
             warnings.add("fence.repoId changed from '" + oldRepoId + "' to '" + repoId + "': resources are named"
                     + " after the repo id, so leases and tokens taken under the old id no longer apply here");

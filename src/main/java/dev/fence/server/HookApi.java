@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -173,8 +172,7 @@ final class HookApi {
             if (repoId == null || repoId.isEmpty()) {
                 return server;
             }
-            return new HookConfig(
-                    server.policy(), server.store(), server.server(), Optional.of(repoId), server.file(), server.git());
+            return server.withRepoId(repoId);
         }
     }
 

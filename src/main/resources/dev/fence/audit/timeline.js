@@ -1,7 +1,8 @@
 (function () {
   'use strict';
   var tip = document.getElementById('tip');
-  var NAMES = {accept: 'accepted push', landed: 'landed on the ref', bump: 'bumped push (tokenless)',
+  var NAMES = {accept: 'accepted push', landed: 'landed on the ref',
+    unlanded: 'admitted, did not land on the ref', bump: 'bumped push (tokenless)',
     allow: 'allowed push (tokenless)', fenced: 'FENCED push', rejected: 'REJECTED push'};
 
   function utc(iso) { return iso ? iso.replace('T', ' ').replace('Z', ' UTC') : '?'; }

@@ -240,6 +240,60 @@ class DoctorCommandTest {
         }
     }
 
+    @Test
+    void hookIdentityShowsThePusherAndRepoIdTheHookResolvesAndWarnsOnTheSharedAccount() throws Exception {
+        Path bare = tmp.resolve("srv/app.git");
+        dev.fence.testing.GitProcess.run(
+                tmp, dev.fence.testing.GitProcess.cleanEnv(tmp), "init", "-q", "--bare", bare.toString());
+        Files.writeString(bare.resolve("fence.conf"), "agent-pushers = agent-*\n");
+        String owner = Files.getOwner(bare).getName();
+        String store = "sqlite:" + tmp.resolve("fence.db");
+        String[] args = {"--store", store, "--repo", bare.toString(), "--json"};
+
+        // The other --repo checks judge the hooks (none are installed here); this one is about identity.
+        JsonNode f = doctor(withPath("GL_USER", "agent-a", "USER", owner), args).finding("hook.identity");
+        assertEquals("ok", f.get("status").asText(), f.toString());
+        String detail = f.get("detail").asText();
+        assertTrue(
+                detail.contains(
+                        "pusher 'agent-a' from GL_USER (pusher-variables: GL_USER, REMOTE_USER, USER, LOGNAME)"),
+                detail);
+        assertTrue(detail.contains("(an agent pusher), repo id 'app'"), detail);
+
+        JsonNode w = doctor(withPath("USER", owner), args).finding("hook.identity");
+        assertEquals("warn", w.get("status").asText(), w.toString());
+        assertTrue(w.get("detail").asText().contains("the account owning the repository"), w.toString());
+        assertTrue(w.get("fix").asText().contains("pusher-variables"), w.toString());
+
+        Result none = doctor(withPath(), args);
+        assertEquals(6, none.exit(), none.out());
+        JsonNode n = none.finding("hook.identity");
+        assertEquals("fail", n.get("status").asText());
+        assertTrue(
+                n.get("detail").asText().contains("none of GL_USER, REMOTE_USER, USER, LOGNAME is set"), n.toString());
+
+        Files.writeString(bare.resolve("fence.conf"), "pusher-variables = SSH PUSHER\n");
+        Result broken = doctor(withPath("USER", "x"), args);
+        assertEquals(6, broken.exit());
+        assertEquals("fail", broken.status("hook.identity"));
+        assertTrue(broken.finding("hook.identity").get("detail").asText().contains("pusher-variables"), broken.out());
+
+        Result noRepo = doctor(withPath("USER", "x"), "--store", store, "--json");
+        for (JsonNode x : noRepo.json().get("findings")) {
+            assertFalse(x.get("check").asText().equals("hook.identity"), "only with --repo");
+        }
+    }
+
+    /** {@code pairs} as an environment, with the PATH the repository checks run git from. */
+    private static Map<String, String> withPath(String... pairs) {
+        Map<String, String> env = new HashMap<>();
+        for (int k = 0; k < pairs.length; k += 2) {
+            env.put(pairs[k], pairs[k + 1]);
+        }
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        return env;
+    }
+
     private void fenceAcquire(String url) {
         int exit = Main.run(
                 new Context(

@@ -53,6 +53,18 @@ class InstallCommandTest {
     }
 
     @Test
+    void postReceiveIsInstalledByDefaultAndTheHooksApplyLandingsOnlyWithIt() throws IOException {
+        var r = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(Files.exists(bare.resolve("hooks/post-receive")));
+        assertEquals("true", gitConfig("fence.recordLanded"));
+
+        var without = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence", "--no-record-landed");
+        assertEquals(0, without.exit(), without.err());
+        assertEquals("false", gitConfig("fence.recordLanded"), "a decision then takes effect when it is made");
+    }
+
+    @Test
     void bareInstallsExecutableHooksAndConfiguresTheRepo() throws IOException {
         var r = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence", "--record-landed");
         assertEquals(0, r.exit(), r.err());

@@ -217,6 +217,22 @@ class HookConfigTest {
     }
 
     @Test
+    void pusherVariablesAreNamesInOrderFromTheFileOnly() throws IOException {
+        assertEquals(
+                List.of("GL_USER", "REMOTE_USER", "USER", "LOGNAME"),
+                HookConfig.load(tmp, null, noSystemFile()).pusherVariables(),
+                "gitolite's GL_USER before the shared account's USER");
+        assertEquals(
+                List.of("SSH_PUSHER", "USER"),
+                loadFile("pusher-variables = SSH_PUSHER, USER\n").pusherVariables());
+        assertTrue(failure("pusher-variables =\n").contains("is not an environment variable name"));
+        assertTrue(failure("pusher-variables = GL_USER,,USER\n").contains("is not an environment variable name"));
+        assertTrue(failure("pusher-variables = GL USER\n").contains("'GL USER' is not an environment variable"));
+        assertTrue(failure("pusher-variables = $GL_USER\n").contains("is not an environment variable"));
+        assertTrue(failure("pusher-variables = USER, USER\n").contains("USER is named twice"));
+    }
+
+    @Test
     void exampleFileParsesToTheDefaults() {
         HookConfig c = HookConfig.load(null, EXAMPLE, noSystemFile());
         assertEquals(FencePolicy.defaults(), c.policy());
@@ -233,7 +249,9 @@ class HookConfigTest {
                 tried.add(m.group(1));
             }
         }
-        assertTrue(tried.containsAll(List.of("store", "server", "agent-pushers", "repo-id")), tried.toString());
+        assertTrue(
+                tried.containsAll(List.of("store", "server", "agent-pushers", "repo-id", "pusher-variables")),
+                tried.toString());
     }
 
     @Test

@@ -196,9 +196,55 @@ class HookEnvironmentsTest {
     }
 
     @Test
+    void gitolitesGlUserNamesThePusherNotTheSharedAccount() {
+        Path repo = tmp.resolve("app.git");
+        HookEnvironment e = HookEnvironments.detect(env("GL_USER", "agent-a", "GL_REPO", "app", "USER", "git"), repo);
+        assertEquals(new Actor("agent-a", HostKind.PLAIN, null), e.actor());
+        assertEquals("app", e.repoId());
+        assertEquals(
+                "GL_USER",
+                HookEnvironments.pusherVariable(
+                        env("GL_USER", "a", "USER", "git"), HookConfig.DEFAULT_PUSHER_VARIABLES));
+        assertEquals(
+                "USER",
+                HookEnvironments.pusherVariable(env("GL_USER", "", "USER", "git"), HookConfig.DEFAULT_PUSHER_VARIABLES),
+                "empty counts as unset");
+    }
+
+    @Test
+    void configuredPusherVariablesAreTriedInTheirOrderAndNoOthers() throws Exception {
+        Path repo = Files.createDirectories(tmp.resolve("app.git"));
+        Files.writeString(repo.resolve("fence.conf"), "pusher-variables = SSH_PUSHER, USER\n");
+        HookConfig config = HookConfig.load(repo, null, tmp.resolve("none"));
+        Map<String, String> both = env("SSH_PUSHER", "agent-b", "GL_USER", "agent-a", "USER", "git");
+        assertEquals(
+                "agent-b", HookEnvironments.detect(both, repo, config).actor().pusher());
+        assertEquals(
+                "git",
+                HookEnvironments.detect(env("GL_USER", "agent-a", "USER", "git"), repo, config)
+                        .actor()
+                        .pusher(),
+                "GL_USER is not read once the file names other variables");
+        String m = assertThrows(
+                        InvalidInputException.class,
+                        () -> HookEnvironments.detect(env("GL_USER", "agent-a"), repo, config))
+                .getMessage();
+        assertTrue(m.contains("none of SSH_PUSHER, USER is set") && m.contains("pusher-variables"), m);
+        assertEquals(
+                "alice",
+                HookEnvironments.detect(
+                                env("GL_REPOSITORY", "project-1", "GL_USERNAME", "alice", "SSH_PUSHER", "x"),
+                                repo,
+                                config)
+                        .actor()
+                        .pusher(),
+                "hosts with their own identity variables ignore pusher-variables");
+    }
+
+    @Test
     void plainGitWithoutAnyPusherIsAnError() {
         String m = failure(env(), tmp.resolve("r.git"));
-        assertTrue(m.contains("REMOTE_USER") && m.contains("LOGNAME") && !m.contains("FENCE_PUSHER"), m);
+        assertTrue(m.contains("GL_USER, REMOTE_USER, USER, LOGNAME") && !m.contains("FENCE_PUSHER"), m);
     }
 
     @Test

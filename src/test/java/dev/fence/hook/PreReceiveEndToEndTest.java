@@ -675,14 +675,29 @@ abstract class PreReceiveEndToEndTest {
         Run r2 = f2.get();
         assertTrue(r1.ok() ^ r2.ok(), "exactly one lands:\n" + r1.err() + "\n---\n" + r2.err());
         String tip = repo.tip(MAIN);
+        String lost = (r1.ok() ? two : one).head();
+        // The next push settles what the post-receive could not yet tell (the loser's git still ran then).
+        Clone next = repo.clone("agent-a");
+        next.sync("main").commit("after the race");
+        assertTrue(next.push(opts(g), "HEAD:" + MAIN).ok());
         List<LedgerEvent> accepted = ledger().stream()
                 .filter(e -> e.type() == EventType.ACCEPT && e.token() == g.token())
                 .toList();
-        assertEquals(1, accepted.size(), "one admission recorded: " + ledger());
-        assertEquals(tip, accepted.get(0).newSha(), "the ledger's admission is the ref's tip");
-        List<LedgerEvent> landed = landed(g.token(), 1);
-        assertEquals(1, landed.size(), "one landing recorded");
-        assertEquals(tip, landed.get(0).newSha(), "the ledger's landing is the ref's tip");
+        assertTrue(accepted.stream().anyMatch(e -> e.newSha().equals(tip)), "the winner was admitted: " + ledger());
+        List<LedgerEvent> landed = landed(g.token(), 2);
+        assertEquals(2, landed.size(), "the winner and the next push landed: " + ledger());
+        assertEquals(tip, landed.get(0).newSha(), "the ledger's first landing is the race winner's tip");
+        assertTrue(landed.stream().noneMatch(e -> e.newSha().equals(lost)), "the loser never landed: " + ledger());
+        List<LedgerEvent> unlanded =
+                ledger().stream().filter(e -> e.type() == EventType.UNLANDED).toList();
+        if (accepted.stream().anyMatch(e -> e.newSha().equals(lost))) {
+            // Both passed pre-receive from one base: git's compare-and-swap let one land, and the ledger
+            // marks the other's admission as not landed.
+            assertEquals(1, unlanded.size(), ledger().toString());
+            assertEquals(lost, unlanded.get(0).newSha());
+        } else {
+            assertEquals(List.of(), unlanded, "a refused push is not an unlanded admission");
+        }
     }
 
     @Test

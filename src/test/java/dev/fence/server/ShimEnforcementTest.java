@@ -124,17 +124,25 @@ class ShimEnforcementTest {
                                 "--launcher",
                                 launcher.toString(),
                                 "--store",
-                                direct.store)
+                                direct.store,
+                                // fence serve applies a decision when it is made; so does the Java hook
+                                // without its post-receive (Landings), which is what is compared here.
+                                "--no-record-landed")
                         .exit());
         Files.writeString(direct.bare.resolve("fence.conf"), CONFIG, java.nio.file.StandardOpenOption.APPEND);
-        Files.deleteIfExists(direct.bare.resolve("hooks/post-receive"));
         // client: the Java hook asking fence serve.
         assertEquals(
                 0,
-                fence(Map.of(), "install", "--bare", client.bare.toString(), "--launcher", launcher.toString())
+                fence(
+                                Map.of(),
+                                "install",
+                                "--bare",
+                                client.bare.toString(),
+                                "--launcher",
+                                launcher.toString(),
+                                "--no-record-landed")
                         .exit());
         Files.writeString(client.bare.resolve("fence.conf"), "server = " + clientServer.url() + "\n");
-        Files.deleteIfExists(client.bare.resolve("hooks/post-receive"));
         // shim: the curl shim, as pre-receive and post-receive, installed by fence install from the server's
         // policy; only the credential is added to fence-shim.conf by hand, as README says.
         Run installed = fence(

@@ -5,25 +5,37 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.core.AcceptedMark;
 import dev.fence.core.AcquireResult;
+import dev.fence.core.Actor;
+import dev.fence.core.AdmissionService;
 import dev.fence.core.CommitResult;
 import dev.fence.core.ConfigException;
 import dev.fence.core.EventType;
+import dev.fence.core.FencePolicy;
+import dev.fence.core.HostKind;
 import dev.fence.core.Identities;
 import dev.fence.core.InternalException;
+import dev.fence.core.Landings;
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseCheck;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
+import dev.fence.core.PushAttempt;
+import dev.fence.core.PushOptions;
+import dev.fence.core.Reason;
+import dev.fence.core.RefUpdate;
 import dev.fence.core.ResourceState;
 import dev.fence.core.ResourceWrite;
 import dev.fence.core.StoreIdentity;
 import dev.fence.core.Tip;
+import dev.fence.core.Verdict;
 import dev.fence.testing.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -453,6 +465,108 @@ public abstract class LeaseStoreContractTest {
                     new LeaseCheck.Refused(g.token() + 1, null),
                     store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
             assertEquals(g.token() + 2, grant(MAIN, "bob").token());
+        }
+    }
+
+    /** {@link Landings}: a decision supersedes and counts only once its update lands. */
+    @Nested
+    class Landing {
+        private final RefUpdate update = new RefUpdate(SHA_A, SHA_B, "refs/heads/main");
+
+        private Verdict admitTokenless(String pusher) {
+            PushAttempt push = new PushAttempt(
+                    "project-42", new Actor(pusher, HostKind.PLAIN, null), PushOptions.none(), List.of(update));
+            return new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(push, (a, d) -> true, Map.of(), null, true);
+        }
+
+        private Landings.Pending pending(Reason reason, long token, String holder) {
+            return new Landings.Pending(reason, MAIN, "project-42", update, token, holder, "carol", clock.instant());
+        }
+
+        @Test
+        void anAdmittedTokenlessPushSupersedesNothingUntilItLands() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+
+            Verdict v = admitTokenless("carol");
+
+            assertTrue(v.accepted(), v.toString());
+            assertTrue(
+                    v.warnings().stream()
+                            .anyMatch(w -> w.contains("supersedes alice's lease on refs/heads/main when it lands")),
+                    v.warnings().toString());
+            ResourceState decided = state(MAIN);
+            assertEquals(before.lease(), decided.lease(), "the lease stands");
+            assertEquals(g.token(), decided.latestGranted());
+            assertEquals(before.tip(), decided.tip(), "not the last write yet");
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+
+            Landings.Landed landed = Landings.land(
+                    store, List.of(pending(Reason.BUMPED, 0, null)), (a, d) -> true, clock.instant(), () -> candidate);
+
+            ResourceState after = state(MAIN);
+            assertNull(after.lease(), "landing superseded the lease");
+            assertTrue(after.latestGranted() > g.token());
+            assertEquals(SHA_B, after.tip().sha());
+            assertEquals("carol", after.tip().pusher());
+            assertEquals(List.of(new AcceptedMark(MAIN, after.latestGranted(), null)), landed.marks());
+            assertEquals(
+                    List.of("fence: this push superseded alice's lease on refs/heads/main (token " + g.token()
+                            + " is now stale)"),
+                    landed.lines());
+            assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            LedgerEvent last = ledger(MAIN).get(ledger(MAIN).size() - 1);
+            assertEquals(EventType.LANDED, last.type());
+            assertEquals(after.latestGranted(), last.token());
+        }
+
+        @Test
+        void anUnlandedAdmissionIsMarkedAndChangesNothingElse() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            admitTokenless("carol");
+            ResourceState decided = state(MAIN);
+
+            Landings.unlanded(store, List.of(pending(Reason.BUMPED, 0, null)), clock.instant());
+
+            assertEquals(decided, state(MAIN), "no lease, counter or tip changed");
+            List<LedgerEvent> unlanded =
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, Set.of(EventType.UNLANDED), 0));
+            assertEquals(1, unlanded.size());
+            assertEquals("carol", unlanded.get(0).pusher());
+            assertEquals(SHA_B, unlanded.get(0).newSha());
+            assertEquals("bumped", unlanded.get(0).reason());
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+        }
+
+        @Test
+        void aLandedTokenPushBecomesTheLastWriteUnderItsToken() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            Landings.land(
+                    store,
+                    List.of(pending(Reason.ACCEPTED, g.token(), "alice")),
+                    (a, d) -> true,
+                    clock.instant(),
+                    () -> candidate);
+            ResourceState after = state(MAIN);
+            assertEquals(new Tip(SHA_B, g.token(), "alice", "carol", clock.instant()), after.tip());
+            assertEquals(SHA_B, after.lastTokenWriteSha());
+            assertNotNull(after.lease(), "a token push supersedes nothing");
+            assertEquals(g.token(), after.latestGranted());
+        }
+
+        @Test
+        void aBumpThatLandsAfterANewerGrantSupersedesThatGrant() {
+            grant(MAIN, "alice");
+            admitTokenless("carol");
+            clock.advance(Duration.ofMillis(TTL + 1));
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+
+            Landings.land(
+                    store, List.of(pending(Reason.BUMPED, 0, null)), (a, d) -> true, clock.instant(), () -> candidate);
+
+            assertTrue(state(MAIN).latestGranted() > bob.token());
+            assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "bob", bob.token(), TTL, clock.instant()));
         }
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.opentest4j.TestAbortedException;
 
@@ -14,7 +15,9 @@ import org.opentest4j.TestAbortedException;
  * A private OpenSSH server on a free loopback port, for tests that push over ssh: host and user keys
  * made in a temporary directory, its own config (no system config is read), and the test's own user
  * logging in with the user key only, its commands run through {@code git-shell} as a git host would.
- * Skips the test (visibly) when {@code sshd}, {@code ssh-keygen} or {@code git-shell} is missing.
+ * Or ({@link #start(Path, Path, Map)}) a git host's own authorized_keys, whose forced commands decide
+ * who logs in as whom (gitolite). Skips the test (visibly) when {@code sshd}, {@code ssh-keygen} or
+ * {@code git-shell} is missing.
  */
 public final class Sshd implements AutoCloseable {
     private static final Path SSHD = Path.of("/usr/sbin/sshd");
@@ -31,6 +34,17 @@ public final class Sshd implements AutoCloseable {
 
     /** Starts sshd with its files under {@code dir}. */
     public static Sshd start(Path dir) throws IOException, InterruptedException {
+        return start(dir, null, Map.of());
+    }
+
+    /**
+     * Starts sshd with its files under {@code dir}, reading the keys allowed to log in from {@code
+     * authorizedKeys} (null: its own, the test user's key running {@code git-shell}), and setting {@code
+     * sessionEnv} in every session (sshd's {@code SetEnv}; it overrides what sshd sets itself, {@code HOME}
+     * included).
+     */
+    public static Sshd start(Path dir, Path authorizedKeys, Map<String, String> sessionEnv)
+            throws IOException, InterruptedException {
         String shell = which("git-shell");
         if (!Files.isExecutable(SSHD) || which("ssh-keygen") == null || which("ssh") == null || shell == null) {
             throw new TestAbortedException("skipped: this test needs /usr/sbin/sshd, ssh, ssh-keygen and git-shell"
@@ -55,6 +69,10 @@ public final class Sshd implements AutoCloseable {
                 dir.resolve("authorized_keys"),
                 "command=\"" + shell + " -c \\\"$SSH_ORIGINAL_COMMAND\\\"\",no-port-forwarding,no-pty,"
                         + "no-agent-forwarding,no-X11-forwarding " + userKey + "\n");
+        Path keys = authorizedKeys != null ? authorizedKeys : dir.resolve("authorized_keys");
+        StringBuilder setEnv = new StringBuilder();
+        sessionEnv.forEach((k, v) ->
+                setEnv.append("SetEnv ").append(k).append('=').append(v).append('\n'));
         int port = freePort();
         Files.writeString(
                 dir.resolve("sshd_config"),
@@ -64,7 +82,7 @@ public final class Sshd implements AutoCloseable {
                         "ListenAddress 127.0.0.1",
                         "HostKey " + dir.resolve("host_key"),
                         "PidFile " + dir.resolve("sshd.pid"),
-                        "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
+                        "AuthorizedKeysFile " + keys,
                         "StrictModes no",
                         "UsePAM no",
                         "PasswordAuthentication no",
@@ -73,7 +91,7 @@ public final class Sshd implements AutoCloseable {
                         "PermitRootLogin prohibit-password",
                         "AllowUsers " + user,
                         "LogLevel INFO",
-                        ""));
+                        setEnv.toString()));
         String hostKey = Files.readString(dir.resolve("host_key.pub")).strip();
         Files.writeString(dir.resolve("known_hosts"), "[127.0.0.1]:" + port + " " + hostKey + "\n");
         Path log = dir.resolve("sshd.log");
@@ -106,9 +124,19 @@ public final class Sshd implements AutoCloseable {
         return "ssh://" + System.getProperty("user.name") + "@127.0.0.1:" + port + repo.toAbsolutePath();
     }
 
+    /** An ssh URL of {@code path} as the login's forced command sees it (gitolite: the repo name). */
+    public String url(String path) {
+        return "ssh://" + System.getProperty("user.name") + "@127.0.0.1:" + port + "/" + path;
+    }
+
     /** The ssh command (for {@code GIT_SSH_COMMAND} or {@code core.sshCommand}) that logs in with the user key. */
     public String sshCommand() {
-        return "ssh -F /dev/null -i " + dir.resolve("user_key") + " -o IdentitiesOnly=yes -o BatchMode=yes"
+        return sshCommand(dir.resolve("user_key"));
+    }
+
+    /** The ssh command that logs in with the private key {@code key}. */
+    public String sshCommand(Path key) {
+        return "ssh -F /dev/null -i " + key + " -o IdentitiesOnly=yes -o BatchMode=yes"
                 + " -o StrictHostKeyChecking=yes -o UserKnownHostsFile=" + dir.resolve("known_hosts");
     }
 
@@ -134,7 +162,8 @@ public final class Sshd implements AutoCloseable {
         }
     }
 
-    private static void keygen(Path key) throws IOException, InterruptedException {
+    /** Makes an ed25519 key pair without a passphrase: {@code key} and {@code key.pub}. */
+    public static void keygen(Path key) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(
                         "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fence-test", "-f", key.toString())
                 .redirectErrorStream(true)

@@ -212,8 +212,7 @@ public final class RemoteHooks {
     private PreReceiveHook.Result badReply(Map<String, String> env, Path gitDir, HookConfig config, String problem) {
         String prefix = "";
         try {
-            prefix = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null))
-                    .linePrefix();
+            prefix = HookEnvironments.detect(env, gitDir, config).linePrefix();
         } catch (InvalidInputException e) {
             // no host prefix then
         }
@@ -299,8 +298,7 @@ public final class RemoteHooks {
         }
         String prefix = "";
         try {
-            prefix = HookEnvironments.detect(env, gitDir, config.repoId().orElse(null))
-                    .linePrefix();
+            prefix = HookEnvironments.detect(env, gitDir, config).linePrefix();
         } catch (InvalidInputException e) {
             // no host prefix then
         }
@@ -329,8 +327,7 @@ public final class RemoteHooks {
             }
         });
         try {
-            HookEnvironment where =
-                    HookEnvironments.detect(env, gitDir, config.repoId().orElse(null));
+            HookEnvironment where = HookEnvironments.detect(env, gitDir, config);
             if (where.host() == HostKind.PLAIN) {
                 sent.put("FENCE_REPO_ID", where.repoId());
             }

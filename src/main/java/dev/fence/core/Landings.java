@@ -1,0 +1,255 @@
+package dev.fence.core;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Only pushes that land supersede or count. The pre-receive hook decides a push before git updates a
+ * ref, and a later hook (gitolite's {@code update}, an admin's) or git's own compare-and-swap of the
+ * ref's old id may still refuse the update. On a host where fence learns what landed (its post-receive
+ * hook, and its hooks' look at the refs before judging the next push), a decision is therefore applied
+ * in two parts:
+ *
+ * <ul>
+ *   <li>at the decision, what keeps the fence safe whatever happens next, because tokens only go up: a
+ *       token push raises the ref's highest accepted token and its base ({@link #deferred});
+ *   <li>when the update is seen to land ({@link #land}), what says it happened: the last write (the
+ *       tip), the last token-written tip, and for a tokenless push the bump that supersedes the live
+ *       lease. An admitted update seen not to land gets an {@link EventType#UNLANDED} event instead
+ *       ({@link #unlanded}) and changes nothing more.
+ * </ul>
+ *
+ * <p>Between decision and landing git's compare-and-swap decides between racing pushes; the hooks apply
+ * a landed update before they judge the next push to its ref, so no push is judged against a state that
+ * misses one that landed.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class Landings {
+    private static final int MAX_ATTEMPTS = 8;
+
+    private Landings() {}
+
+    /**
+     * An admitted ref update whose landing is not known yet.
+     *
+     * @param reason {@link Reason#ACCEPTED}, {@link Reason#BUMPED} or {@link Reason#ALLOWED}
+     * @param resource the ref's resource
+     * @param repoId the repo id
+     * @param update the ref update as pushed
+     * @param token the push's token (0 for a tokenless push)
+     * @param holder the holder the proof names, or null
+     * @param pusher the host's pusher
+     * @param decidedAt when the hook admitted it
+     */
+    public record Pending(
+            Reason reason,
+            String resource,
+            String repoId,
+            RefUpdate update,
+            long token,
+            String holder,
+            String pusher,
+            Instant decidedAt) {
+        public Pending {
+            if (reason != Reason.ACCEPTED && reason != Reason.BUMPED && reason != Reason.ALLOWED) {
+                throw new IllegalArgumentException("not an admission: " + reason);
+            }
+        }
+    }
+
+    /** What landing some updates did: lines for the pusher, and the bumps for the repository's record. */
+    public record Landed(List<String> lines, List<AcceptedMark> marks) {}
+
+    /**
+     * The pending landings of an accepted verdict's admitted updates.
+     *
+     * @param holder the holder the push's proof names, or null
+     */
+    public static List<Pending> pendingOf(PushAttempt push, Verdict verdict, String holder, Instant now) {
+        List<Pending> out = new ArrayList<>();
+        for (RefDecision d : verdict.decisions()) {
+            if (d instanceof RefDecision.Admitted a
+                    && (a.reason() == Reason.ACCEPTED || a.reason() == Reason.BUMPED || a.reason() == Reason.ALLOWED)) {
+                out.add(new Pending(
+                        a.reason(),
+                        a.resource(),
+                        push.repoId(),
+                        a.update(),
+                        a.reason() == Reason.ACCEPTED ? a.token() : Tokens.NONE,
+                        a.reason() == Reason.ACCEPTED ? holder : null,
+                        push.actor().pusher(),
+                        now));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The part of an admission plan applied at the decision when landing is applied later: a token push's
+     * highest accepted token and base, against the snapshot's version (so that a grant in between still
+     * makes the push be judged again); nothing for a tokenless push. Warnings that claim a supersession
+     * are reworded to say it happens when the push lands.
+     *
+     * @param states the snapshot the plan was decided from
+     */
+    public static Admission.Plan deferred(Admission.Plan plan, Map<String, ResourceState> states) {
+        Map<String, ResourceWrite> byResource = new HashMap<>();
+        for (ResourceWrite w : plan.writes()) {
+            byResource.put(w.resource(), w);
+        }
+        List<ResourceWrite> writes = new ArrayList<>();
+        List<RefDecision> decisions = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(plan.verdict().warnings());
+        for (RefDecision d : plan.verdict().decisions()) {
+            if (!(d instanceof RefDecision.Admitted a)) {
+                decisions.add(d);
+                continue;
+            }
+            ResourceWrite w = byResource.get(a.resource());
+            ResourceState s = states.get(a.resource());
+            if (a.reason() == Reason.ACCEPTED && w != null && s != null) {
+                writes.add(new ResourceWrite(
+                        w.resource(),
+                        w.expectedVersion(),
+                        w.latestGranted(),
+                        w.highestAccepted(),
+                        false,
+                        w.baseToken(),
+                        w.baseSha(),
+                        s.lastTokenWriteSha(),
+                        s.tip(),
+                        w.generation()));
+            } else if (a.reason() != Reason.BUMPED && a.reason() != Reason.ALLOWED && w != null) {
+                writes.add(w);
+            }
+            if (a.reason() == Reason.BUMPED && a.warning() != null) {
+                String lands = s != null && s.lease() != null
+                        ? "fence: this push supersedes " + s.lease().holder() + "'s lease on "
+                                + a.update().ref() + " when it lands (token "
+                                + s.lease().token() + " goes stale then)"
+                        : null;
+                int i = warnings.indexOf(a.warning());
+                if (i >= 0) {
+                    warnings.set(i, lands);
+                }
+                decisions.add(new RefDecision.Admitted(a.update(), a.resource(), a.reason(), a.token(), lands));
+            } else {
+                decisions.add(a);
+            }
+        }
+        warnings.removeIf(java.util.Objects::isNull);
+        return new Admission.Plan(new Verdict(decisions, warnings), writes, plan.events());
+    }
+
+    /**
+     * Applies updates that landed: each one's last write and, for a tokenless push, the bump that
+     * supersedes the live lease (as the admission rule's bump does), with a {@link EventType#LANDED}
+     * event; each resource in its own compare-and-set, judged again from a fresh snapshot when a grant
+     * came in between.
+     *
+     * @param ancestry answers whether the last token-written tip is kept by a tokenless push
+     * @param now the landing's time
+     * @throws StoreUnavailableException when the store cannot be reached
+     */
+    public static Landed land(
+            LeaseStore store, List<Pending> landed, Ancestry ancestry, Instant now, Supplier<StoreIdentity> candidate) {
+        List<String> lines = new ArrayList<>();
+        List<AcceptedMark> marks = new ArrayList<>();
+        for (Pending p : landed) {
+            for (int attempt = 0; ; attempt++) {
+                var read = store.identityAndSnapshot(List.of(p.resource()), candidate);
+                ResourceState s = read.states().get(p.resource());
+                StoreIdentity identity = read.identity();
+                RefUpdate u = p.update();
+                boolean deleted = u.kind() == RefUpdate.Kind.DELETE;
+                Tip tip = new Tip(u.newId(), p.token(), p.holder(), p.pusher(), p.decidedAt());
+                ResourceWrite w;
+                long token = p.token();
+                String line = null;
+                switch (p.reason()) {
+                    case BUMPED -> {
+                        String kept = s.lastTokenWriteSha();
+                        boolean discards =
+                                !ObjectIds.isZero(kept) && (deleted || !ancestry.isAncestor(kept, u.newId()));
+                        w = Admission.bumpWrite(p.resource(), s, identity, tip, discards);
+                        token = w.latestGranted();
+                        line = Admission.supersededLine(s, u.ref(), now);
+                    }
+                    case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
+                    default -> w = new ResourceWrite(
+                            p.resource(),
+                            s.version(),
+                            s.latestGranted(),
+                            s.highestAccepted(),
+                            false,
+                            s.baseToken(),
+                            s.baseSha(),
+                            deleted ? null : u.newId(),
+                            tip,
+                            identity.generation());
+                }
+                LedgerEvent event = event(p, EventType.LANDED, token, p.reason(), null, now);
+                if (store.commit(List.of(w), List.of(event)) instanceof CommitResult.Committed) {
+                    if (line != null) {
+                        lines.add(line);
+                    }
+                    if (p.reason() == Reason.BUMPED) {
+                        marks.add(new AcceptedMark(p.resource(), token, null));
+                    }
+                    break;
+                }
+                if (attempt + 1 >= MAX_ATTEMPTS) {
+                    throw new StoreUnavailableException("other pushes and grants kept changing " + u.ref()
+                            + "; its landing was not recorded and is applied when the next push comes");
+                }
+            }
+        }
+        return new Landed(lines, marks);
+    }
+
+    /**
+     * Records admitted updates that did not land (a later hook refused them, or another push won the ref):
+     * one {@link EventType#UNLANDED} event each; nothing else changes, so the lease a tokenless push would
+     * have superseded stays, and the last write stays the one that landed.
+     */
+    public static void unlanded(LeaseStore store, List<Pending> dropped, Instant now) {
+        if (dropped.isEmpty()) {
+            return;
+        }
+        List<LedgerEvent> events = new ArrayList<>();
+        for (Pending p : dropped) {
+            events.add(event(
+                    p,
+                    EventType.UNLANDED,
+                    p.token(),
+                    p.reason(),
+                    "admitted by fence, but the ref was not updated (a later hook refused it, or another push"
+                            + " won the ref): it superseded nothing and is not the last write",
+                    now));
+        }
+        store.append(events);
+    }
+
+    private static LedgerEvent event(Pending p, EventType type, long token, Reason reason, String detail, Instant now) {
+        RefUpdate u = p.update();
+        return new LedgerEvent(
+                0,
+                now,
+                type,
+                p.resource(),
+                p.repoId(),
+                u.ref(),
+                p.holder(),
+                p.pusher(),
+                token,
+                u.oldId(),
+                u.newId(),
+                reason.code(),
+                detail);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.fence.hook;
+
+import dev.fence.core.HostKind;
+import dev.fence.core.Identities;
+import dev.fence.core.Landings;
+import dev.fence.core.LeaseStore;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.RefUpdate;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Settles the repository's pending landings ({@link PendingLandings}) against its refs, under the lock of
+ * its record ({@link HostRecord}): an update whose ref is at its new id landed ({@link Landings#land});
+ * one whose receiving process is gone, or has finished its updates, with the ref elsewhere did not
+ * ({@link Landings#unlanded}); the rest are still in flight and stay. Run by the post-receive hook with
+ * the updates git reports as done, and by the pre-receive hook before it judges a push, so that a push
+ * is never judged against a state that misses an update that landed (a post-receive that did not run,
+ * or ran out of time, is caught up then).
+ */
+final class LandingRecorder {
+    private LandingRecorder() {}
+
+    /**
+     * True when the hooks of the repository at {@code gitDir} apply landings ({@link Landings}): plain git
+     * or Gitea, with fence's post-receive installed ({@link HookConfig#RECORD_LANDED_KEY} is true).
+     * Elsewhere (GitLab, GHES, a shim's server, a repository without fence's post-receive) a decision
+     * takes effect when it is made.
+     */
+    static boolean applies(HostKind host, Path gitDir) {
+        if (gitDir == null || (host != HostKind.PLAIN && host != HostKind.GITEA)) {
+            return false;
+        }
+        int dot = HookConfig.RECORD_LANDED_KEY.indexOf('.');
+        return GitConfigFile.get(
+                        gitDir.toAbsolutePath().resolve("config"),
+                        HookConfig.RECORD_LANDED_KEY.substring(0, dot),
+                        HookConfig.RECORD_LANDED_KEY.substring(dot + 1))
+                .map(v -> v.equalsIgnoreCase("true"))
+                .orElse(false);
+    }
+
+    /**
+     * Settles what can be settled now.
+     *
+     * @param landedNow updates git reports as landed (post-receive's input), or empty
+     * @param finishedReceiver the {@code receive-pack} whose updates are all done (post-receive's own), or
+     *     -1: its entries not among {@code landedNow} and not on their new id did not land
+     * @return lines for the pusher (leases a landing superseded)
+     */
+    static List<String> settle(
+            LeaseStore store,
+            HostRecord record,
+            PendingLandings pending,
+            GitAncestry git,
+            Clock clock,
+            List<RefUpdate> landedNow,
+            long finishedReceiver) {
+        List<PendingLandings.Entry> entries = pending.read();
+        if (entries.isEmpty()) {
+            return List.of();
+        }
+        Map<String, String> tips = new HashMap<>();
+        List<Landings.Pending> landed = new ArrayList<>();
+        List<Landings.Pending> dropped = new ArrayList<>();
+        List<PendingLandings.Entry> kept = new ArrayList<>();
+        for (PendingLandings.Entry e : entries) {
+            RefUpdate u = e.pending().update();
+            String tip = tips.computeIfAbsent(u.ref(), git::tipOf);
+            boolean atNew = tip.equals(u.newId()) || (ObjectIds.isZero(tip) && ObjectIds.isZero(u.newId()));
+            if (landedNow.contains(u) || (atNew && !u.newId().equals(u.oldId()))) {
+                landed.add(e.pending());
+            } else if (e.pid() == finishedReceiver || !e.inFlight()) {
+                dropped.add(e.pending());
+            } else {
+                kept.add(e);
+            }
+        }
+        Landings.Landed done = Landings.land(store, landed, git, clock.instant(), Identities.candidates(clock));
+        record.raise(done.marks());
+        Landings.unlanded(store, dropped, clock.instant());
+        pending.write(kept);
+        return done.lines();
+    }
+}
