@@ -74,8 +74,7 @@ final class Credentials {
             current = byName;
         }
         if (authorization == null || authorization.isBlank()) {
-            throw HttpError.unauthorized(
-                    "no credential: send 'Authorization: Bearer <name>:<secret>'"
+            throw HttpError.unauthorized("no credential: send 'Authorization: Bearer <name>:<secret>'"
                     + (basic ? " (or HTTP Basic, name and secret)" : ""));
         }
         String token = nameAndSecret(authorization.strip(), basic);
