@@ -22,7 +22,7 @@ final class GitPushCheck {
     private GitPushCheck() {}
 
     /** A word that names git or a push, wherever it is: what makes a line worth a closer look. */
-    private static final Pattern MENTIONS_GIT = Pattern.compile("(^|[^A-Za-z0-9_-])git($|[^A-Za-z0-9_-])");
+    private static final Pattern MENTIONS_GIT = Pattern.compile("(^|[^A-Za-z0-9_-])git($|[^A-Za-z0-9_])");
 
     private static final Pattern MENTIONS_PUSH = Pattern.compile("push|send-pack");
 
@@ -97,6 +97,7 @@ final class GitPushCheck {
      * interpreter, a wrapper's options, a variable, an alias or a pipe cannot be followed by a parser.
      */
     static Optional<String> refusal(String line, List<List<String>> commands) {
+        commands = commands.stream().map(GitPushCheck::undashed).toList();
         for (List<String> words : commands) {
             Optional<String> why = refusal(words);
             if (why.isPresent()) {
@@ -159,6 +160,30 @@ final class GitPushCheck {
             i += GIT_VALUE_OPTIONS.contains(w) ? 2 : 1;
         }
         return i < words.size() ? i : -1;
+    }
+
+    /**
+     * {@code words} with a dashed git program ({@code /usr/lib/git-core/git-push}, {@code git-send-pack})
+     * as {@code git <command>}, which is what it runs.
+     */
+    private static List<String> undashed(List<String> words) {
+        int i = 0;
+        while (i < words.size() && (isAssignment(words.get(i)) || WRAPPERS.contains(words.get(i)))) {
+            i++;
+        }
+        if (i >= words.size()) {
+            return words;
+        }
+        String program = words.get(i);
+        String base = program.substring(program.lastIndexOf('/') + 1);
+        if (!base.startsWith("git-") || base.length() == 4) {
+            return words;
+        }
+        List<String> out = new ArrayList<>(words.subList(0, i));
+        out.add("git");
+        out.add(base.substring(4));
+        out.addAll(words.subList(i + 1, words.size()));
+        return out;
     }
 
     private static boolean isFence(String word) {

@@ -114,7 +114,10 @@ class ClaudeCodeHooksTest {
                 "git push origin HEAD:main --force",
                 "git push origin +main",
                 "git push --delete origin main",
-                "git \\\n push origin main")) {
+                "git \\\n push origin main",
+                "/usr/lib/git-core/git-push origin main",
+                "git-push origin main",
+                "/usr/lib/git-core/git-send-pack ../remote.git main")) {
             assertTrue(blocked(c), c);
         }
     }
