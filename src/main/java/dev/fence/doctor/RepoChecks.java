@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -222,6 +223,13 @@ public final class RepoChecks implements Check {
             return Finding.fail(
                     check, file + " is not executable: git skips it, so pushes are not fenced", "chmod 755 " + file);
         }
+        if (writableByOthers(file)) {
+            return Finding.fail(
+                    check,
+                    file + " is writable by others" + modes(file) + ": anyone on this host can make it let every"
+                            + " push through",
+                    "chmod go-w " + file);
+        }
         return Finding.ok(check, file + " is intact: byte for byte what fence install writes today");
     }
 
@@ -371,6 +379,15 @@ public final class RepoChecks implements Check {
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
             return "";
+        }
+    }
+
+    /** Whether users other than the owner and group may write {@code file} (false when that cannot be read). */
+    private static boolean writableByOthers(Path file) {
+        try {
+            return Files.getPosixFilePermissions(file).contains(PosixFilePermission.OTHERS_WRITE);
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
         }
     }
 

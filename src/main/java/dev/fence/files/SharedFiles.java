@@ -6,8 +6,10 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.core.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,12 +17,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -128,7 +132,18 @@ public final class SharedFiles {
     public static Content read(Path root, Path path) {
         Path target = confine(root, path);
         try {
-            byte[] bytes = Files.readAllBytes(target);
+            // Only a regular file: a named pipe would block the read (and its caller) for ever, a device
+            // never end. O_NOFOLLOW as well: a link swapped in after confine() is refused by open(2).
+            if (!Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .isRegularFile()) {
+                throw new InvalidInputException(
+                        target + " is not a regular file; fence reads and writes only" + " regular files");
+            }
+            byte[] bytes;
+            try (SeekableByteChannel in =
+                    Files.newByteChannel(target, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+                bytes = Channels.newInputStream(in).readAllBytes();
+            }
             return new Content(target, sha256(bytes), bytes);
         } catch (NoSuchFileException e) {
             return new Content(target, MISSING, null);

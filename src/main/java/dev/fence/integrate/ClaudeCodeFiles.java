@@ -88,15 +88,24 @@ public final class ClaudeCodeFiles {
                 continue;
             }
             try {
-                if (c.after() == null) {
-                    Files.deleteIfExists(c.file());
+                // A link (a settings file shared by several projects) is written where it points and stays a
+                // link; emptied, the file it points to keeps an empty object rather than fence's entries.
+                boolean link = Files.isSymbolicLink(c.file());
+                Path target = link ? c.file().toRealPath() : c.file();
+                String after = c.after() == null && link ? "{}\n" : c.after();
+                if (after == null) {
+                    Files.deleteIfExists(target);
                 } else {
-                    Path dir = c.file().toAbsolutePath().getParent();
+                    Path dir = target.toAbsolutePath().getParent();
                     Files.createDirectories(dir);
-                    Path tmp = Files.createTempFile(dir, "." + c.file().getFileName(), ".tmp");
+                    Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
                     try {
-                        Files.writeString(tmp, c.after());
-                        Files.move(tmp, c.file(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                        Files.writeString(tmp, after);
+                        if (Files.exists(target)) {
+                            // The replaced file's mode, not the temporary file's 0600.
+                            Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(target));
+                        }
+                        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                     } finally {
                         Files.deleteIfExists(tmp);
                     }

@@ -126,13 +126,8 @@ public final class ClaudeCodeHooks {
         if (command == null) {
             return Optional.empty();
         }
-        for (List<String> words : BashWords.commands(command)) {
-            Optional<String> why = GitPushCheck.refusal(words);
-            if (why.isPresent()) {
-                return Optional.of(why.get() + "\n" + instead(holder, repoId));
-            }
-        }
-        return Optional.empty();
+        return GitPushCheck.refusal(command, BashWords.commands(command))
+                .map(why -> why + "\n" + instead(holder, repoId));
     }
 
     private static String instead(String holder, String repoId) {

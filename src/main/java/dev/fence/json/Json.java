@@ -57,11 +57,17 @@ public final class Json {
      * so that code outside this package can edit a document someone else owns and write it back with every
      * key it did not touch, in its order.
      *
-     * @throws java.io.IOException when {@code text} is not JSON or not an object (a Jackson exception)
+     * @throws java.io.IOException when {@code text} is not JSON or not an object, has a key twice, or has
+     *     anything after the object (a Jackson exception)
      */
     @SuppressWarnings("unchecked")
     public static Map<String, Object> readObject(String text) throws java.io.IOException {
-        JsonNode n = MAPPER.readTree(text);
+        // Strict: a duplicate key or text after the object would be dropped silently, and a file merged
+        // from what was read would lose it.
+        JsonNode n = MAPPER.reader()
+                .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .with(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .readTree(text);
         if (n == null || !n.isObject()) {
             throw com.fasterxml.jackson.databind.JsonMappingException.from(
                     (com.fasterxml.jackson.core.JsonParser) null, "not a JSON object");

@@ -381,6 +381,24 @@ public final class FenceTools {
         if (!ref.startsWith("refs/heads/")) {
             throw new Arguments.Invalid("branch", "argument branch must name a branch (main, or refs/heads/main)");
         }
+        String name = shortBranch(ref);
+        if (name.equals("HEAD") || name.startsWith("-")) {
+            throw new Arguments.Invalid(
+                    "branch", "argument branch: git takes no branch named '" + name + "'; name the branch itself");
+        }
+        // An invisible or formatting character (zero-width space, a bidi override, a soft hyphen, a
+        // no-break space) makes a branch that reads as another one in every message and in the audit page.
+        name.codePoints()
+                .filter(c -> Character.getType(c) == Character.FORMAT
+                        || Character.isSpaceChar(c)
+                        || Character.isISOControl(c))
+                .findFirst()
+                .ifPresent(c -> {
+                    throw new Arguments.Invalid(
+                            "branch",
+                            "argument branch contains the invisible character U+" + String.format("%04X", c)
+                                    + ", which would make it read as another branch");
+                });
         return new Target(Resources.forRef(settings.repoId(), ref), ref);
     }
 

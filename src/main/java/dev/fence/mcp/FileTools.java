@@ -4,6 +4,7 @@ import dev.fence.core.FencedWrites;
 import dev.fence.files.SharedFiles;
 import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class FileTools {
                 try {
                     Arguments a = new Arguments("read_file", arguments, Set.of("path"));
                     String path = a.string("path", true);
-                    SharedFiles.Content c = SharedFiles.read(root, Path.of(path));
+                    SharedFiles.Content c = SharedFiles.read(root, path(path));
                     Map<String, Object> m = Json.object();
                     m.put("path", path);
                     m.put("sha256", c.sha256());
@@ -121,7 +122,7 @@ public final class FileTools {
                         SharedFiles.Outcome o = new SharedFiles(writes)
                                 .write(new SharedFiles.Request(
                                         root,
-                                        Path.of(path),
+                                        path(path),
                                         path,
                                         expected,
                                         content.getBytes(StandardCharsets.UTF_8),
@@ -149,5 +150,14 @@ public final class FileTools {
             }
         };
         return List.of(read, write);
+    }
+
+    /** The argument {@code path} as a path: one the file system cannot take (a NUL) is a bad argument. */
+    private static Path path(String path) {
+        try {
+            return Path.of(path);
+        } catch (InvalidPathException e) {
+            throw new Arguments.Invalid("path", "argument path is not a file name: " + e.getReason());
+        }
     }
 }

@@ -57,9 +57,14 @@ final class Credentials {
     /**
      * The credential {@code authorization} (an {@code Authorization} header value) proves.
      *
-     * @throws HttpError 401 without a valid bearer or Basic credential, 503 when the file is broken
+     * @param basic whether HTTP Basic is taken: only on the pages browsers call. A browser sends a Basic
+     *     credential it was given to every path of the server by itself, also for another site's form
+     *     (cross-site request forgery); the API takes only the bearer header, which no other site can make
+     *     a browser send.
+     * @throws HttpError 401 without a valid bearer (or, with {@code basic}, Basic) credential, 503 when the
+     *     file is broken
      */
-    Credential authenticate(String authorization) {
+    Credential authenticate(String authorization, boolean basic) {
         Map<String, Credential> current;
         synchronized (this) {
             refresh();
@@ -69,10 +74,10 @@ final class Credentials {
             current = byName;
         }
         if (authorization == null || authorization.isBlank()) {
-            throw HttpError.unauthorized(
-                    "no credential: send 'Authorization: Bearer <name>:<secret>' (or HTTP Basic, name and secret)");
+            throw HttpError.unauthorized("no credential: send 'Authorization: Bearer <name>:<secret>'"
+                    + (basic ? " (or HTTP Basic, name and secret)" : ""));
         }
-        String token = nameAndSecret(authorization.strip());
+        String token = nameAndSecret(authorization.strip(), basic);
         int colon = token.indexOf(':');
         String name = colon < 0 ? "" : token.substring(0, colon);
         String secret = colon < 0 ? token : token.substring(colon + 1);
@@ -90,9 +95,13 @@ final class Credentials {
      * {@code <name>:<secret>} from a {@code Bearer} value, or from a {@code Basic} one (RFC 7617: base64
      * of user {@code name}, password {@code secret}), which is how a browser sends the same credential.
      */
-    private static String nameAndSecret(String value) {
+    private static String nameAndSecret(String value, boolean basic) {
         if (value.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return value.substring(7).strip();
+        }
+        if (!basic) {
+            throw HttpError.unauthorized("the Authorization header must be 'Bearer <name>:<secret>'; HTTP Basic is"
+                    + " taken only by the /audit page");
         }
         if (value.regionMatches(true, 0, "Basic ", 0, 6)) {
             try {

@@ -357,7 +357,7 @@ public final class HookServer implements AutoCloseable {
             }
             Credential c;
             try {
-                c = credentials.authenticate(call.header("Authorization"));
+                c = credentials.authenticate(call.header("Authorization"), route.browser());
             } catch (HttpError e) {
                 if (e.status() == 401) {
                     metrics.authFailure(401);

@@ -97,6 +97,22 @@ class DoctorRepoTest {
         run(launcher.toString(), "lease", "acquire", "--store", "sqlite:" + db, "--resource", "r", "--holder", "h");
     }
 
+    /**
+     * A hook file others may write is a fence anyone on the host can take down (one 'exit 0' line): byte
+     * for byte intact today says nothing about tomorrow, so it is a failure with the chmod that fixes it.
+     */
+    @Test
+    void aHookFileThatOthersMayWriteIsAFailureThoughItIsIntact() throws Exception {
+        Path hook = repo.resolve("hooks/pre-receive");
+        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxrwxrwx"));
+        DoctorCommandTest.Result open = doctor();
+        assertEquals("fail", open.status("hook.pre-receive"), open.out());
+        assertTrue(open.detail("hook.pre-receive").contains("writable by others"), open.out());
+        assertTrue(open.finding("hook.pre-receive").get("fix").asText().contains("chmod go-w " + hook), open.out());
+        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertEquals("ok", doctor().status("hook.pre-receive"));
+    }
+
     @Test
     void anInstallByTheJarIsHealthyAndEachBreakageIsNamedWithItsFix() throws Exception {
         DoctorCommandTest.Result healthy = doctor();

@@ -73,4 +73,72 @@ class ClaudeCodeHooksTest {
         assertTrue(why.contains("blocked 'git push origin main'"), why);
         assertTrue(why.contains("fence push --repo app --holder agent-a"), why);
     }
+
+    /**
+     * The forms a goal-seeking model reaches for when a plain push is blocked: another interpreter, a
+     * wrapper with options, a variable or substitution as the program, git's other pushing commands, an
+     * alias defined on the spot. The guard cannot follow them, so it blocks a line that mentions git and
+     * push unless every command in it is clearly something else.
+     */
+    @Test
+    void pushesHiddenFromTheParserAreBlockedToo() {
+        for (String c : List.of(
+                "sh -c 'git push origin main'",
+                "bash -c \"git push -f\"",
+                "eval git push origin main",
+                "eval \"git push origin main\"",
+                "$(echo git) push origin main",
+                "g=git; $g push origin main",
+                "xargs git push < args",
+                "echo origin main | xargs git push",
+                "env -i git push origin main",
+                "env -u HOME git push origin main",
+                "sudo -u bot git push origin main",
+                "command -p git push origin main",
+                "exec -a x git push origin main",
+                "timeout 30 git push origin main",
+                "nice -n 5 git push origin main",
+                "echo git push origin main | sh",
+                "bash <<< 'git push origin main'",
+                "bash <<EOF\ngit push origin main\nEOF",
+                "\"$(which git)\" push origin main",
+                "git send-pack origin main",
+                "git subtree push --prefix=lib origin main",
+                "git -c alias.p=push p origin main",
+                "git config alias.p push && git p origin main",
+                "git submodule foreach git push origin main",
+                "git rebase -x 'git push origin main' HEAD~1",
+                "fence exec --resource r -- git push origin main",
+                "git push --dry-run --no-dry-run origin main",
+                "git push --force-with-lease=refs/tags/v1:0123abc --force origin refs/tags/v1",
+                "git push origin HEAD:main --force",
+                "git push origin +main",
+                "git push --delete origin main",
+                "git \\\n push origin main",
+                "/usr/lib/git-core/git-push origin main",
+                "git-push origin main",
+                "/usr/lib/git-core/git-send-pack ../remote.git main")) {
+            assertTrue(blocked(c), c);
+        }
+    }
+
+    @Test
+    void aLineThatMentionsPushButRunsNothingHiddenPasses() {
+        for (String c : List.of(
+                "git commit -m 'push the fix'",
+                "cd repo && git log --grep push",
+                "grep -rn 'git push' docs | head -5",
+                "fence push --repo app --holder agent-a --branch main",
+                "git status && fence push --repo app --holder agent-a")) {
+            assertEquals(false, blocked(c), c);
+        }
+    }
+
+    @Test
+    void aHiddenPushIsToldWhyAndWhatToUse() {
+        String why = ClaudeCodeHooks.guardBash("sh -c 'git push origin main'", "agent-a", "app")
+                .orElseThrow();
+        assertTrue(why.contains("cannot tell"), why);
+        assertTrue(why.contains("fence push --repo app --holder agent-a"), why);
+    }
 }

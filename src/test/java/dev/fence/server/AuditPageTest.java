@@ -96,6 +96,33 @@ class AuditPageTest {
         assertEquals(401, get("/audit", "Digest username=\"reader\"").statusCode());
     }
 
+    /**
+     * A browser that signed in to {@code /audit} sends the Basic credential to every path of the server by
+     * itself, also when another site's page makes it post a form there (cross-site request forgery): an
+     * admin's browser would acquire or release leases for whoever made the page. Basic is for the page
+     * alone; the API takes only the bearer header, which no other site can make a browser send.
+     */
+    @Test
+    void basicIsTakenOnlyByThePageSoAnotherSiteCannotUseASignedInBrowserOnTheApi() throws Exception {
+        assertEquals(200, get("/audit", basic(admin)).statusCode());
+        var forged = HTTP.send(
+                HttpRequest.newBuilder(URI.create(t.url() + "/v1/leases/acquire"))
+                        .timeout(Duration.ofSeconds(20))
+                        .header("Authorization", basic(admin))
+                        // What a plain HTML form on any site posts.
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofString("resource=db/forged&holder=agent-a&ttl=30s"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, forged.statusCode(), forged.body());
+        assertEquals(401, get("/v1/audit", basic(auditor)).statusCode());
+        assertEquals(
+                401, get("/v1/leases/status?resource=db/forged", basic(admin)).statusCode());
+        var status = t.get("/v1/leases/status?resource=db/forged", admin, null);
+        assertEquals(200, status.status(), status.body());
+        assertFalse(status.body().contains("agent-a"), "nothing was acquired: " + status.body());
+    }
+
     @Test
     void auditorsAndAdminsGetThePageWithAPickerOfActiveResources() throws Exception {
         for (String auth : new String[] {basic(auditor), "Bearer " + auditor, basic(admin)}) {

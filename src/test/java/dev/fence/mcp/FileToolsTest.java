@@ -1,0 +1,37 @@
+package dev.fence.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code read_file}'s path argument as a model might spell it, on real files. */
+class FileToolsTest {
+    @TempDir
+    Path tmp;
+
+    private ToolResult read(Path root, String path) {
+        FenceTools.Extra tool = FileTools.of(root, null, null).get(0);
+        return tool.call(Map.of("path", path), null);
+    }
+
+    @Test
+    void aPathOutsideTheRootOrNoPathAtAllIsABadArgumentNotAnInternalError() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root"));
+        Files.writeString(tmp.resolve("secret"), "keep out\n");
+        Files.createSymbolicLink(root.resolve("out"), tmp);
+        for (String p : List.of("../secret", tmp.resolve("secret").toString(), "out/secret", "a\u0000b", ".")) {
+            ToolResult r = read(root, p);
+            assertTrue(r.error(), p + ": " + r.text());
+            assertEquals("invalid", r.structured().get("error"), p + ": " + r.text());
+            assertFalse(r.text().contains("keep out"), r.text());
+        }
+        assertEquals("path", read(root, "a\u0000b").structured().get("argument"));
+    }
+}
