@@ -36,12 +36,12 @@ final class LandingRecorder {
             return false;
         }
         int dot = HookConfig.RECORD_LANDED_KEY.indexOf('.');
-        return GitConfigFile.get(
-                        gitDir.toAbsolutePath().resolve("config"),
-                        HookConfig.RECORD_LANDED_KEY.substring(0, dot),
-                        HookConfig.RECORD_LANDED_KEY.substring(dot + 1))
-                .map(v -> v.equalsIgnoreCase("true"))
-                .orElse(false);
+        // No lambda on the hook's path (see ProcessTable).
+        java.util.Optional<String> value = GitConfigFile.get(
+                gitDir.toAbsolutePath().resolve("config"),
+                HookConfig.RECORD_LANDED_KEY.substring(0, dot),
+                HookConfig.RECORD_LANDED_KEY.substring(dot + 1));
+        return value.isPresent() && value.get().equalsIgnoreCase("true");
     }
 
     /**
@@ -70,7 +70,11 @@ final class LandingRecorder {
         List<PendingLandings.Entry> kept = new ArrayList<>();
         for (PendingLandings.Entry e : entries) {
             RefUpdate u = e.pending().update();
-            String tip = tips.computeIfAbsent(u.ref(), git::tipOf);
+            String tip = tips.get(u.ref());
+            if (tip == null) {
+                tip = git.tipOf(u.ref());
+                tips.put(u.ref(), tip);
+            }
             boolean atNew = tip.equals(u.newId()) || (ObjectIds.isZero(tip) && ObjectIds.isZero(u.newId()));
             if (landedNow.contains(u) || (atNew && !u.newId().equals(u.oldId()))) {
                 landed.add(e.pending());

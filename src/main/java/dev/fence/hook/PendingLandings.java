@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The repository's list of admitted ref updates whose landing is not known yet ({@link
@@ -36,15 +35,14 @@ final class PendingLandings {
      * An admitted update and the process that received it.
      *
      * @param pid the {@code git receive-pack} process (or the hook's parent when none is found)
-     * @param started that process's start, in epoch milliseconds, so that a reused pid is not taken for it
+     * @param started that process's start ({@link ProcessTable#started}), so that a reused pid is not taken
+     *     for it
      */
     record Entry(long pid, long started, Landings.Pending pending) {
         /** True while the receiving process still runs: its updates may still land. */
         boolean inFlight() {
-            Optional<ProcessHandle> h = ProcessHandle.of(pid);
-            return h.isPresent()
-                    && h.get().isAlive()
-                    && h.get().info().startInstant().map(Instant::toEpochMilli).orElse(started) == started;
+            long now = ProcessTable.started(pid);
+            return now != -1 && (now == started || now == 0);
         }
     }
 
@@ -112,11 +110,8 @@ final class PendingLandings {
      * between), else the hook's parent.
      */
     static List<Entry> received(List<Landings.Pending> pending) {
-        ProcessHandle receiver = receiver();
-        long pid = receiver == null ? -1 : receiver.pid();
-        long started = receiver == null
-                ? 0
-                : receiver.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        long pid = receiverPid();
+        long started = pid == -1 ? 0 : Math.max(0, ProcessTable.started(pid));
         List<Entry> out = new ArrayList<>();
         for (Landings.Pending x : pending) {
             out.add(new Entry(pid, started, x));
@@ -126,24 +121,16 @@ final class PendingLandings {
 
     /** The pid of the {@code git receive-pack} this hook runs under (see {@link #received}), or -1. */
     static long receiverPid() {
-        ProcessHandle receiver = receiver();
-        return receiver == null ? -1 : receiver.pid();
-    }
-
-    private static ProcessHandle receiver() {
-        ProcessHandle receiver = null;
-        ProcessHandle p = ProcessHandle.current().parent().orElse(null);
-        ProcessHandle first = p;
-        for (int i = 0; p != null && i < 6; i++) {
-            String command = p.info().command().orElse("");
-            String name = command.substring(command.lastIndexOf('/') + 1);
+        long first = ProcessTable.parent(ProcessTable.self());
+        long p = first;
+        for (int i = 0; p > 0 && i < 6; i++) {
+            String name = ProcessTable.command(p);
             if (name.equals("git") || name.startsWith("git-")) {
-                receiver = p;
-                break;
+                return p;
             }
-            p = p.parent().orElse(null);
+            p = ProcessTable.parent(p);
         }
-        return receiver != null ? receiver : first;
+        return first;
     }
 
     private static String format(Entry e) {

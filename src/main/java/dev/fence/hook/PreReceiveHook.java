@@ -319,7 +319,11 @@ public final class PreReceiveHook {
                 List<AcceptedMark> marks = marksOf(push, v);
                 if (deferLanding) {
                     // A bump raises the record when it lands (Landings#land), like the store's counter.
-                    marks.removeIf(m -> m.holder() == null);
+                    for (java.util.Iterator<AcceptedMark> i = marks.iterator(); i.hasNext(); ) {
+                        if (i.next().holder() == null) {
+                            i.remove();
+                        }
+                    }
                     List<PendingLandings.Entry> entries = new ArrayList<>(pending.read());
                     // The updates' receiving process is git's, so a later hook can tell "not yet" from "never".
                     entries.addAll(PendingLandings.received(Landings.pendingOf(

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fence.testing.GitProcess;
+import dev.fence.testing.HookedRepo;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
 import dev.fence.testing.Stdin;
@@ -341,17 +342,8 @@ class LauncherArchiveIT {
      * unsets {@code JAVA_TOOL_OPTIONS} (a pusher's environment must not choose the JVM's options), so the
      * test writes it into the script, after that line, as only the hook's owner could.
      */
-    private static Map<String, String> withClassLog(Path repo, Map<String, String> env, Path log) throws IOException {
-        Path hook = repo.resolve("hooks/pre-receive");
-        String unset = "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n";
-        String script = Files.readString(hook).replaceAll("(?m)^JAVA_TOOL_OPTIONS=.*\n", "");
-        assertTrue(script.contains(unset), script);
-        Files.writeString(
-                hook,
-                script.replace(
-                        unset,
-                        unset + "JAVA_TOOL_OPTIONS='-Xlog:class+load=info:file=" + log + "'; export"
-                                + " JAVA_TOOL_OPTIONS\n"));
+    private static Map<String, String> withClassLog(Path repo, Map<String, String> env, Path log) {
+        HookedRepo.jvmOptions(repo.resolve("hooks/pre-receive"), "-Xlog:class+load=info:file=" + log);
         return env;
     }
 

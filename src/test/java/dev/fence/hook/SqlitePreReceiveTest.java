@@ -61,7 +61,7 @@ class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
         String tip = a.commit("work under the lease");
         Path logs = Files.createDirectories(tmp.resolve("class-logs"));
         // One log per JVM (%p is its process id): git may run other hooks after this one.
-        a.env("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + logs.resolve("classes-%p.log"));
+        repo.hookJvmOptions("-Xlog:class+load=info:file=" + logs.resolve("classes-%p.log"));
         Run r = a.push(opts(g), "HEAD:" + MAIN);
         assertTrue(r.ok(), r.err());
         assertEquals(tip, repo.tip(MAIN));

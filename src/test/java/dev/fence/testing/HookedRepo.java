@@ -117,6 +117,35 @@ public final class HookedRepo {
         return bare.toUri().toString();
     }
 
+    /**
+     * Starts the JVM of this repository's pre-receive hook with {@code JAVA_TOOL_OPTIONS} set to {@code
+     * options}, as {@link #jvmOptions(Path, String)} writes it.
+     */
+    public HookedRepo hookJvmOptions(String options) {
+        jvmOptions(bare.resolve("hooks/pre-receive"), options);
+        return this;
+    }
+
+    /**
+     * Writes {@code JAVA_TOOL_OPTIONS=options} into the installed hook script {@code hook}, right after the
+     * line that unsets the JVM variables of the environment it runs in: a pusher's environment must not
+     * choose the JVM's options, so a test that needs them (a class-load log) edits the script, as only the
+     * hook's owner could.
+     */
+    public static void jvmOptions(Path hook, String options) {
+        String unset = "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n";
+        assertTrue(options.indexOf('\'') < 0, options);
+        try {
+            String script = Files.readString(hook).replaceAll("(?m)^JAVA_TOOL_OPTIONS=.*\n", "");
+            assertTrue(script.contains(unset), script);
+            Files.writeString(
+                    hook,
+                    script.replace(unset, unset + "JAVA_TOOL_OPTIONS='" + options + "'; export JAVA_TOOL_OPTIONS\n"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The ref's current id in the bare repository, or null when it does not exist. */
     public String tip(String ref) {
         Run r = git(baseEnv, bare, "rev-parse", "--verify", "-q", ref);
