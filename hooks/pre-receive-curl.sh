@@ -48,9 +48,8 @@
 # that answers (a proxy, a captive or login page, another service, a reply cut short or meant for another
 # request) refuses the push with reason=bad-server-reply.
 #
-# Every push pays for each process this script starts: one helper (it asks git the first ancestry
-# question and guards the budget of /dev/tcp, see below) and, unless the server is on this host, curl.
-# The rest is bash builtins.
+# Every push pays for each process this script starts: git (one ancestry answer) and either a watchdog
+# for the budget of a request over /dev/tcp (a server on this host) or curl. The rest is bash builtins.
 set -u
 shopt -s extglob
 # git's messages are read below, and bash's own pattern matching must not depend on the locale.
@@ -84,15 +83,10 @@ fi
 
 is_id() { [[ (${#1} -eq 40 || ${#1} -eq 64) && "$1" != *[!0-9a-f]* ]]; }
 
-# One helper process, started now, does two jobs, so that no request has to start a process of its own:
-# - it puts the question the server asks of nearly every push (is the first update's old tip in its new
-#   one?) to git while this script reads its settings (git merge-base prints the old tip exactly when it
-#   is an ancestor of the new one), then prints "." to end the answer;
-# - it guards the budget of a request over /dev/tcp: given the budget in seconds, it signals this script
-#   (USR1) when the budget is spent before the script closes its input. bash cannot bound a connect by
-#   itself (to a server whose accept queue is full it waits as long as TCP retries, minutes); the signal
-#   interrupts it.
-# Its pipes are copied to descriptors of this script's own, so they stay open whenever the helper exits.
+# The question the server asks of nearly every push (is the first update's old tip in its new one?) is
+# put to git now, in the background, so that git answers while this script reads its settings. git
+# merge-base prints the old tip exactly when it is an ancestor of the new one. (exec: git is the
+# background process itself, so it starts one fork sooner than it would under a subshell.)
 early_for=""
 if [ "${FENCE_SHIM_HOOK:-$by_name}" = pre-receive ]; then
   first=${input%%$'\n'*}
@@ -100,29 +94,11 @@ if [ "${FENCE_SHIM_HOOK:-$by_name}" = pre-receive ]; then
   first_new=${first#* }
   first_new=${first_new%% *}
   if is_id "$first_old" && is_id "$first_new" && [[ "$first_old$first_new" != *0000000000000000000000000000000000000000* ]]; then
+    # A process substitution, not a coproc: its pipe stays open after git exits, a coproc's may not.
+    exec {early_fd}< <(exec git merge-base "$first_old" "$first_new" 2>/dev/null)
     early_for="$first_old $first_new"
   fi
 fi
-deadline_passed=""
-trap 'deadline_passed=1' USR1
-coproc FENCE_HELPER {
-  # shellcheck disable=SC2086 # two ids, split on purpose
-  [ -n "$early_for" ] && git merge-base $early_for < /dev/null
-  printf '.\n'
-  IFS= read -r seconds || exit 0
-  IFS= read -r -t "$seconds" _
-  [ $? -gt 128 ] && kill -s USR1 $$
-} 2> /dev/null
-helper_out=${FENCE_HELPER[0]} helper_in=${FENCE_HELPER[1]}
-exec {helper_out_own}<&"$helper_out" {helper_in_own}>&"$helper_in"
-exec {helper_out}<&- {helper_in}>&-
-helper_out=$helper_out_own helper_in=$helper_in_own
-# Ends the helper's watch: its read sees the end of its input.
-helper_done() {
-  [ -n "$helper_in" ] || return 0
-  exec {helper_in}>&-
-  helper_in=""
-}
 
 shim_dir=${BASH_SOURCE[0]%/*}
 [ "$shim_dir" = "${BASH_SOURCE[0]}" ] && shim_dir=.
@@ -343,14 +319,32 @@ now_ms() {
 }
 now_ms
 start_ms=$now
-# The helper watches the budget only where a request may go over /dev/tcp; curl bounds its own.
+# Where a request may go over /dev/tcp, a watchdog guards its budget (curl bounds its own): bash cannot
+# bound a connect by itself (to a server whose accept queue is full it waits as long as TCP retries,
+# minutes), so a background process, given the budget, signals this script (USR1) when it is spent
+# before the script closes the watchdog's input; the signal interrupts the connect. The script connects,
+# writes and reads itself, so no request waits for a process to start or copies its answer through one.
+deadline_passed=""
+watch=""
 if [ -n "$tcp_host" ] && [ -z "$tmp" ]; then
+  trap 'deadline_passed=1' USR1
+  # shellcheck disable=SC2034 # _ is read to wait
+  exec {watch}> >(
+    exec > /dev/null 2>&1
+    IFS= read -r seconds || exit 0
+    IFS= read -r -t "$seconds" _
+    [ $? -gt 128 ] && kill -s USR1 $$
+  )
   trap '' PIPE
-  printf '%s\n' "$budget" >&"$helper_in" 2> /dev/null || helper_done
+  printf '%s\n' "$budget" >&"$watch" 2> /dev/null
   trap - PIPE
-else
-  helper_done
 fi
+# Ends the watchdog: its read sees the end of its input.
+watch_done() {
+  [ -n "$watch" ] || return 0
+  exec {watch}>&-
+  watch=""
+}
 
 if [ "$hook" = pre-receive ]; then find_symbolic; fi
 
@@ -378,9 +372,9 @@ answer() {
   local out rc base=""
   is_id "$1" && is_id "$2" || return 1
   if [ "$early_for" = "$1 $2" ]; then
+    IFS= read -r -u "$early_fd" base
+    exec {early_fd}<&-
     early_for=""
-    IFS= read -r -u "$helper_out" base || base=""
-    [ "$base" = . ] || IFS= read -r -u "$helper_out" _
     if [ "$base" = "$1" ]; then ans=yes; return 0; fi
     # Anything else (another base, none, an error) is asked exactly, below.
   fi
@@ -448,7 +442,7 @@ ask_curl() {
 
 # Asks over bash's /dev/tcp (a server on this host, plain HTTP/1.0, so the reply ends when the server
 # closes the connection); sets response as ask_curl does. Returns non-zero when it could not connect,
-# and the caller then asks with curl, which reports the problem exactly. The helper's signal bounds the
+# and the caller then asks with curl, which reports the problem exactly. The watchdog's signal bounds the
 # connect (see above); read's own timeout bounds the answer.
 ask_tcp() {
   local sock body=$base_body field reply status head rc request length lower
@@ -532,7 +526,7 @@ for round in 1 2 3 4 5; do
     :
   else
     # (after a connection /dev/tcp could not open, what is left of the budget)
-    helper_done
+    watch_done
     time_left
     ask_curl "$max_time" "$connect"
   fi
