@@ -31,6 +31,9 @@ import java.util.regex.Pattern;
  * every user's process listing while the environment is readable by its owner only.
  */
 final class GitPush {
+    /** What a git killed by SIGPIPE exits with (128 + 13). */
+    private static final int SIGPIPE_EXIT = 141;
+
     /** A push may move many objects; a hung transport is stopped after this long. */
     static final Duration TIMEOUT = Duration.ofMinutes(10);
 
@@ -157,6 +160,13 @@ final class GitPush {
             Git git, Path clone, String dest, String ref, String newSha, String expected, List<String> options) {
         List<String> urls = pushUrls(git, clone, dest);
         Result r = run(git, clone, dest, urls, ref, newSha, expected, options);
+        // git 2.39 can die of SIGPIPE (exit 141) at a push URL where the ref is already up to date and push
+        // options were negotiated: it writes the options after receive-pack, given no command, has hung up.
+        // Pushing again is safe: the expected old id is the same, so a URL the first try reached is up to
+        // date now and one it did not reach is pushed under the same lease.
+        for (int retry = 0; retry < 2 && r.exit() == SIGPIPE_EXIT; retry++) {
+            r = run(git, clone, dest, urls, ref, newSha, expected, options);
+        }
         if (!options.isEmpty() && urls.size() == 1 && r.blocks().isEmpty() && r.refusedOptions()) {
             r = run(git, clone, dest, urls, ref, newSha, expected, List.of());
         }
