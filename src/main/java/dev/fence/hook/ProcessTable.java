@@ -24,10 +24,13 @@ import java.util.Optional;
 final class ProcessTable {
     private static final Path PROC = Path.of("/proc");
 
+    /** Asked once per process: a hook walks several processes, each needing two or three answers. */
+    private static final boolean HAS_PROC = Files.isDirectory(PROC.resolve("self"));
+
     private ProcessTable() {}
 
     private static boolean hasProc() {
-        return Files.isDirectory(PROC.resolve("self"));
+        return HAS_PROC;
     }
 
     /** This process's pid. */
