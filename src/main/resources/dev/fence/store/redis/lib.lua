@@ -37,6 +37,23 @@ local function read_hash(key)
   return h, flat
 end
 
+-- The value of INFO's line 'label' (given with its colon): the match of the anchored pattern right after
+-- the label at the start of a line, or nil. A plain find, not a pattern scan of the whole text: this runs
+-- in every script, and INFO's three sections are kilobytes long.
+local function info_field(info, label, pattern)
+  local from = 1
+  while true do
+    local at = string.find(info, label, from, true)
+    if not at then
+      return nil
+    end
+    if at == 1 or string.byte(info, at - 1) == 10 then
+      return string.match(info, pattern, at + #label)
+    end
+    from = at + 1
+  end
+end
+
 -- What this server is, as no rollback can preserve it: its run id (new at every start, whatever the
 -- persistence) and its replication id (new when a replica is promoted), with its eviction policy.
 -- Read with INFO on every call, inside the same script as the grant or verdict it guards, so a restart,
@@ -55,9 +72,9 @@ local function server_facts()
     end
     info = table.concat(parts, '\n')
   end
-  local run = string.match(info, 'run_id:(%x+)')
-  local repl = string.match(info, 'master_replid:(%x+)')
-  local policy = string.match(info, 'maxmemory_policy:([%w%-]+)')
+  local run = info_field(info, 'run_id:', '^%x+')
+  local repl = info_field(info, 'master_replid:', '^%x+')
+  local policy = info_field(info, 'maxmemory_policy:', '^[%w%-]+')
   local epoch = nil
   if run and repl then
     epoch = run .. ':' .. repl
