@@ -28,12 +28,20 @@ final class Call {
             .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
 
     private final Request request;
+    private final long arrived;
     private Form query;
     private byte[] body = new byte[0];
     private Credential caller;
 
-    Call(Request request) {
+    /** @param arrived {@link System#nanoTime()} when the request's headers had arrived */
+    Call(Request request, long arrived) {
         this.request = request;
+        this.arrived = arrived;
+    }
+
+    /** How long ago the request's headers had arrived: time its caller has already spent waiting. */
+    long waitedNanos() {
+        return System.nanoTime() - arrived;
     }
 
     String method() {

@@ -13,6 +13,7 @@ import dev.fence.json.Json;
 import dev.fence.server.client.VerdictFormat;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +36,9 @@ final class HookApi {
 
     /** Most environment entries one request may carry (push options are up to 10,000). */
     static final int MAX_ENV = 20_100;
+
+    /** The least a verdict waits for the store, however long its request waited before it ran. */
+    private static final Duration MIN_STORE_BUDGET = Duration.ofMillis(1);
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final int MAX_ENV_VALUE = 65_536;
@@ -67,7 +71,14 @@ final class HookApi {
         push.facts().forEach(f -> ancestry.fact(f.ancestor(), f.descendant(), f.isAncestor()));
         PreReceiveHook.Judgement j;
         try {
-            j = pre.judge(push.config(config), push.env(), null, push.stdin(), storeUrl, ancestry, push.symbolic());
+            j = pre.judge(
+                    budgeted(push.config(config), call.waitedNanos()),
+                    push.env(),
+                    null,
+                    push.stdin(),
+                    storeUrl,
+                    ancestry,
+                    push.symbolic());
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
             return need(needed.questions(), call.wantsText(), push.nonce());
@@ -92,6 +103,22 @@ final class HookApi {
         m.put("reason", j.reason());
         m.put("lines", j.result().lines());
         return Reply.json(200, m);
+    }
+
+    /**
+     * {@code c} with its store timeout less the time the request has already waited (for its body and a
+     * thread): the verdict is then answered within the store timeout of the request's arrival, before a
+     * caller that gave the server that long (the curl shim's budget is longer) gives up on it and fails
+     * closed. A verdict the store thread has not begun to write by then is abandoned, never written, as in
+     * the hook process; so the ledger never records a decision that the caller did not get.
+     */
+    static HookConfig budgeted(HookConfig c, long waitedNanos) {
+        Duration timeout = c.policy().storeTimeout();
+        Duration left = timeout.minusNanos(waitedNanos);
+        if (left.compareTo(MIN_STORE_BUDGET) < 0) {
+            left = MIN_STORE_BUDGET;
+        }
+        return left.equals(timeout) ? c : c.withPolicy(c.policy().withStoreTimeout(left));
     }
 
     Reply postReceive(Call call) {

@@ -286,6 +286,9 @@ public final class HookServer implements AutoCloseable {
         private final Call call;
         private final long start = System.nanoTime();
         private final AtomicBoolean answered = new AtomicBoolean();
+        /** Set by whichever takes the request first: a pool thread to run it, or {@link #shed}. */
+        private final AtomicBoolean started = new AtomicBoolean();
+
         private String routeName = "unmatched";
         private boolean browser;
 
@@ -294,7 +297,7 @@ public final class HookServer implements AutoCloseable {
             this.response = response;
             this.callback = callback;
             this.connection = request.getConnectionMetaData().getConnection();
-            this.call = new Call(request);
+            this.call = new Call(request, start);
             inFlight.incrementAndGet();
             watch.handling(connection);
         }
@@ -342,12 +345,39 @@ public final class HookServer implements AutoCloseable {
                     });
         }
 
+        /**
+         * Hands the handler to the request pool. A request still waiting there when half the store timeout
+         * has passed since it arrived is answered 503 at once and never runs, so that under overload every
+         * request gets a quick answer (a hook's shim fails closed on it, REJECTED store-down) and a hook
+         * verdict that does run still has half the store timeout for the store ({@link Call#waitedNanos}).
+         */
         private void dispatch(Route route) {
             try {
-                requestPool.execute(() -> answer(invoke(route)));
+                requestPool.execute(() -> {
+                    if (started.compareAndSet(false, true)) {
+                        answer(invoke(route));
+                    }
+                });
             } catch (RejectedExecutionException e) {
                 answer(Reply.error(
                         503, "the server has too many requests waiting; try again shortly", call.wantsText()));
+                return;
+            }
+            if (!requestPool.getQueue().isEmpty()) {
+                long left = maxQueueWaitNanos() - (System.nanoTime() - start);
+                request.getComponents().getScheduler().schedule(this::shed, Math.max(0, left), TimeUnit.NANOSECONDS);
+            }
+        }
+
+        /** The queue-wait bound of {@link #dispatch}: answers a request no thread has taken yet. */
+        private void shed() {
+            if (started.compareAndSet(false, true)) {
+                metrics.shed();
+                answer(Reply.error(
+                        503,
+                        "the server is overloaded: the request waited " + maxQueueWaitNanos() / 1_000_000
+                                + " ms for a thread; try again shortly",
+                        call.wantsText()));
             }
         }
 
@@ -443,6 +473,11 @@ public final class HookServer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** How long a request may wait for a thread: half the store timeout (see Exchange#dispatch). */
+    private long maxQueueWaitNanos() {
+        return settings.storeTimeout().toNanos() / 2;
     }
 
     private Route match(String path, String method) {

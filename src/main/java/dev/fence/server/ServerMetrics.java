@@ -60,6 +60,7 @@ final class ServerMetrics {
     private final Counter leaseOps;
     private final Counter storeErrors;
     private final Counter authFailures;
+    private final Counter shed;
     private final Histogram latency;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
@@ -87,6 +88,11 @@ final class ServerMetrics {
                 .name("fence_auth_failures_total")
                 .help("Requests refused for their credential, by HTTP status (401, 403).")
                 .labelNames("status")
+                .withoutExemplars()
+                .register(registry);
+        shed = Counter.builder()
+                .name("fence_requests_shed_total")
+                .help("Requests answered 503 because no thread took them within half the store timeout.")
                 .withoutExemplars()
                 .register(registry);
         latency = Histogram.builder()
@@ -162,6 +168,10 @@ final class ServerMetrics {
 
     void authFailure(int status) {
         authFailures.labelValues(Integer.toString(status)).inc();
+    }
+
+    void shed() {
+        shed.inc();
     }
 
     void request(String route, String method, int status, long nanos) {

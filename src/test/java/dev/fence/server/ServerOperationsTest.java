@@ -44,6 +44,7 @@ class ServerOperationsTest {
             }
             assertTrue(m.contains("fence_auth_failures_total{status=\"401\"} 0"), m);
             assertTrue(m.contains("fence_auth_failures_total{status=\"403\"} 0"), m);
+            assertTrue(m.contains("\nfence_requests_shed_total 0"), m);
             for (Reason r : Reason.values()) {
                 String series = "fence_hook_verdicts_total{hook=\"pre-receive\",reason=\"" + r.code() + "\",verdict=";
                 assertTrue(

@@ -58,7 +58,8 @@ final class TestServer implements AutoCloseable {
         return start(dir, storeUrl, configText, Duration.ofSeconds(2), adjust);
     }
 
-    private static TestServer start(
+    /** As {@link #start(Path, String, String, Duration)}, with the settings changed by {@code adjust}. */
+    static TestServer start(
             Path dir, String storeUrl, String configText, Duration storeTimeout, UnaryOperator<ServerSettings> adjust) {
         try {
             Files.createDirectories(dir);
