@@ -13,6 +13,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,14 @@ public final class HookInputParser {
 
     private static final int DISPLAY_LIMIT = 120;
 
+    /** The read block's bounds: sized by what the stream says it has, within them. */
+    private static final int MIN_BLOCK = 8 * 1024;
+
+    private static final int MAX_BLOCK = 64 * 1024;
+
+    /** Two SHA-1 ids and a ref of 150 bytes fit; longer lines grow it, up to the line limit. */
+    private static final int FIRST_LINE_BUFFER = 256;
+
     private final int maxLineBytes;
     private final int maxLines;
 
@@ -81,10 +90,11 @@ public final class HookInputParser {
      */
     public List<RefUpdate> parse(InputStream in) {
         State state = new State();
-        byte[] block = new byte[64 * 1024];
-        byte[] line = new byte[maxLineBytes];
+        byte[] line = new byte[Math.min(maxLineBytes, FIRST_LINE_BUFFER)];
         int length = 0;
         try {
+            // fence serve parses a few hundred bytes per request from memory; a hook, a pipe from git.
+            byte[] block = new byte[Math.min(MAX_BLOCK, Math.max(MIN_BLOCK, in.available() + 1))];
             int n;
             while ((n = in.read(block)) != -1) {
                 for (int i = 0; i < n; i++) {
@@ -96,6 +106,9 @@ public final class HookInputParser {
                         throw new InvalidInputException("hook input line " + (state.lineNo + 1) + " is longer than "
                                 + maxLineBytes + " bytes; expected '<old-id> <new-id> <ref>'");
                     } else {
+                        if (length == line.length) {
+                            line = Arrays.copyOf(line, Math.min(maxLineBytes, line.length * 2));
+                        }
                         line[length++] = b;
                     }
                 }

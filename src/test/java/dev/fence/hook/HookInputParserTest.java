@@ -171,6 +171,20 @@ class HookInputParserTest {
     }
 
     @Test
+    void aLineLongerThanTheFirstBufferAndExactlyAtTheLimitIsReadWholeAmongShortOnes() {
+        String longRef = "refs/heads/" + "z".repeat(1000);
+        String longLine = A40 + " " + B40 + " " + longRef;
+        String input = A40 + " " + B40 + " refs/heads/a\n" + longLine + "\n" + A40 + " " + B40 + " refs/heads/b";
+        var updates = new HookInputParser(longLine.length(), 10).parse(stream(input));
+        assertEquals(
+                List.of("refs/heads/a", longRef, "refs/heads/b"),
+                updates.stream().map(RefUpdate::ref).toList());
+        var e = assertThrows(
+                InvalidInputException.class, () -> new HookInputParser(longLine.length() - 1, 10).parse(stream(input)));
+        assertTrue(e.getMessage().contains("line 2 is longer than"), e.getMessage());
+    }
+
+    @Test
     void lineCountLimit() {
         String three = (A40 + " " + B40 + " refs/heads/a\n")
                 + (A40 + " " + B40 + " refs/heads/b\n")
