@@ -115,7 +115,7 @@ final class AuditTimelineCommand implements Callable<Integer> {
             Set<LedgerEvent> events = new LinkedHashSet<>();
             List<String> names = new ArrayList<>();
             for (LedgerQuery q : selection(from)) {
-                events.addAll(AuditCommand.query(ctx, store, server, q));
+                events.addAll(AuditCommand.query(ctx, store, server, q.until(to)));
                 names.add(describe(q));
             }
             String title = "fence audit timeline: " + String.join(", ", names);
@@ -135,7 +135,7 @@ final class AuditTimelineCommand implements Callable<Integer> {
         one.repo = repo;
         one.ref = ref;
         String resource = one.resource();
-        LedgerQuery q = new LedgerQuery(resource, null, null, null, from, null, 0);
+        LedgerQuery q = new LedgerQuery(resource, null, null, null, from, null, 0).until(to);
         List<LedgerEvent> events = AuditCommand.query(ctx, store, server, q).stream()
                 .filter(e -> to == null || !e.at().isAfter(to))
                 .toList();

@@ -13,9 +13,29 @@ import java.util.Set;
  * @param since events at or after this instant
  * @param types only these event types; null or empty for all
  * @param limit at most this many events (the newest ones when more match); 0 for no limit
+ * @param until events at or before this instant: with a limit, the newest ones up to it, however many came
+ *     after it
  */
 public record LedgerQuery(
-        String resource, String repo, String ref, String holder, Instant since, Set<EventType> types, int limit) {
+        String resource,
+        String repo,
+        String ref,
+        String holder,
+        Instant since,
+        Set<EventType> types,
+        int limit,
+        Instant until) {
+
+    /** A query without an upper bound in time. */
+    public LedgerQuery(
+            String resource, String repo, String ref, String holder, Instant since, Set<EventType> types, int limit) {
+        this(resource, repo, ref, holder, since, types, limit, null);
+    }
+
+    /** This query, up to {@code until} (null: no upper bound). */
+    public LedgerQuery until(Instant until) {
+        return new LedgerQuery(resource, repo, ref, holder, since, types, limit, until);
+    }
 
     /** Matches every event. */
     public static LedgerQuery all() {
@@ -34,6 +54,7 @@ public record LedgerQuery(
                 && (ref == null || ref.equals(e.ref()))
                 && (holder == null || holder.equals(e.holder()))
                 && (since == null || !e.at().isBefore(since))
+                && (until == null || !e.at().isAfter(until))
                 && (types == null || types.isEmpty() || types.contains(e.type()));
     }
 }

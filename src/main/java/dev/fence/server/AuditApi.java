@@ -68,13 +68,14 @@ final class AuditApi {
         int limit = limit(q.get("limit"));
         String ref = q.get("ref");
         LedgerQuery query = new LedgerQuery(
-                optionalName("resource", q.get("resource")),
-                optionalName("repo", q.get("repo")),
-                ref == null ? null : RefNames.full(ref),
-                optionalName("holder", q.get("holder")),
-                since(q.get("since")),
-                types,
-                limit);
+                        optionalName("resource", q.get("resource")),
+                        optionalName("repo", q.get("repo")),
+                        ref == null ? null : RefNames.full(ref),
+                        optionalName("holder", q.get("holder")),
+                        since(q.get("since")),
+                        types,
+                        limit)
+                .until(instant("until", q.get("until")));
         return events(call, calls.call("audit", () -> store.query(query)));
     }
 
@@ -89,19 +90,17 @@ final class AuditApi {
         String sinceText = blankToNull(q.get("since"));
         String untilText = blankToNull(q.get("until"));
         Instant from = since(sinceText == null ? PAGE_WINDOW : sinceText);
-        Instant to = untilText == null ? null : since(untilText);
+        Instant to = untilText == null ? null : instant("until", untilText);
         if (to != null && to.isBefore(from)) {
             throw new InvalidInputException("until is before since");
         }
         String picked = optionalName("resource", q.get("resource"));
-        LedgerQuery window = new LedgerQuery(null, null, null, null, from, null, PICKER_EVENTS);
+        LedgerQuery window = new LedgerQuery(null, null, null, null, from, null, PICKER_EVENTS).until(to);
         List<LedgerEvent> recent = calls.call("audit", () -> store.query(window));
         // The picker lists what was active in the window, most recent first.
         Map<String, Instant> latest = new LinkedHashMap<>();
         for (LedgerEvent e : recent) {
-            if (to == null || !e.at().isAfter(to)) {
-                latest.merge(e.resource(), e.at(), (a, b) -> a.isAfter(b) ? a : b);
-            }
+            latest.merge(e.resource(), e.at(), (a, b) -> a.isAfter(b) ? a : b);
         }
         List<String> resources = new ArrayList<>(latest.keySet());
         resources.sort(
@@ -113,7 +112,8 @@ final class AuditApi {
         List<LedgerEvent> events = List.of();
         String note = null;
         if (selected != null) {
-            LedgerQuery one = new LedgerQuery(selected, null, null, null, from, null, PAGE_EVENTS);
+            // Bounded above as well: the newest events of the window, however many came after it.
+            LedgerQuery one = new LedgerQuery(selected, null, null, null, from, null, PAGE_EVENTS).until(to);
             events = calls.call("audit", () -> store.query(one));
             if (events.size() >= PAGE_EVENTS) {
                 note = "Only the newest " + PAGE_EVENTS + " events of this window are shown: narrow the window.";
@@ -198,6 +198,11 @@ final class AuditApi {
     }
 
     private Instant since(String text) {
+        return instant("since", text);
+    }
+
+    /** An ISO-8601 instant or an age before now, as query parameter {@code name}; null when absent. */
+    private Instant instant(String name, String text) {
         if (text == null || text.isEmpty()) {
             return null;
         }
@@ -205,11 +210,11 @@ final class AuditApi {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
             try {
-                return clock.instant().minus(Durations.parsePositive("since", text));
+                return clock.instant().minus(Durations.parsePositive(name, text));
             } catch (InvalidInputException notAnAge) {
                 throw new InvalidInputException(
-                        "since must be an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d); got '" + text
-                                + "'");
+                        name + " must be an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d); got '"
+                                + text + "'");
             }
         }
     }

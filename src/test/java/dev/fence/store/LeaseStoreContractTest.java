@@ -1008,7 +1008,11 @@ public abstract class LeaseStoreContractTest {
                     new LedgerQuery(null, null, null, null, null, EnumSet.noneOf(EventType.class), 0),
                     new LedgerQuery(
                             MAIN, "project-42", "refs/heads/main", "carol", t0, EnumSet.of(EventType.RELEASE), 0),
-                    new LedgerQuery(null, "project-42", null, "bob", t0.plusSeconds(1), null, 0));
+                    new LedgerQuery(null, "project-42", null, "bob", t0.plusSeconds(1), null, 0),
+                    new LedgerQuery(null, null, null, null, null, null, 0).until(t0.plusSeconds(2)),
+                    new LedgerQuery(null, null, null, null, null, null, 0).until(t0.plusNanos(1_999_999_999)),
+                    new LedgerQuery(null, null, null, null, t0.plusSeconds(1), null, 0).until(t0.plusMillis(3000)),
+                    new LedgerQuery(MAIN, null, null, null, null, null, 0).until(t0.minusMillis(1)));
             for (LedgerQuery q : queries) {
                 List<LedgerEvent> expected = all.stream().filter(q::matches).toList();
                 assertEquals(expected, store.query(q), q::toString);
@@ -1024,6 +1028,21 @@ public abstract class LeaseStoreContractTest {
             assertEquals(
                     main.subList(main.size() - 2, main.size()),
                     store.query(new LedgerQuery(MAIN, null, null, null, null, null, 2)));
+        }
+
+        @Test
+        void aLimitUpToAnInstantKeepsTheNewestMatchesAtOrBeforeItHoweverManyCameAfter() {
+            Instant t0 = all.get(0).at();
+            // Two events per window edge: the newest two up to t0 + 2 s are the second and third.
+            assertEquals(
+                    all.subList(1, 3),
+                    store.query(new LedgerQuery(null, null, null, null, null, null, 2).until(t0.plusSeconds(2))));
+            assertEquals(
+                    List.of(all.get(0)),
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, null, 1).until(t0.plusMillis(999))));
+            assertEquals(
+                    List.of(),
+                    store.query(new LedgerQuery(null, null, null, null, null, null, 5).until(t0.minusMillis(1))));
         }
 
         @Test

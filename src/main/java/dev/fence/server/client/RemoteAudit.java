@@ -28,6 +28,8 @@ public final class RemoteAudit {
         params.put("ref", q.ref());
         params.put("holder", q.holder());
         params.put("since", q.since() == null ? null : q.since().toString());
+        // A server before this parameter ignores it; callers that bound a window filter what comes back too.
+        params.put("until", q.until() == null ? null : q.until().toString());
         if (q.types() != null && !q.types().isEmpty()) {
             params.put("type", q.types().stream().map(EventType::label).collect(Collectors.joining(",")));
         }

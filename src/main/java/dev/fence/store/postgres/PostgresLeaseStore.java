@@ -426,6 +426,12 @@ public final class PostgresLeaseStore implements LeaseStore {
             where.add("at >= ?");
             args.add(ceilMillis(query.since()));
         }
+        if (query.until() != null) {
+            // Times are whole milliseconds: an event's is at or before until when it is at or before its floor
+            // (toEpochMilli's).
+            where.add("at <= ?");
+            args.add(query.until().toEpochMilli());
+        }
         String[] types = null;
         if (query.types() != null && !query.types().isEmpty()) {
             where.add("type = ANY (?)");

@@ -489,6 +489,12 @@ public final class SqliteLeaseStore implements LeaseStore {
             where.add("at >= ?");
             args.add(ceilMillis(query.since()));
         }
+        if (query.until() != null) {
+            // Times are whole milliseconds: an event's is at or before until when it is at or before its floor
+            // (toEpochMilli's).
+            where.add("at <= ?");
+            args.add(query.until().toEpochMilli());
+        }
         if (query.types() != null && !query.types().isEmpty()) {
             where.add("type IN ("
                     + String.join(", ", Collections.nCopies(query.types().size(), "?")) + ")");
