@@ -16,6 +16,8 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -55,6 +58,7 @@ public final class Scale {
      * @param rounds alternating rounds per store-size row
      * @param perBlock calls per block (each round: a block on the empty store, a block on the seeded one)
      * @param clientTime how long each concurrency is measured
+     * @param clientWarmup the longest the server is warmed before the concurrency rows (see {@link #warm})
      * @param trimVerdicts most verdicts spent waiting for a trim to finish
      */
     public record Sizes(
@@ -65,6 +69,7 @@ public final class Scale {
             int rounds,
             int perBlock,
             Duration clientTime,
+            Duration clientWarmup,
             int trimVerdicts) {}
 
     /** The sizes the issue asks for: minutes per store. */
@@ -76,6 +81,7 @@ public final class Scale {
             12,
             40,
             Duration.ofSeconds(5),
+            Duration.ofSeconds(60),
             6000);
 
     /** Ten times smaller, for trying it out. */
@@ -87,6 +93,7 @@ public final class Scale {
             6,
             20,
             Duration.ofSeconds(2),
+            Duration.ofSeconds(15),
             1000);
 
     /**
@@ -433,20 +440,69 @@ public final class Scale {
         try (HookServer server = Bench.startServer(url, credentials);
                 LeaseStore store = open(url)) {
             LeaseService leases = new LeaseService(store, Clock.systemUTC());
+            progress.println(k.name() + ": warming fence serve until the JIT is quiet (at most "
+                    + sizes.clientWarmup().toSeconds() + " s)");
+            report.note(k.name() + ": " + warm(loads(leases, server, credential, "warm", 16), sizes.clientWarmup()));
             for (int clients : sizes.clients()) {
                 progress.println(k.name() + ": fence serve, " + clients + " concurrent hooks");
-                List<VerdictLoad> loads = new ArrayList<>();
-                for (int i = 0; i < clients; i++) {
-                    String repo = "conc-" + clients + "-" + i;
-                    var outcome = leases.acquire(
-                            Resources.forRef(repo, "refs/heads/main"), "bench", Duration.ofHours(1), null);
-                    var g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
-                    loads.add(new VerdictLoad(
-                            server.uri(), credential, repo, List.of("fence=" + g.token(), "fence-proof=" + g.proof())));
-                }
+                List<VerdictLoad> loads = loads(leases, server, credential, "conc-" + clients, clients);
                 report.concurrency(load(k.name(), loads, Duration.ofSeconds(1), sizes.clientTime()));
             }
         }
+    }
+
+    /** {@code clients} verdict loads, each on a branch of its own repository under a live lease. */
+    private static List<VerdictLoad> loads(
+            LeaseService leases, HookServer server, String credential, String prefix, int clients) {
+        List<VerdictLoad> loads = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            String repo = prefix + "-" + i;
+            var outcome = leases.acquire(Resources.forRef(repo, "refs/heads/main"), "bench", Duration.ofHours(1), null);
+            var g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+            loads.add(new VerdictLoad(
+                    server.uri(), credential, repo, List.of("fence=" + g.token(), "fence-proof=" + g.proof())));
+        }
+        return loads;
+    }
+
+    /** The JIT's share of one warm-up window below which the server counts as warm. */
+    static final double QUIET_JIT_SHARE = 0.03;
+
+    /**
+     * Sends verdicts from {@code loads} in 2 s windows until the JIT compiles for less than {@link
+     * #QUIET_JIT_SHARE} of a window (or {@code most} has passed): a long-running server has compiled its
+     * hot paths, and rows measured while the compiler still takes a core's share would measure the
+     * compiler. On two cores under this load that takes about 40 s; the first row alone is no warm-up.
+     *
+     * @return what the warm-up did, for the report's notes
+     */
+    static String warm(List<VerdictLoad> loads, Duration most) throws InterruptedException {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            load("warm-up", loads, Duration.ZERO, most);
+            return "fence serve warmed for " + most.toSeconds() + " s (this JVM does not report its JIT's time)";
+        }
+        Duration window = Duration.ofSeconds(2);
+        long start = System.nanoTime();
+        long verdicts = 0;
+        double share = 1;
+        while (System.nanoTime() - start < most.toNanos()) {
+            long before = jit.getTotalCompilationTime();
+            verdicts += load("warm-up", loads, Duration.ZERO, window).accepted();
+            share = (jit.getTotalCompilationTime() - before) / (double) window.toMillis();
+            if (share < QUIET_JIT_SHARE) {
+                break;
+            }
+        }
+        return String.format(
+                Locale.ROOT,
+                "fence serve warmed for %.0f s (%d verdicts from %d clients) until the JIT compiled for %.1f %% of"
+                        + " a 2 s window%s",
+                (System.nanoTime() - start) / 1e9,
+                verdicts,
+                loads.size(),
+                share * 100,
+                share < QUIET_JIT_SHARE ? "" : " (still above " + QUIET_JIT_SHARE * 100 + " %: the rows include JIT)");
     }
 
     /** Every load sends verdicts back to back: {@code warmup} uncounted, then {@code time} counted. */
