@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -516,11 +517,19 @@ public final class PreReceiveHook {
         // begun is abandoned and then never written (see Admitter).
         AtomicInteger gate = new AtomicInteger(0);
         try {
-            Future<Verdict> f = worker.submit(() -> {
-                opened[0] = openStore.apply(url);
-                return new AdmissionService(opened[0], policy, clock, proofs)
-                        .admit(push, ancestry, Map.of(), () -> gate.compareAndSet(0, 1));
-            });
+            Future<Verdict> f;
+            try {
+                f = worker.submit(() -> {
+                    opened[0] = openStore.apply(url);
+                    return new AdmissionService(opened[0], policy, clock, proofs)
+                            .admit(push, ancestry, Map.of(), () -> gate.compareAndSet(0, 1));
+                });
+            } catch (RejectedExecutionException e) {
+                // fence serve's bounded store pool is full (a hung store holds its threads): the store
+                // cannot be asked now, which is what store-down means.
+                storeDown[0] = true;
+                return Admission.storeDown(push, policy, "the server has too many store calls waiting", ancestry);
+            }
             try {
                 try {
                     return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
