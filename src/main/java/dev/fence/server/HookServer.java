@@ -352,12 +352,13 @@ public final class HookServer implements AutoCloseable {
          * verdict that does run still has half the store timeout for the store ({@link Call#waitedNanos}).
          */
         private void dispatch(Route route) {
+            Runnable run = () -> {
+                if (started.compareAndSet(false, true)) {
+                    answer(invoke(route));
+                }
+            };
             try {
-                requestPool.execute(() -> {
-                    if (started.compareAndSet(false, true)) {
-                        answer(invoke(route));
-                    }
-                });
+                requestPool.execute(run);
             } catch (RejectedExecutionException e) {
                 answer(Reply.error(
                         503, "the server has too many requests waiting; try again shortly", call.wantsText()));
@@ -365,13 +366,17 @@ public final class HookServer implements AutoCloseable {
             }
             if (!requestPool.getQueue().isEmpty()) {
                 long left = maxQueueWaitNanos() - (System.nanoTime() - start);
-                request.getComponents().getScheduler().schedule(this::shed, Math.max(0, left), TimeUnit.NANOSECONDS);
+                request.getComponents()
+                        .getScheduler()
+                        .schedule(() -> shed(run), Math.max(0, left), TimeUnit.NANOSECONDS);
             }
         }
 
         /** The queue-wait bound of {@link #dispatch}: answers a request no thread has taken yet. */
-        private void shed() {
+        private void shed(Runnable queued) {
             if (started.compareAndSet(false, true)) {
+                // Its place in the queue goes to a request that can still be answered in time.
+                requestPool.remove(queued);
                 metrics.shed();
                 answer(Reply.error(
                         503,
