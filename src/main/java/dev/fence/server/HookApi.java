@@ -110,7 +110,7 @@ final class HookApi {
      * thread): the verdict is then answered within the store timeout of the request's arrival, before a
      * caller that gave the server that long (the curl shim's budget is longer) gives up on it and fails
      * closed. A verdict the store thread has not begun to write by then is abandoned, never written, as in
-     * the hook process; so the ledger never records a decision that the caller did not get.
+     * the hook process; one it began to write is waited for (the store's own timeout bounds that write).
      */
     static HookConfig budgeted(HookConfig c, long waitedNanos) {
         Duration timeout = c.policy().storeTimeout();
