@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.audit.TimelinePage;
 import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.InvalidInputException;
@@ -85,6 +86,13 @@ final class ServeCommand implements Callable<Integer> {
             description = "How long a stop waits for requests in flight (default: ${DEFAULT-VALUE}).")
     String grace;
 
+    @Option(
+            names = "--commit-url",
+            paramLabel = "TEMPLATE",
+            description = "Link commits on the /audit page: an http(s) URL with {sha} (and optionally {repo}),"
+                    + " e.g. 'https://git.example.com/{repo}/-/commit/{sha}'.")
+    String commitUrl;
+
     ServeCommand(Context ctx) {
         this.ctx = ctx;
     }
@@ -106,15 +114,16 @@ final class ServeCommand implements Callable<Integer> {
         String url =
                 Stores.resolveUrl(store != null ? store : hookConfig.store().orElse(null), ctx.env());
         ServerSettings settings = new ServerSettings(
-                address(listen),
-                url,
-                credentials,
-                hookConfig,
-                threads,
-                ServerSettings.DEFAULT_QUEUE,
-                maxBody,
-                Durations.parsePositive("--grace", grace),
-                ServerSettings.DEFAULT_REQUEST_TIMEOUT);
+                        address(listen),
+                        url,
+                        credentials,
+                        hookConfig,
+                        threads,
+                        ServerSettings.DEFAULT_QUEUE,
+                        maxBody,
+                        Durations.parsePositive("--grace", grace),
+                        ServerSettings.DEFAULT_REQUEST_TIMEOUT)
+                .withCommitUrl(commitUrl == null ? null : TimelinePage.commitUrl(commitUrl));
         StoreOptions options = new StoreOptions(
                 settings.storeTimeout(),
                 StoreOptions.defaults().retention(),

@@ -45,12 +45,15 @@ final class AuditApi {
     private final StoreCalls calls;
     private final Clock clock;
     private final ServerMetrics metrics;
+    private final String commitUrl;
 
-    AuditApi(LeaseStore store, StoreCalls calls, Clock clock, ServerMetrics metrics) {
+    /** @param commitUrl the page's commit link template (checked), or null for no links */
+    AuditApi(LeaseStore store, StoreCalls calls, Clock clock, ServerMetrics metrics, String commitUrl) {
         this.store = store;
         this.calls = calls;
         this.clock = clock;
         this.metrics = metrics;
+        this.commitUrl = commitUrl;
     }
 
     Reply query(Call call) {
@@ -125,7 +128,7 @@ final class AuditApi {
                         "fence audit: " + (selected == null ? "no activity in this window" : selected),
                         from,
                         to,
-                        null,
+                        commitUrl,
                         clock.instant(),
                         new TimelinePage.Picker(resources, selected, sinceText, untilText),
                         note));

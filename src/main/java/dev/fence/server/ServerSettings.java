@@ -24,6 +24,8 @@ import java.time.Duration;
  *     for its next request, a client that stopped reading its answer) before it is closed
  * @param maxConnections the most connections open at once; past it the server accepts no more until one
  *     closes (they wait in the listen backlog)
+ * @param commitUrl the {@code /audit} page's commit link template ({@link
+ *     dev.fence.audit.TimelinePage#commitUrl}), or null for no links
  */
 public record ServerSettings(
         InetSocketAddress listen,
@@ -36,7 +38,8 @@ public record ServerSettings(
         Duration grace,
         Duration requestTimeout,
         Duration idleTimeout,
-        int maxConnections) {
+        int maxConnections,
+        String commitUrl) {
 
     /** 4 MiB: a push of 10,000 refs is about 1.2 MB of stdin. */
     public static final int DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -76,7 +79,8 @@ public record ServerSettings(
                 grace,
                 requestTimeout,
                 DEFAULT_IDLE_TIMEOUT,
-                DEFAULT_MAX_CONNECTIONS);
+                DEFAULT_MAX_CONNECTIONS,
+                null);
     }
 
     /** These settings with other connection limits (for operators and tests). */
@@ -92,7 +96,25 @@ public record ServerSettings(
                 grace,
                 requestTimeout,
                 idleTimeout,
-                maxConnections);
+                maxConnections,
+                commitUrl);
+    }
+
+    /** These settings with the {@code /audit} page linking commits through {@code template} (null: none). */
+    public ServerSettings withCommitUrl(String template) {
+        return new ServerSettings(
+                listen,
+                storeUrl,
+                credentials,
+                hook,
+                threads,
+                queue,
+                maxBodyBytes,
+                grace,
+                requestTimeout,
+                idleTimeout,
+                maxConnections,
+                template);
     }
 
     /** Settings with the defaults for everything but the essentials. */

@@ -129,7 +129,8 @@ class SlowClientsTest {
                         s.grace(),
                         request,
                         idle,
-                        maxConnections));
+                        maxConnections,
+                        s.commitUrl()));
     }
 
     static Socket connect(URI server) throws IOException {
