@@ -52,18 +52,6 @@ public record FencePolicy(
                 List.of());
     }
 
-    /** This policy with another store timeout (a server's request that has already waited gets less). */
-    public FencePolicy withStoreTimeout(Duration timeout) {
-        return new FencePolicy(
-                fencedRefs,
-                pusherPolicies,
-                defaultPolicy,
-                agentPatterns,
-                acceptUnfencedWhenStoreDown,
-                timeout,
-                holderPushers);
-    }
-
     /** A holder glob and the pusher glob its pushes must come from. */
     public record HolderRule(String holderPattern, String pusherPattern) {}
 

@@ -168,11 +168,6 @@ public record HookConfig(
         return new HookConfig(policy, store, server, Optional.of(id), file, git, pusherVariables);
     }
 
-    /** This configuration with {@code p} as its policy. */
-    public HookConfig withPolicy(FencePolicy p) {
-        return new HookConfig(p, store, server, repoId, file, git, pusherVariables);
-    }
-
     /** A configuration that runs the git binary on the hook's {@code PATH}. */
     public HookConfig(
             FencePolicy policy,

@@ -390,6 +390,26 @@ public final class PreReceiveHook {
             String storeUrl,
             Ancestry ancestry,
             SymbolicRefs.Resolver symbolic) {
+        return judge(config, env, gitDir, stdin, storeUrl, ancestry, symbolic, 0);
+    }
+
+    /**
+     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry, SymbolicRefs.Resolver)}, for a
+     * request that has already waited {@code waitedNanos} (for a thread of {@code fence serve}): the
+     * verdict waits for the store what is left of {@code store-timeout} (at least 1 ms) before it is
+     * abandoned, so that it is answered within {@code store-timeout} of the request being ready. A verdict
+     * the store thread has begun to write is then still waited for, the whole {@code store-timeout}, as
+     * always: what it writes is the verdict.
+     */
+    public Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Ancestry ancestry,
+            SymbolicRefs.Resolver symbolic,
+            long waitedNanos) {
         return judge(
                 config,
                 env,
@@ -397,7 +417,7 @@ public final class PreReceiveHook {
                 stdin,
                 storeUrl,
                 symbolic,
-                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down));
+                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down, waitedNanos));
     }
 
     /**
@@ -504,7 +524,15 @@ public final class PreReceiveHook {
         return "untouched";
     }
 
-    private Verdict judge(PushAttempt push, FencePolicy policy, String url, Ancestry ancestry, boolean[] storeDown) {
+    private Verdict judge(
+            PushAttempt push,
+            FencePolicy policy,
+            String url,
+            Ancestry ancestry,
+            boolean[] storeDown,
+            long waitedNanos) {
+        long full = policy.storeTimeout().toMillis();
+        long first = Math.max(1, full - waitedNanos / 1_000_000);
         ExecutorService worker = workers != null
                 ? workers
                 : Executors.newSingleThreadExecutor(r -> {
@@ -532,21 +560,17 @@ public final class PreReceiveHook {
             }
             try {
                 try {
-                    return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    return f.get(first, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     if (gate.compareAndSet(0, 2)) {
                         throw e;
                     }
-                    return f.get(policy.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    return f.get(full, TimeUnit.MILLISECONDS);
                 }
             } catch (TimeoutException e) {
                 f.cancel(true);
                 storeDown[0] = true;
-                return Admission.storeDown(
-                        push,
-                        policy,
-                        "no answer within " + policy.storeTimeout().toMillis() + " ms",
-                        ancestry);
+                return Admission.storeDown(push, policy, "no answer within " + first + " ms", ancestry);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {

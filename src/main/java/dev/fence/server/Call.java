@@ -28,20 +28,26 @@ final class Call {
             .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
 
     private final Request request;
-    private final long arrived;
+    private long ready = System.nanoTime();
     private Form query;
     private byte[] body = new byte[0];
     private Credential caller;
 
-    /** @param arrived {@link System#nanoTime()} when the request's headers had arrived */
-    Call(Request request, long arrived) {
+    Call(Request request) {
         this.request = request;
-        this.arrived = arrived;
     }
 
-    /** How long ago the request's headers had arrived: time its caller has already spent waiting. */
+    /**
+     * Marks the request complete (headers and body read) at {@link System#nanoTime()} {@code nanos}: from
+     * here the server, not the client's upload, spends the caller's time.
+     */
+    void ready(long nanos) {
+        this.ready = nanos;
+    }
+
+    /** How long ago the request was complete: the time it has waited in the server for a thread. */
     long waitedNanos() {
-        return System.nanoTime() - arrived;
+        return System.nanoTime() - ready;
     }
 
     String method() {

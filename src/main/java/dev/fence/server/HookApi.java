@@ -13,7 +13,6 @@ import dev.fence.json.Json;
 import dev.fence.server.client.VerdictFormat;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,9 +35,6 @@ final class HookApi {
 
     /** Most environment entries one request may carry (push options are up to 10,000). */
     static final int MAX_ENV = 20_100;
-
-    /** The least a verdict waits for the store, however long its request waited before it ran. */
-    private static final Duration MIN_STORE_BUDGET = Duration.ofMillis(1);
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final int MAX_ENV_VALUE = 65_536;
@@ -72,13 +68,14 @@ final class HookApi {
         PreReceiveHook.Judgement j;
         try {
             j = pre.judge(
-                    budgeted(push.config(config), call.waitedNanos()),
+                    push.config(config),
                     push.env(),
                     null,
                     push.stdin(),
                     storeUrl,
                     ancestry,
-                    push.symbolic());
+                    push.symbolic(),
+                    call.waitedNanos());
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
             return need(needed.questions(), call.wantsText(), push.nonce());
@@ -103,22 +100,6 @@ final class HookApi {
         m.put("reason", j.reason());
         m.put("lines", j.result().lines());
         return Reply.json(200, m);
-    }
-
-    /**
-     * {@code c} with its store timeout less the time the request has already waited (for its body and a
-     * thread): the verdict is then answered within the store timeout of the request's arrival, before a
-     * caller that gave the server that long (the curl shim's budget is longer) gives up on it and fails
-     * closed. A verdict the store thread has not begun to write by then is abandoned, never written, as in
-     * the hook process; one it began to write is waited for (the store's own timeout bounds that write).
-     */
-    static HookConfig budgeted(HookConfig c, long waitedNanos) {
-        Duration timeout = c.policy().storeTimeout();
-        Duration left = timeout.minusNanos(waitedNanos);
-        if (left.compareTo(MIN_STORE_BUDGET) < 0) {
-            left = MIN_STORE_BUDGET;
-        }
-        return left.equals(timeout) ? c : c.withPolicy(c.policy().withStoreTimeout(left));
     }
 
     Reply postReceive(Call call) {

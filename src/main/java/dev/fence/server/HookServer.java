@@ -60,8 +60,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * ServerSettings#idleTimeout()} is closed; at most {@link ServerSettings#maxConnections()} are open at
  * once. Routing, authentication and {@code /healthz} run on the I/O threads; handlers run on a bounded
  * pool ({@link ServerSettings#threads()} threads, {@link ServerSettings#queue()} waiting; past it the
- * answer is 503), and store work on a second bounded pool with the store timeout, so a hung store costs
- * a request at most that long. {@link #close()} stops taking new requests (they are answered 503), waits
+ * answer is 503), and store work on bounded pools of its own (one for verdicts, one for everything else,
+ * so that no other call can crowd verdicts out) with the store timeout, so a hung store costs a request
+ * at most that long. {@link #close()} stops taking new requests (they are answered 503), waits
  * up to the grace period for requests in flight, then closes the listener, the connections and the store.
  */
 public final class HookServer implements AutoCloseable {
@@ -74,6 +75,12 @@ public final class HookServer implements AutoCloseable {
     private final ConnectionWatch watch;
     private final ThreadPoolExecutor requestPool;
     private final ThreadPoolExecutor storePool;
+    /**
+     * Pre-receive verdicts' store work, apart from {@link #storePool}: lease and ledger calls (an
+     * auditor's long query, say) cannot fill it, and make verdicts store-down, however many there are.
+     */
+    private final ThreadPoolExecutor verdictPool;
+
     private final LeaseStore store;
     private final Credentials credentials;
     private final ServerMetrics metrics = new ServerMetrics();
@@ -126,6 +133,14 @@ public final class HookServer implements AutoCloseable {
                 TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(settings.threads() * 4),
                 daemon("fence-store-"),
+                new ThreadPoolExecutor.AbortPolicy());
+        this.verdictPool = new ThreadPoolExecutor(
+                settings.threads() * 2,
+                settings.threads() * 2,
+                60,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(settings.threads() * 4),
+                daemon("fence-verdict-"),
                 new ThreadPoolExecutor.AbortPolicy());
         this.calls = new StoreCalls(storePool, settings.storeTimeout(), metrics);
 
@@ -191,7 +206,7 @@ public final class HookServer implements AutoCloseable {
     private void wire() {
         SharedStore shared = new SharedStore(store);
         Function<String, LeaseStore> sharedOpener = url -> shared;
-        PreReceiveHook pre = new PreReceiveHook(sharedOpener, clock, storePool);
+        PreReceiveHook pre = new PreReceiveHook(sharedOpener, clock, verdictPool);
         PostReceiveHook post = new PostReceiveHook(sharedOpener, clock);
         HookApi hooks = new HookApi(pre, post, settings.hook(), settings.storeUrl(), calls, metrics);
         LeaseApi leases = new LeaseApi(new LeaseService(shared, clock), calls, metrics, clock);
@@ -297,7 +312,7 @@ public final class HookServer implements AutoCloseable {
             this.response = response;
             this.callback = callback;
             this.connection = request.getConnectionMetaData().getConnection();
-            this.call = new Call(request, start);
+            this.call = new Call(request);
             inFlight.incrementAndGet();
             watch.handling(connection);
         }
@@ -346,12 +361,16 @@ public final class HookServer implements AutoCloseable {
         }
 
         /**
-         * Hands the handler to the request pool. A request still waiting there when half the store timeout
-         * has passed since it arrived is answered 503 at once and never runs, so that under overload every
-         * request gets a quick answer (a hook's shim fails closed on it, REJECTED store-down) and a hook
-         * verdict that does run still has half the store timeout for the store ({@link Call#waitedNanos}).
+         * Hands the handler to the request pool. A request still waiting there half the store timeout after
+         * it was complete is answered 503 at once and never runs, so that under overload every request gets
+         * a quick answer (a hook's shim fails closed on it, REJECTED store-down) and a hook verdict that
+         * does run still has half the store timeout for the store ({@link Call#waitedNanos}). The time a
+         * client takes to upload its request is not counted: how large a push is or how slowly it arrives
+         * must not shorten the store's time for its verdict.
          */
         private void dispatch(Route route) {
+            long ready = System.nanoTime();
+            call.ready(ready);
             Runnable run = () -> {
                 if (started.compareAndSet(false, true)) {
                     answer(invoke(route));
@@ -365,7 +384,7 @@ public final class HookServer implements AutoCloseable {
                 return;
             }
             if (!requestPool.getQueue().isEmpty()) {
-                long left = maxQueueWaitNanos() - (System.nanoTime() - start);
+                long left = maxQueueWaitNanos() - (System.nanoTime() - ready);
                 request.getComponents()
                         .getScheduler()
                         .schedule(() -> shed(run), Math.max(0, left), TimeUnit.NANOSECONDS);
@@ -549,6 +568,7 @@ public final class HookServer implements AutoCloseable {
         stopQuietly();
         requestPool.shutdownNow();
         storePool.shutdownNow();
+        verdictPool.shutdownNow();
         store.close();
         synchronized (stopLock) {
             stopped = true;

@@ -669,6 +669,7 @@ public final class RedisLeaseStore implements LeaseStore {
         // A small limit reads a small page first; filters that drop entries make the later pages full size.
         int count = newest ? Math.min(QUERY_PAGE, limit) : QUERY_PAGE;
         while (true) {
+            stopIfAbandoned();
             List<?> page = list(c.eval(
                     Scripts.LEDGER_PAGE,
                     List.of(RedisKeys.META, RedisKeys.LEDGER, index),
@@ -704,10 +705,22 @@ public final class RedisLeaseStore implements LeaseStore {
         }
     }
 
+    /**
+     * Ends a ledger query between pages once its caller has given up on it: fence serve interrupts a
+     * store call it stopped waiting for, and a query of a whole stream would otherwise hold a thread of
+     * the server's bounded pool for as long as the scan takes.
+     */
+    private static void stopIfAbandoned() {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new StoreUnavailableException("the ledger query was abandoned: its caller stopped waiting");
+        }
+    }
+
     private static List<LedgerEvent> oldestFirst(Connection c, LedgerQuery query, String lowest) {
         List<LedgerEvent> out = new ArrayList<>();
         String start = lowest;
         while (true) {
+            stopIfAbandoned();
             List<?> page = list(RedisConnections.call(
                     c, Protocol.Command.XRANGE, List.of(RedisKeys.LEDGER, start, "+", "COUNT", PAGE)));
             for (Object entry : page) {
@@ -727,6 +740,7 @@ public final class RedisLeaseStore implements LeaseStore {
         List<LedgerEvent> out = new ArrayList<>();
         String end = "+";
         while (true) {
+            stopIfAbandoned();
             List<?> page = list(RedisConnections.call(
                     c, Protocol.Command.XREVRANGE, List.of(RedisKeys.LEDGER, end, lowest, "COUNT", PAGE)));
             for (Object entry : page) {
