@@ -13,7 +13,6 @@ import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -206,20 +205,7 @@ final class AuditApi {
 
     /** An ISO-8601 instant or an age before now, as query parameter {@code name}; null when absent. */
     private Instant instant(String name, String text) {
-        if (text == null || text.isEmpty()) {
-            return null;
-        }
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException e) {
-            try {
-                return clock.instant().minus(Durations.parsePositive(name, text));
-            } catch (InvalidInputException notAnAge) {
-                throw new InvalidInputException(
-                        name + " must be an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d); got '"
-                                + text + "'");
-            }
-        }
+        return text == null || text.isEmpty() ? null : Durations.instantOrAge(name, text, clock.instant());
     }
 
     private static int limit(String text) {

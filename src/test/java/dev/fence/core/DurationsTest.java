@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class DurationsTest {
@@ -33,5 +34,22 @@ class DurationsTest {
         InvalidInputException zero =
                 assertThrows(InvalidInputException.class, () -> Durations.parsePositive("ttl", "0s"));
         assertEquals("ttl must be greater than zero; got '0s'", zero.getMessage());
+    }
+
+    @Test
+    void aWindowPointIsAnInstantOrAnAgeWithinTheYearsEveryStoreCompares() {
+        Instant now = Instant.parse("2026-12-03T12:00:00Z");
+        assertEquals(
+                Instant.parse("2026-11-29T14:00:00Z"), Durations.instantOrAge("since", "2026-11-29T14:00:00Z", now));
+        assertEquals(now.minusSeconds(1800), Durations.instantOrAge("since", "30m", now));
+        assertEquals(null, Durations.instantOrAge("since", null, now));
+        for (String bad : new String[] {"+1000000000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "999999999999d"}) {
+            InvalidInputException e =
+                    assertThrows(InvalidInputException.class, () -> Durations.instantOrAge("until", bad, now));
+            assertTrue(e.getMessage().startsWith("until must be"), e.getMessage());
+        }
+        InvalidInputException e =
+                assertThrows(InvalidInputException.class, () -> Durations.instantOrAge("--since", "yesterday", now));
+        assertTrue(e.getMessage().startsWith("--since must be an ISO-8601 instant"), e.getMessage());
     }
 }

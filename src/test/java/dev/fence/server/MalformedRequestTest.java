@@ -182,6 +182,12 @@ class MalformedRequestTest {
         c.add(get("a ref that is not one", "/v1/audit?ref=a..b", auditor, 400, "a..b"));
         c.add(get("a since that is neither", "/v1/audit?since=yesterday", auditor, 400, "since"));
         c.add(get("an until that is neither", "/v1/audit?until=tomorrow", auditor, 400, "until must be"));
+        c.add(get(
+                "a since past what a store compares",
+                "/v1/audit?since=%2B1000000000-01-01T00:00:00Z",
+                auditor,
+                400,
+                "between the years 0 and 9999"));
         c.add(get("a limit below zero", "/v1/audit?limit=-1", auditor, 400, "limit"));
         c.add(get("a status naming no resource", "/v1/leases/status", auditor, 400, "name the resource"));
         c.add(get("grants naming no holder", "/v1/leases/grants", auditor, 400, "'holder'"));
