@@ -1138,6 +1138,39 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aUrlRefusedForItsRetentionWritesNothingThroughACommitOrARelease() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            assertEquals(Duration.ofDays(90), store.retention(null, () -> candidate));
+            LeaseStore greedy = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO)
+                    .withRetentionAsked(Duration.ofMillis(1)));
+            ResourceState before = state(MAIN);
+            List<LedgerEvent> ledgerBefore = ledger(MAIN);
+            Tip tip = new Tip(SHA_B, g.token(), "alice", "alice@host", clock.instant());
+            ResourceWrite accept = new ResourceWrite(
+                    MAIN,
+                    before.version(),
+                    g.token(),
+                    g.token(),
+                    false,
+                    g.token(),
+                    SHA_A,
+                    SHA_B,
+                    tip,
+                    store.identity(candidate).generation());
+
+            assertThrows(
+                    ConfigException.class,
+                    () -> greedy.commit(
+                            List.of(accept),
+                            List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null))));
+            assertThrows(ConfigException.class, () -> greedy.release(MAIN, "alice", g.token(), clock.instant()));
+
+            assertEquals(before, state(MAIN), "neither the refused commit nor the refused release wrote state");
+            assertEquals(ledgerBefore, ledger(MAIN), "nor an event");
+            assertInstanceOf(LeaseCheck.Ok.class, store.release(MAIN, "alice", g.token(), clock.instant()));
+        }
+
+        @Test
         void anAdminChangesItForEveryClient() {
             Instant t = clock.instant();
             store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));

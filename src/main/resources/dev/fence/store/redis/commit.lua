@@ -52,6 +52,12 @@ for w = 1, write_count do
     return {'lower', w, 'highest', stored[3]}
   end
 end
+-- Redis keeps what a script wrote before an error: a URL refused for its retention is refused here, before
+-- any write, or a state would change with no event in the ledger.
+local min_id = nil
+if event_count > 0 then
+  min_id = store_retention(KEYS[1], ARGV[1])
+end
 
 for w = 1, write_count do
   local wr = writes[w]
@@ -65,7 +71,6 @@ for w = 1, write_count do
   redis.call('HINCRBY', wr.key, 'version', 1)
 end
 if event_count > 0 then
-  local min_id = store_retention(KEYS[1], ARGV[1])
   for e = 1, event_count do
     ledger_append(KEYS[1], ledger_key, seq_key, min_id, events[e], now, indexes[e])
   end

@@ -10,8 +10,10 @@ if not is_current_grant(s, ARGV[1], ARGV[2], m and m[1]) then
   return {'refused', redis.call('HGETALL', state_key)}
 end
 local now = now_ms(ARGV[3])
+-- Before the write: Redis keeps what a script wrote before an error (see commit.lua).
+local retention = store_retention(KEYS[1], ARGV[4])
 redis.call('HSET', state_key, 'released', '1', 'expiresAt', int(now))
-ledger_append(KEYS[1], ledger_key, seq_key, store_retention(KEYS[1], ARGV[4]),
+ledger_append(KEYS[1], ledger_key, seq_key, retention,
   lease_event(int(now), 'RELEASE', ARGV[5], nonempty(ARGV[6]), nonempty(ARGV[7]), ARGV[1], ARGV[2]), now,
   {KEYS[5], KEYS[6]})
 return {'ok', redis.call('HGETALL', state_key)}
