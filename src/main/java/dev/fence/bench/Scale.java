@@ -49,6 +49,13 @@ public final class Scale {
     static final List<String> STORES = List.of("sqlite", "redis", "postgresql");
 
     /**
+     * The groups of rows, in the order they run on each store: {@code store} (store size, ledger queries, refs
+     * per push, verdicts during a trim, all on the same two stores), {@code concurrency} (hooks through fence
+     * serve) and {@code push} (the whole largest push through the Java hook, SQLite only).
+     */
+    static final List<String> ROWS = List.of("store", "concurrency", "push");
+
+    /**
      * The sizes of a run.
      *
      * @param leases leased branches of the store-size rows; the first is the baseline
@@ -101,8 +108,10 @@ public final class Scale {
      *
      * @param stores the store kinds, a subset of {@link #STORES}
      * @param postgres the server for the PostgreSQL rows, or null to skip them
+     * @param rows the groups of rows to run, a subset of {@link #ROWS}
      */
-    public record Options(Sizes sizes, boolean quick, List<String> stores, PostgresServerUrl postgres) {}
+    public record Options(
+            Sizes sizes, boolean quick, List<String> stores, PostgresServerUrl postgres, List<String> rows) {}
 
     private Scale() {}
 
@@ -111,18 +120,27 @@ public final class Scale {
      *
      * @param stores store kinds by name, or null/empty for all
      * @param postgres {@code postgresql://USER@HOST:PORT[/DB]}, or null
-     * @throws InvalidInputException for an unknown store or a malformed URL
+     * @param rows groups of rows by name (see {@link #ROWS}), or null/empty for all
+     * @throws InvalidInputException for an unknown store or group of rows, or a malformed URL
      */
-    public static Options options(boolean quick, List<String> stores, String postgres) {
-        List<String> chosen = stores == null || stores.isEmpty() ? STORES : List.copyOf(stores);
+    public static Options options(boolean quick, List<String> stores, String postgres, List<String> rows) {
+        return new Options(
+                quick ? QUICK : FULL,
+                quick,
+                chosen(stores, STORES, "--scale-stores", "store"),
+                postgres == null ? null : PostgresServerUrl.parse(postgres),
+                chosen(rows, ROWS, "--scale-rows", "group of rows"));
+    }
+
+    private static List<String> chosen(List<String> asked, List<String> known, String option, String what) {
+        List<String> chosen = asked == null || asked.isEmpty() ? known : List.copyOf(asked);
         for (String s : chosen) {
-            if (!STORES.contains(s)) {
+            if (!known.contains(s)) {
                 throw new InvalidInputException(
-                        "unknown store '" + s + "' for --scale-stores: use " + String.join(", ", STORES));
+                        "unknown " + what + " '" + s + "' for " + option + ": use " + String.join(", ", known));
             }
         }
-        return new Options(
-                quick ? QUICK : FULL, quick, chosen, postgres == null ? null : PostgresServerUrl.parse(postgres));
+        return chosen;
     }
 
     /** Runs every row; progress goes to {@code progress}. */
@@ -136,9 +154,13 @@ public final class Scale {
                     if (k == null) {
                         continue;
                     }
-                    storeRows(k, o.sizes(), report, progress);
-                    concurrency(k, o.sizes(), work, report, progress);
-                    if (kind.equals("sqlite")) {
+                    if (o.rows().contains("store")) {
+                        storeRows(k, o.sizes(), report, progress);
+                    }
+                    if (o.rows().contains("concurrency")) {
+                        concurrency(k, o.sizes(), work, report, progress);
+                    }
+                    if (kind.equals("sqlite") && o.rows().contains("push")) {
                         wholePush(k, o.sizes(), env, work, report, progress);
                     }
                 }
@@ -442,11 +464,18 @@ public final class Scale {
             LeaseService leases = new LeaseService(store, Clock.systemUTC());
             progress.println(k.name() + ": warming fence serve until the JIT is quiet (at most "
                     + sizes.clientWarmup().toSeconds() + " s)");
-            report.note(k.name() + ": " + warm(loads(leases, server, credential, "warm", 16), sizes.clientWarmup()));
+            // Every row's branches are created before the warm-up, so that the rows measure fast-forwards only:
+            // a row's first verdicts would otherwise be creations the compiled code has not seen, and the JIT
+            // would recompile (deoptimise) inside the row.
+            Map<Integer, List<VerdictLoad>> rows = new LinkedHashMap<>();
             for (int clients : sizes.clients()) {
-                progress.println(k.name() + ": fence serve, " + clients + " concurrent hooks");
-                List<VerdictLoad> loads = loads(leases, server, credential, "conc-" + clients, clients);
-                report.concurrency(load(k.name(), loads, Duration.ofSeconds(1), sizes.clientTime()));
+                rows.put(clients, primed(loads(leases, server, credential, "conc-" + clients, clients)));
+            }
+            report.note(k.name() + ": "
+                    + warm(primed(loads(leases, server, credential, "warm", 16)), sizes.clientWarmup()));
+            for (Map.Entry<Integer, List<VerdictLoad>> row : rows.entrySet()) {
+                progress.println(k.name() + ": fence serve, " + row.getKey() + " concurrent hooks");
+                report.concurrency(load(k.name(), row.getValue(), Duration.ofSeconds(1), sizes.clientTime()));
             }
         }
     }
@@ -461,6 +490,14 @@ public final class Scale {
             var g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
             loads.add(new VerdictLoad(
                     server.uri(), credential, repo, List.of("fence=" + g.token(), "fence-proof=" + g.proof())));
+        }
+        return loads;
+    }
+
+    /** The loads, each after its first verdict: the creation of its branch. */
+    private static List<VerdictLoad> primed(List<VerdictLoad> loads) throws IOException {
+        for (VerdictLoad load : loads) {
+            load.verdict();
         }
         return loads;
     }

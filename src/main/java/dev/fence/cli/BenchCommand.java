@@ -133,6 +133,15 @@ final class BenchCommand implements Callable<Integer> {
     List<String> scaleStores;
 
     @Option(
+            names = "--scale-rows",
+            paramLabel = "ROWS",
+            split = ",",
+            description = "With --scale: only these groups of rows (store: store size, ledger queries, refs per push"
+                    + " and verdicts during a trim; concurrency: hooks through fence serve; push: the whole largest"
+                    + " push through the Java hook, SQLite only; default: all).")
+    List<String> scaleRows;
+
+    @Option(
             names = "--plot",
             paramLabel = "FILE.svg",
             description = "Write an SVG plot of the scale figures: of this --scale run, or of --from's JSON.")
@@ -154,9 +163,9 @@ final class BenchCommand implements Callable<Integer> {
         if (from != null || scale) {
             return scale();
         }
-        if (quick || postgres != null || scaleStores != null || plot != null) {
-            throw new InvalidInputException(
-                    "--quick, --postgres, --scale-stores and --plot go with --scale" + " (or --plot with --from)");
+        if (quick || postgres != null || scaleStores != null || scaleRows != null || plot != null) {
+            throw new InvalidInputException("--quick, --postgres, --scale-stores, --scale-rows and --plot go with"
+                    + " --scale (or --plot with --from)");
         }
         Bench.Options options = Bench.options(
                 new Bench.Request(
@@ -189,7 +198,7 @@ final class BenchCommand implements Callable<Integer> {
             ScalePlot.write(Json.readObject(Files.readString(from)), plot);
             return ExitCode.OK.code();
         }
-        Scale.Options options = Scale.options(quick, scaleStores, postgres);
+        Scale.Options options = Scale.options(quick, scaleStores, postgres, scaleRows);
         ScaleReport report = Scale.run(options, ctx.env(), ctx.err());
         if (json) {
             ctx.out().println(Json.write(report.toMap()));

@@ -36,6 +36,7 @@ class BenchCommandTest {
             "--quick",
             "--postgres",
             "--scale-stores",
+            "--scale-rows",
             "--plot",
             "--from"
         }) {
@@ -86,6 +87,14 @@ class BenchCommandTest {
         r = bench("--scale", "--scale-stores", "sqlite,mysql");
         assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
         assertTrue(r.err().contains("unknown store 'mysql'"), r.err());
+
+        r = bench("--scale", "--scale-rows", "store,everything");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("unknown group of rows 'everything'"), r.err());
+
+        r = bench("--scale-rows", "concurrency");
+        assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
+        assertTrue(r.err().contains("go with --scale"), r.err());
 
         r = bench("--scale", "--postgres", "mysql://root@127.0.0.1/x");
         assertEquals(ExitCode.USAGE.code(), r.exit(), r.err());
