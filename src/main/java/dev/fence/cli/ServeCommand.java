@@ -68,8 +68,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--threads",
             paramLabel = "N",
-            defaultValue = "16",
-            description = "Request threads (default: ${DEFAULT-VALUE}).")
+            defaultValue = "32",
+            description = "Request threads: each holds a hook verdict for its store round trips (default:"
+                    + " ${DEFAULT-VALUE}).")
     int threads;
 
     @Option(

@@ -43,8 +43,12 @@ import redis.clients.jedis.util.SafeEncoder;
 final class RedisConnections {
     static final String CLIENT_NAME = "fence";
 
-    /** A long-running process's most connections at once, and as many kept idle. */
-    private static final int POOL_SIZE = 32;
+    /**
+     * A long-running process's most connections at once, and as many kept idle: as many as fence serve's
+     * verdict store threads (twice its default 32 handler threads), so that a verdict never waits for a
+     * connection while Redis has time to answer it.
+     */
+    private static final int POOL_SIZE = 64;
 
     private RedisConnections() {}
 
