@@ -202,6 +202,21 @@ public abstract class LeaseStoreContractTest {
                 store.identity(candidate).generation());
     }
 
+    /** The write of an accepted push under grant {@code g} to the resource in state {@code s}: SHA_A to SHA_B. */
+    private ResourceWrite acceptedWrite(ResourceState s, AcquireResult.Granted g, Tip tip) {
+        return new ResourceWrite(
+                s.resource(),
+                s.version(),
+                g.token(),
+                g.token(),
+                false,
+                g.token(),
+                SHA_A,
+                SHA_B,
+                tip,
+                store.identity(candidate).generation());
+    }
+
     private static void assertEvent(LedgerEvent e, EventType type, String holder, long token) {
         assertEquals(type, e.type(), () -> "event " + e);
         assertEquals(holder, e.holder(), () -> "event " + e);
@@ -622,17 +637,7 @@ public abstract class LeaseStoreContractTest {
             ResourceState main = state(MAIN);
             ResourceState plain = state(PLAIN);
             Tip tip = new Tip(SHA_B, g.token(), "alice", "alice@host", clock.instant());
-            ResourceWrite toMain = new ResourceWrite(
-                    MAIN,
-                    main.version(),
-                    g.token(),
-                    g.token(),
-                    false,
-                    g.token(),
-                    SHA_A,
-                    SHA_B,
-                    tip,
-                    store.identity(candidate).generation());
+            ResourceWrite toMain = acceptedWrite(main, g, tip);
             ResourceWrite toPlain = new ResourceWrite(
                     PLAIN,
                     0,
@@ -1146,17 +1151,7 @@ public abstract class LeaseStoreContractTest {
             ResourceState before = state(MAIN);
             List<LedgerEvent> ledgerBefore = ledger(MAIN);
             Tip tip = new Tip(SHA_B, g.token(), "alice", "alice@host", clock.instant());
-            ResourceWrite accept = new ResourceWrite(
-                    MAIN,
-                    before.version(),
-                    g.token(),
-                    g.token(),
-                    false,
-                    g.token(),
-                    SHA_A,
-                    SHA_B,
-                    tip,
-                    store.identity(candidate).generation());
+            ResourceWrite accept = acceptedWrite(before, g, tip);
 
             assertThrows(
                     ConfigException.class,
