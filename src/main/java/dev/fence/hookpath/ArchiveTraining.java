@@ -6,6 +6,7 @@ import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
 import dev.fence.git.Git;
+import dev.fence.hook.HookConfig;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.BufferedReader;
@@ -240,6 +241,9 @@ final class ArchiveTraining {
         String repoId = "warmup-" + name + "-" + System.nanoTime();
         Files.writeString(bare.resolve("fence.conf"), "store = " + store + "\n");
         git(env, bare, "config", "fence.repoId", repoId);
+        // As fence install --bare sets it by default: the hook then defers its landings to post-receive
+        // (LandingRecorder), whose classes a push on plain git or Gitea loads, and so the archive must hold.
+        git(env, bare, "config", HookConfig.RECORD_LANDED_KEY, "true");
         Grant g;
         try (LeaseStore s = Stores.open(store, StoreOptions.defaults().withSingleConnection(true))) {
             var outcome = new LeaseService(s, Clock.systemUTC())

@@ -276,6 +276,12 @@ class LauncherArchiveIT {
 
         assertTrue(log.contains("dev.fence.cli.Main source: shared objects file"), "the archive was used: " + log);
         assertTrue(log.contains("dev.fence.hook.PreReceiveHook source: shared objects file"), log);
+        // All of fence's own classes: the installed hook defers its landings to post-receive (the default of
+        // fence install --bare), whose classes the training must therefore have loaded too.
+        List<String> fromTheJar = log.lines()
+                .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
+                .toList();
+        assertEquals(List.of(), fromTheJar, "classes of the hook's path missing from its archive");
         assertNoLambdaCost(log, "the hook that admitted a push", store);
         assertNoLambdaCost(fencedLog, "the hook that refused a push", store);
         return log;
