@@ -30,10 +30,22 @@ import java.util.function.Function;
 public final class PostReceiveHook {
     private final Function<String, LeaseStore> openStore;
     private final Clock clock;
+    private final Digests digests;
 
+    /** A hook with the JCE's digests. */
     public PostReceiveHook(Function<String, LeaseStore> openStore, Clock clock) {
+        this(openStore, clock, Digests.jce());
+    }
+
+    /**
+     * @param openStore opens the store at a URL; the hook closes what it opens
+     * @param clock the clock
+     * @param digests names the repository's record files, as the pre-receive hook's do
+     */
+    public PostReceiveHook(Function<String, LeaseStore> openStore, Clock clock, Digests digests) {
         this.openStore = openStore;
         this.clock = clock;
+        this.digests = digests;
     }
 
     /** Records the landed updates; returns the lines to show (warnings only). */
@@ -96,7 +108,7 @@ public final class PostReceiveHook {
                                 gitDir,
                                 System.nanoTime()
                                         + config.policy().storeTimeout().toNanos(),
-                                Digests.jce())) {
+                                digests)) {
                     lines.addAll(LandingRecorder.settle(
                             s,
                             record,

@@ -39,7 +39,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code redis-server} when one is on PATH), writes the pushes a hook will judge into a plan, and runs
  * the recording JVM the launcher gave it (with {@code -XX:DumpLoadedClassList} on JDK 17-24, {@code
  * -XX:AOTCacheOutput} on JDK 25+) on that plan ({@link #RUN_ARG}). The recording JVM runs the
- * pre-receive hook's real path and nothing else, so the archive holds what a push loads and not what
+ * hooks' real paths (pre-receive, and post-receive where it records landings) and nothing else, so the archive holds what a push loads and not what
  * the set-up loads (git processes, lease grants, temporary files): a JVM relocates every page of its
  * archive when it starts, and an AOT cache loads and links every class it holds, so each class a push
  * does not need is paid on every push.
@@ -162,7 +162,7 @@ final class ArchiveTraining {
             String line;
             while ((line = in.readLine()) != null) {
                 String[] f = line.split("\t", -1);
-                if (f.length != 4) {
+                if (f.length != 5 || !(f[0].equals(PRE) || f[0].equals(POST))) {
                     throw new IOException(plan + ": malformed line: " + line);
                 }
                 Map<String, String> env = new HashMap<>();
@@ -170,9 +170,9 @@ final class ArchiveTraining {
                 env.put("USER", "warmup");
                 env.put("HOME", dir);
                 env.put("GIT_PUSH_OPTION_COUNT", "2");
-                env.put("GIT_PUSH_OPTION_0", "fence=" + f[1]);
-                env.put("GIT_PUSH_OPTION_1", "fence-proof=" + f[2]);
-                hook(env, Path.of(f[0]), f[3] + "\n");
+                env.put("GIT_PUSH_OPTION_0", "fence=" + f[2]);
+                env.put("GIT_PUSH_OPTION_1", "fence-proof=" + f[3]);
+                hook(f[0], env, Path.of(f[1]), f[4] + "\n");
             }
         }
     }
@@ -227,8 +227,9 @@ final class ArchiveTraining {
 
     /**
      * A repository for {@code store} set up as {@code fence install} does (the store in its fence.conf, the
-     * repo id in its git config), a lease granted on its main branch, and the pushes to judge: a create, a
-     * fast-forward, and a push under an older token (FENCED).
+     * repo id in its git config), a lease granted on its main branch, and the hooks to run: pre-receive of
+     * a create and of a fast-forward, post-receive of the fast-forward (landed), and pre-receive of a push
+     * under an older token (FENCED).
      */
     private static void prepare(Map<String, String> env, Path dir, String name, String store, List<String> plan)
             throws IOException, InterruptedException {
@@ -250,19 +251,22 @@ final class ArchiveTraining {
                     .acquire(Resources.forRef(repoId, "refs/heads/main"), "warmup", Duration.ofMinutes(5), null);
             g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
         }
+        // Where the fast-forward leaves it, so that its post-receive finds the push landed.
+        git(env, bare, "update-ref", "refs/heads/main", second);
         String zero = "0".repeat(40);
         String token = Long.toString(g.token());
-        plan.add(String.join("\t", bare.toString(), token, g.proof(), zero + " " + first + " refs/heads/main"));
-        plan.add(String.join("\t", bare.toString(), token, g.proof(), first + " " + second + " refs/heads/main"));
+        String b = bare.toString();
+        plan.add(String.join("\t", PRE, b, token, g.proof(), zero + " " + first + " refs/heads/main"));
+        plan.add(String.join("\t", PRE, b, token, g.proof(), first + " " + second + " refs/heads/main"));
+        plan.add(String.join("\t", POST, b, token, g.proof(), first + " " + second + " refs/heads/main"));
         plan.add(String.join(
-                "\t",
-                bare.toString(),
-                Long.toString(g.token() - 1),
-                g.proof(),
-                second + " " + first + " refs/heads/main"));
+                "\t", PRE, b, Long.toString(g.token() - 1), g.proof(), second + " " + first + " refs/heads/main"));
     }
 
-    private static void hook(Map<String, String> env, Path bare, String stdin) {
+    private static final String PRE = "pre-receive";
+    private static final String POST = "post-receive";
+
+    private static void hook(String name, Map<String, String> env, Path bare, String stdin) {
         HookRunner.fastPath(
                 new HookRunner.Io(
                         new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
@@ -271,7 +275,7 @@ final class ArchiveTraining {
                         Collections.unmodifiableMap(env),
                         UtcMillisClock.INSTANCE,
                         bare),
-                new String[] {"hook", "pre-receive"});
+                new String[] {"hook", name});
     }
 
     private static void delete(File f) {

@@ -81,7 +81,7 @@ public final class HookRunner {
         }
         var lines = remote != null
                 ? remote.hooks().postReceive(ctx.env(), gitDir(ctx), ctx.in(), remote.config())
-                : new PostReceiveHook(OneShotStores.INSTANCE, ctx.clock())
+                : new PostReceiveHook(OneShotStores.INSTANCE, ctx.clock(), PlainDigests.INSTANCE)
                         .run(ctx.env(), gitDir(ctx), ctx.in(), config, store);
         for (String line : lines) {
             ctx.err().println(line);
@@ -90,12 +90,17 @@ public final class HookRunner {
     }
 
     /**
-     * Handles {@code hook pre-receive [--config FILE] [--store URL] [--server URL]} without picocli, or
-     * returns null when the arguments are anything else (help, unknown options), which then go through the
-     * full parser.
+     * Handles {@code hook pre-receive|post-receive [--config FILE] [--store URL] [--server URL]} without
+     * picocli, or returns null when the arguments are anything else (help, unknown options), which then go
+     * through the full parser. Both run on every push (post-receive where fence records landings, the
+     * default of a bare install), so both start as fast as a JVM can.
      */
     public static Integer fastPath(Io ctx, String[] args) {
-        if (args.length < 2 || !args[0].equals("hook") || !args[1].equals("pre-receive")) {
+        if (args.length < 2 || !args[0].equals("hook")) {
+            return null;
+        }
+        boolean pre = args[1].equals("pre-receive");
+        if (!pre && !args[1].equals("post-receive")) {
             return null;
         }
         Path config = null;
@@ -112,6 +117,15 @@ public final class HookRunner {
                 default -> {
                     return null;
                 }
+            }
+        }
+        if (!pre) {
+            try {
+                return postReceive(ctx, config, store, server);
+            } catch (RuntimeException e) {
+                // The refs have moved already: what went wrong is reported, and the push stands.
+                ctx.err().println("warning: fence could not record the landed push: " + messageOf(e));
+                return ACCEPT;
             }
         }
         try {

@@ -2,6 +2,7 @@ package dev.fence.install;
 
 import dev.fence.hookpath.JvmSettings;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The text of every file the installers write. Each carries {@link #MARKER} on a line of its own, which
@@ -148,7 +149,15 @@ public final class HookScripts {
      * refused by the JVM, which would then start without any class-data sharing.
      */
     static String directStart(Launch.Direct d, String... args) {
-        StringBuilder exec = new StringBuilder("  exec \"$java_home/bin/java\"");
+        return directStart(d, List.of(args), "exec ", "");
+    }
+
+    /**
+     * As {@link #directStart(Launch.Direct, String...)}, the JVM's command line between {@code before}
+     * ({@code "exec "}, or nothing for a hook that goes on after the JVM) and {@code after}.
+     */
+    static String directStart(Launch.Direct d, List<String> args, String before, String after) {
+        StringBuilder exec = new StringBuilder("  " + before + "\"$java_home/bin/java\"");
         for (String o : JvmSettings.OPTIONS) {
             exec.append(' ').append(Shell.quote(o));
         }
@@ -166,6 +175,7 @@ public final class HookScripts {
         for (String a : args) {
             exec.append(' ').append(Shell.quote(a));
         }
+        exec.append(after);
         return """
                 # While the class-data archive made for this JDK and this jar is current, the JVM starts from
                 # here, with the launcher's options; otherwise the launcher below decides, on the same java and jar.
@@ -202,11 +212,22 @@ public final class HookScripts {
                 %s
                 # fence post-receive hook: records pushes that landed. The refs have already moved, so this
                 # hook never fails the push; if recording fails, it says so and exits 0 anyway.
-                %s%s || echo "fence: could not record this push in the ledger (exit $?); the push itself succeeded" >&2
+                %s%s%s%s
                 exit 0
                 """
-                .formatted(MARKER, pins(launch), launch.command("hook", "post-receive"));
+                .formatted(
+                        MARKER,
+                        pins(launch),
+                        launch instanceof Launch.Direct d
+                                ? directStart(d, List.of("hook", "post-receive"), "", NOT_RECORDED + "\n  exit 0")
+                                : "",
+                        launch.command("hook", "post-receive"),
+                        NOT_RECORDED);
     }
+
+    /** What post-receive adds to its command: a failure to record is reported, and the push stands. */
+    private static final String NOT_RECORDED =
+            " || echo \"fence: could not record this push in the ledger (exit $?); the push itself succeeded\" >&2";
 
     /** GitLab's {@code pre-receive.d/50-fence}, global or per repository. */
     public static String gitlabPreReceive(Launch launch) {

@@ -244,8 +244,13 @@ class LauncherArchiveIT {
         String script = Files.readString(repo.resolve("hooks/pre-receive"));
         assertTrue(script.contains("exec \"$java_home/bin/java\""), "a direct start: " + script);
 
+        String postScript = Files.readString(repo.resolve("hooks/post-receive"));
+        assertTrue(postScript.contains("  \"$java_home/bin/java\""), "post-receive starts directly too: " + postScript);
+
         JsonNode a = acquire(bin, store, "agent-a");
         Path logs = Files.createDirectories(tmp.resolve("class-logs"));
+        HookedRepo.jvmOptions(
+                repo.resolve("hooks/post-receive"), "-Xlog:class+load=info:file=" + logs.resolve("post.log"));
         GitProcess.Result first =
                 commitAndPush(work, withClassLog(repo, gitEnv, logs.resolve("classes.log")), repo, a, "one");
         assertEquals(0, first.exit(), first.stderr());
@@ -282,6 +287,15 @@ class LauncherArchiveIT {
                 .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
                 .toList();
         assertEquals(List.of(), fromTheJar, "classes of the hook's path missing from its archive");
+        // post-receive runs on every push where fence records landings: it starts from the archive as well.
+        String postLog = Files.readString(logs.resolve("post.log"));
+        assertTrue(postLog.contains("dev.fence.hook.PostReceiveHook source: shared objects file"), postLog);
+        assertEquals(
+                List.of(),
+                postLog.lines()
+                        .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
+                        .toList(),
+                "classes of post-receive's path missing from the archive");
         assertNoLambdaCost(log, "the hook that admitted a push", store);
         assertNoLambdaCost(fencedLog, "the hook that refused a push", store);
         return log;
