@@ -242,7 +242,17 @@ public final class Bench {
                         Map.of(),
                         (id, bare) -> dummy);
                 String archive = archives.get(jdk.toString());
-                javaHooks(pushes, "", jdk, archive, sqliteUrl, redis, stores, url -> javaHook(build, jdk, url));
+                javaHooks(
+                        pushes,
+                        "",
+                        jdk,
+                        archive,
+                        sqliteUrl,
+                        redis,
+                        stores,
+                        url -> javaHook(build, jdk, url),
+                        build.launcher() == null ? null : url -> javaHook(build, jdk, url, "post-receive"),
+                        gitEnv);
                 if (o.baseline() != null) {
                     // The archive kind is the same as this build's row above (or the note says it is missing).
                     String baseline = baselineArchives.get(jdk.toString()).equals("no archive")
@@ -257,7 +267,9 @@ public final class Bench {
                             sqliteUrl,
                             redis,
                             stores,
-                            url -> installedHook(o.baseline(), jdk, url, installs, gitEnv));
+                            url -> installedHook(o.baseline(), jdk, url, installs, gitEnv, "pre-receive"),
+                            url -> installedHook(o.baseline(), jdk, url, installs, gitEnv, "post-receive"),
+                            gitEnv);
                 }
             }
             String serverStore = redis != null ? redis.url() : sqliteUrl;
@@ -392,7 +404,10 @@ public final class Bench {
         String hookFor(String storeUrl) throws IOException;
     }
 
-    /** The Java hook rows on {@code jdk}: SQLite, and Redis when there is a server. */
+    /**
+     * The Java hook rows on {@code jdk}: SQLite, and Redis when there is a server; and, given {@code
+     * postReceives}, SQLite with post-receive recording landings (what a default bare install runs).
+     */
     private static void javaHooks(
             PushBench pushes,
             String idPrefix,
@@ -401,7 +416,9 @@ public final class Bench {
             String sqliteUrl,
             PrivateRedis redis,
             List<LeaseStore> stores,
-            HookWriter hooks)
+            HookWriter hooks,
+            HookWriter postReceives,
+            Map<String, String> gitEnv)
             throws IOException {
         String v = jdkTag(jdk);
         pushes.add(
@@ -419,14 +436,28 @@ public final class Bench {
                     Map.of("fence.conf", "store = " + url + "\n"),
                     (id, bare) -> grantOptions(url, id, stores));
         }
+        if (postReceives != null) {
+            // The whole cost of a push on a default bare install, where post-receive records landings.
+            String post = postReceives.hookFor(sqliteUrl);
+            pushes.add(
+                    idPrefix + "landed-sqlite" + v,
+                    "Java pre- and post-receive, SQLite, JDK " + v + " (" + archive + ")",
+                    hooks.hookFor(sqliteUrl),
+                    Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
+                    (id, bare) -> {
+                        recordLanded(bare, post, gitEnv);
+                        return grantOptions(sqliteUrl, id, stores);
+                    });
+        }
     }
 
     /**
-     * The pre-receive hook that {@code build}'s own {@code fence install --bare --store URL} writes when
+     * The hook {@code name} that {@code build}'s own {@code fence install --bare --store URL} writes when
      * run with {@code jdk}: another build's hook as that build installs it (its script, its JVM options),
      * with {@code JAVA_HOME} set as {@link #javaHook} sets it.
      */
-    private static String installedHook(Build build, Path jdk, String storeUrl, Path dir, Map<String, String> gitEnv)
+    private static String installedHook(
+            Build build, Path jdk, String storeUrl, Path dir, Map<String, String> gitEnv, String name)
             throws IOException {
         Files.createDirectories(dir);
         Path repo = Files.createTempDirectory(dir, "repo-").resolve("r.git");
@@ -437,7 +468,7 @@ public final class Bench {
         e.remove("FENCE_JAR");
         e.remove("FENCE_LAUNCHER");
         Procs.check(dir, e, List.of(build.launcher().toString(), "install", "--bare=" + repo, "--store=" + storeUrl));
-        String hook = Files.readString(repo.resolve("hooks").resolve("pre-receive"), StandardCharsets.UTF_8);
+        String hook = Files.readString(repo.resolve("hooks").resolve(name), StandardCharsets.UTF_8);
         return hook.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
     }
 
@@ -448,22 +479,36 @@ public final class Bench {
      * same JDK.
      */
     static String javaHook(Build o, Path jdk, String storeUrl) {
+        return javaHook(o, jdk, storeUrl, "pre-receive");
+    }
+
+    /** As {@link #javaHook(Build, Path, String)}, for {@code hook} (pre-receive or post-receive). */
+    static String javaHook(Build o, Path jdk, String storeUrl, String hook) {
         String storeKind = JvmSettings.storeKind(storeUrl);
         String java = jdk.resolve("bin").resolve("java").toString();
         String version = jdkVersion(jdk);
         if (o.launcher() != null && !version.equals("?")) {
-            String installed = HookScripts.preReceive(new Launch.Direct(
+            Launch.Direct d = new Launch.Direct(
                     new Launch.Launcher(o.launcher().toString()),
                     jdk.toString(),
                     version,
                     o.jar().toString(),
-                    storeKind));
+                    storeKind);
+            String installed = hook.equals("post-receive") ? HookScripts.postReceive(d) : HookScripts.preReceive(d);
             return installed.replaceFirst("\n", "\nJAVA_HOME=" + jdk + "; export JAVA_HOME\n");
         }
         List<String> words = new ArrayList<>(List.of(java));
         words.addAll(JvmSettings.OPTIONS);
-        words.addAll(List.of("-cp", o.jar().toString(), "dev.fence.cli.Main", "hook", "pre-receive"));
+        words.addAll(List.of("-cp", o.jar().toString(), "dev.fence.cli.Main", "hook", hook));
         return "#!/bin/sh\nexec " + String.join(" ", words) + "\n";
+    }
+
+    /** Makes {@code bare} record landings as {@code fence install --bare} does: post-receive, and the setting. */
+    private static void recordLanded(Path bare, String postReceive, Map<String, String> gitEnv) throws IOException {
+        Path hook = bare.resolve("hooks").resolve("post-receive");
+        Files.writeString(hook, postReceive, StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Procs.check(bare, gitEnv, List.of("git", "config", HookConfig.RECORD_LANDED_KEY, "true"));
     }
 
     /** Runs the launcher's training run for {@code jdk}; says which archive the hook rows use. */

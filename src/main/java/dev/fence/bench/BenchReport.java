@@ -243,12 +243,18 @@ public final class BenchReport {
                 Locale.ROOT,
                 "Pushes (%s each, one new fast-forward commit, git push to a local bare repo; ms)%n",
                 machine.get("pushesPerScenario")));
-        String fmt = "%-46s %7s %7s %9s %7s %7s %8s%n";
+        List<Map<String, Object>> rows = pushRows();
+        int width = 46;
+        for (Map<String, Object> r : rows) {
+            width = Math.max(width, String.valueOf(r.get("scenario")).length());
+        }
+        String fmt = "%-" + width + "s %7s %7s %9s %7s %7s %8s%n";
         out.append(String.format(
                 Locale.ROOT, fmt, "scenario", "median", "p90", "over none", "x ref", "x floor", "- floor"));
-        for (Map<String, Object> r : pushRows()) {
+        for (Map<String, Object> r : rows) {
             if (r.containsKey("error")) {
-                out.append(String.format(Locale.ROOT, "%-46s %s%n", r.get("scenario"), "failed: " + r.get("error")));
+                out.append(String.format(
+                        Locale.ROOT, "%-" + width + "s %s%n", r.get("scenario"), "failed: " + r.get("error")));
                 continue;
             }
             out.append(String.format(
