@@ -38,11 +38,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * their leases (in SQLite, and in Redis: the server {@code FENCE_WARMUP_REDIS} names, else a private
  * {@code redis-server} when one is on PATH), writes the pushes a hook will judge into a plan, and runs
  * the recording JVM the launcher gave it (with {@code -XX:DumpLoadedClassList} on JDK 17-24, {@code
- * -XX:AOTCacheOutput} on JDK 25+) on that plan ({@link #RUN_ARG}). The recording JVM runs the
- * hooks' real paths (pre-receive, and post-receive where it records landings) and nothing else, so the archive holds what a push loads and not what
- * the set-up loads (git processes, lease grants, temporary files): a JVM relocates every page of its
- * archive when it starts, and an AOT cache loads and links every class it holds, so each class a push
- * does not need is paid on every push.
+ * -XX:AOTCacheOutput} on JDK 25+) on that plan ({@link #RUN_ARG}). The recording JVM runs the hooks'
+ * real paths (pre-receive, and post-receive where it records landings) and nothing else, so the archive
+ * holds what a push loads and not what the set-up loads (git processes, lease grants, temporary files): a
+ * JVM relocates every page of its archive when it starts, and an AOT cache loads and links every class it
+ * holds, so each class a push does not need is paid on every push.
  *
  * <p>The plan can be limited to one store ({@code sqlite} or {@code redis}): the archive a hook uses when
  * its installer knew the store.
@@ -55,6 +55,11 @@ final class ArchiveTraining {
 
     /** The argument that makes the process entry (in the recording JVM) run a plan's hooks. */
     static final String RUN_ARG = "--cds-training-hooks";
+
+    /** The hooks a plan's line runs: its first field. */
+    private static final String PRE = "pre-receive";
+
+    private static final String POST = "post-receive";
 
     /** The file the plan is written to, in the training's directory. */
     private static final String PLAN = "plan.tsv";
@@ -262,9 +267,6 @@ final class ArchiveTraining {
         plan.add(String.join(
                 "\t", PRE, b, Long.toString(g.token() - 1), g.proof(), second + " " + first + " refs/heads/main"));
     }
-
-    private static final String PRE = "pre-receive";
-    private static final String POST = "post-receive";
 
     private static void hook(String name, Map<String, String> env, Path bare, String stdin) {
         HookRunner.fastPath(

@@ -201,6 +201,10 @@ public final class HookScripts {
                         exec);
     }
 
+    /** What post-receive adds to its command: a failure to record is reported, and the push stands. */
+    private static final String NOT_RECORDED =
+            " || echo \"fence: could not record this push in the ledger (exit $?); the push itself succeeded\" >&2";
+
     /**
      * A plain git or Gitea {@code post-receive} hook that records landed pushes. It always exits 0: the
      * refs have already moved when post-receive runs, so a failure here can only be reported, and a
@@ -224,10 +228,6 @@ public final class HookScripts {
                         launch.command("hook", "post-receive"),
                         NOT_RECORDED);
     }
-
-    /** What post-receive adds to its command: a failure to record is reported, and the push stands. */
-    private static final String NOT_RECORDED =
-            " || echo \"fence: could not record this push in the ledger (exit $?); the push itself succeeded\" >&2";
 
     /** GitLab's {@code pre-receive.d/50-fence}, global or per repository. */
     public static String gitlabPreReceive(Launch launch) {
