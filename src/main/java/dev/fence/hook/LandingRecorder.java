@@ -70,13 +70,19 @@ final class LandingRecorder {
         List<PendingLandings.Entry> kept = new ArrayList<>();
         for (PendingLandings.Entry e : entries) {
             RefUpdate u = e.pending().update();
+            if (reports(landedNow, u)) {
+                // git says so: no need to ask it where the ref is (a process, and on JDK 17 the first
+                // lambdas of the JDK's own process code, milliseconds of every push's post-receive).
+                landed.add(e.pending());
+                continue;
+            }
             String tip = tips.get(u.ref());
             if (tip == null) {
                 tip = git.tipOf(u.ref());
                 tips.put(u.ref(), tip);
             }
             boolean atNew = tip.equals(u.newId()) || (ObjectIds.isZero(tip) && ObjectIds.isZero(u.newId()));
-            if (landedNow.contains(u) || (atNew && !u.newId().equals(u.oldId()))) {
+            if (atNew && !u.newId().equals(u.oldId())) {
                 landed.add(e.pending());
             } else if (e.pid() == finishedReceiver || !e.inFlight()) {
                 dropped.add(e.pending());
@@ -89,5 +95,21 @@ final class LandingRecorder {
         Landings.unlanded(store, dropped, clock.instant());
         pending.write(kept);
         return done.lines();
+    }
+
+    /**
+     * {@code updates.contains(u)}, field by field: a record's own {@code equals} is an invokedynamic call
+     * site whose first use links {@code java.lang.invoke} (see {@link ProcessTable}), milliseconds of every
+     * post-receive on JDK 17 ({@code LauncherArchiveIT} checks that the path links no lambda).
+     */
+    private static boolean reports(List<RefUpdate> updates, RefUpdate u) {
+        for (RefUpdate v : updates) {
+            if (v.ref().equals(u.ref())
+                    && v.oldId().equals(u.oldId())
+                    && v.newId().equals(u.newId())) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -296,6 +296,7 @@ class LauncherArchiveIT {
                         .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
                         .toList(),
                 "classes of post-receive's path missing from the archive");
+        assertNoLambdaCost(postLog, "the post-receive that recorded a landed push", store);
         assertNoLambdaCost(log, "the hook that admitted a push", store);
         assertNoLambdaCost(fencedLog, "the hook that refused a push", store);
         return log;
