@@ -421,10 +421,11 @@ public final class Bench {
             Map<String, String> gitEnv)
             throws IOException {
         String v = jdkTag(jdk);
+        String sqliteHook = hooks.hookFor(sqliteUrl);
         pushes.add(
                 idPrefix + "sqlite" + v,
                 "Java hook, SQLite, JDK " + v + " (" + archive + ")",
-                hooks.hookFor(sqliteUrl),
+                sqliteHook,
                 Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
                 (id, bare) -> grantOptions(sqliteUrl, id, stores));
         if (redis != null) {
@@ -442,7 +443,7 @@ public final class Bench {
             pushes.add(
                     idPrefix + "landed-sqlite" + v,
                     "Java pre- and post-receive, SQLite, JDK " + v + " (" + archive + ")",
-                    hooks.hookFor(sqliteUrl),
+                    sqliteHook,
                     Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
                     (id, bare) -> {
                         recordLanded(bare, post, gitEnv);

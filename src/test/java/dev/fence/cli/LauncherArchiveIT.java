@@ -283,19 +283,11 @@ class LauncherArchiveIT {
         assertTrue(log.contains("dev.fence.hook.PreReceiveHook source: shared objects file"), log);
         // All of fence's own classes: the installed hook defers its landings to post-receive (the default of
         // fence install --bare), whose classes the training must therefore have loaded too.
-        List<String> fromTheJar = log.lines()
-                .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
-                .toList();
-        assertEquals(List.of(), fromTheJar, "classes of the hook's path missing from its archive");
+        assertEquals(List.of(), fromTheJar(log), "classes of the hook's path missing from its archive");
         // post-receive runs on every push where fence records landings: it starts from the archive as well.
         String postLog = Files.readString(logs.resolve("post.log"));
         assertTrue(postLog.contains("dev.fence.hook.PostReceiveHook source: shared objects file"), postLog);
-        assertEquals(
-                List.of(),
-                postLog.lines()
-                        .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
-                        .toList(),
-                "classes of post-receive's path missing from the archive");
+        assertEquals(List.of(), fromTheJar(postLog), "classes of post-receive's path missing from the archive");
         assertNoLambdaCost(postLog, "the post-receive that recorded a landed push", store);
         assertNoLambdaCost(log, "the hook that admitted a push", store);
         assertNoLambdaCost(fencedLog, "the hook that refused a push", store);
@@ -330,6 +322,13 @@ class LauncherArchiveIT {
         if (Runtime.version().feature() < 25) {
             assertFalse(log.contains("java.lang.invoke.LambdaMetafactory "), who + " linked a lambda: " + log);
         }
+    }
+
+    /** The lines of a class log that load one of fence's classes from the jar, not from the archive. */
+    private static List<String> fromTheJar(String log) {
+        return log.lines()
+                .filter(l -> l.contains(" dev.fence.") && l.contains("source: file:"))
+                .toList();
     }
 
     /** The lambda classes of fence and of Jedis that a class log shows loaded. */
