@@ -422,11 +422,12 @@ public final class Bench {
             throws IOException {
         String v = jdkTag(jdk);
         String sqliteHook = hooks.hookFor(sqliteUrl);
+        Map<String, String> sqliteConf = Map.of("fence.conf", "store = " + sqliteUrl + "\n");
         pushes.add(
                 idPrefix + "sqlite" + v,
                 "Java hook, SQLite, JDK " + v + " (" + archive + ")",
                 sqliteHook,
-                Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
+                sqliteConf,
                 (id, bare) -> grantOptions(sqliteUrl, id, stores));
         if (redis != null) {
             String url = redis.url();
@@ -444,7 +445,7 @@ public final class Bench {
                     idPrefix + "landed-sqlite" + v,
                     "Java pre- and post-receive, SQLite, JDK " + v + " (" + archive + ")",
                     sqliteHook,
-                    Map.of("fence.conf", "store = " + sqliteUrl + "\n"),
+                    sqliteConf,
                     (id, bare) -> {
                         recordLanded(bare, post, gitEnv);
                         return grantOptions(sqliteUrl, id, stores);
