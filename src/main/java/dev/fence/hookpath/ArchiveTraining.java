@@ -262,6 +262,7 @@ final class ArchiveTraining {
         String token = Long.toString(g.token());
         String b = bare.toString();
         plan.add(String.join("\t", PRE, b, token, g.proof(), zero + " " + first + " refs/heads/main"));
+        plan.add(String.join("\t", POST, b, token, g.proof(), zero + " " + first + " refs/heads/main"));
         plan.add(String.join("\t", PRE, b, token, g.proof(), first + " " + second + " refs/heads/main"));
         plan.add(String.join("\t", POST, b, token, g.proof(), first + " " + second + " refs/heads/main"));
         plan.add(String.join(

@@ -180,6 +180,18 @@ class LauncherArchiveIT {
         String log = pushesThroughAnInstalledHook("sqlite:" + tmp.resolve("fence.db"));
         assertTrue(log.contains("dev.fence.store.sqlite.SqliteDb source: shared objects file"), log);
         if (Runtime.version().feature() < 25) {
+            // A JVM relocates every page of its archive at start-up, so each class in it costs every push.
+            // A SQLite hook of a small push starts no process; the archive's training must not either (it
+            // once left a landing pending without a post-receive, and the next hook asked git about it,
+            // which put the JDK's process and method-handle machinery, 2 MB of it, into every push).
+            List<String> archived = archivedClasses(tmp.resolve("opt/fence/bin"), "sqlite");
+            assertTrue(archived.contains("dev.fence.hook.PreReceiveHook"), "no archive listing: " + archived);
+            for (String unwanted :
+                    List.of("java.lang.ProcessBuilder", "java.lang.invoke.InnerClassLambdaMetafactory")) {
+                assertFalse(archived.contains(unwanted), unwanted + " is in the SQLite hook's archive");
+            }
+        }
+        if (Runtime.version().feature() < 25) {
             // Installed for SQLite, the hook starts loading the driver's library before it reads its
             // configuration. (A JDK 25 AOT cache loads every class it holds before main: no order to read.)
             int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
@@ -322,6 +334,37 @@ class LauncherArchiveIT {
         if (Runtime.version().feature() < 25) {
             assertFalse(log.contains("java.lang.invoke.LambdaMetafactory "), who + " linked a lambda: " + log);
         }
+    }
+
+    /** The classes of the JDK 17 archive that {@code fence install} built in {@code bin} for {@code store}. */
+    private static List<String> archivedClasses(Path bin, String store) throws Exception {
+        Path jar = bin.resolve("fence.jar");
+        Path archive;
+        try (Stream<Path> files = Files.list(bin)) {
+            archive = files.filter(f -> f.getFileName().toString().endsWith("-" + store + ".jsa"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no " + store + " archive in " + bin));
+        }
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-XX:+UseSerialGC",
+                        "-XX:SharedArchiveFile=" + archive,
+                        "-XX:+PrintSharedArchiveAndExit",
+                        "-XX:+PrintSharedDictionary",
+                        "-cp",
+                        jar.toString())
+                .redirectErrorStream(true)
+                .start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "listing the archive timed out");
+        List<String> classes = new ArrayList<>();
+        // "   12: java.lang.String boot_loader"
+        Matcher m = Pattern.compile("(?m)^\\s*\\d+: (\\S+) ").matcher(out);
+        while (m.find()) {
+            classes.add(m.group(1));
+        }
+        return classes;
     }
 
     /** The lines of a class log that load one of fence's classes from the jar, not from the archive. */
