@@ -311,9 +311,18 @@ public final class Bench {
                             (id, bare) -> grantOptions(store, id, stores));
                 }
             }
-            // The server's own verdict latency, from an in-process client. Measured before the pushes, so that
-            // the shim's pushes meet a server in the state a long-running one is in (its code compiled), not
-            // one answering its first requests.
+            // The server's own verdict latency, from an in-process client, of a server in the state a long-running
+            // one is in: its verdict path compiled. 200 requests do not get it there (on two cores the median of
+            // a new server's first thousand verdicts was two to three times a warm one's, the JIT compiling on
+            // the cores the verdicts need), so it is first warmed as the scale rows warm it. Measured before the
+            // pushes, so that the shim's pushes meet that server too.
+            progress.println(
+                    "fence serve: warming it until the JIT is quiet (at most " + SERVE_WARMUP.toSeconds() + " s)");
+            LeaseStore warmStore = Stores.open(serverStore, StoreOptions.defaults());
+            stores.add(warmStore);
+            List<VerdictLoad> warmLoads = Scale.loads(
+                    new LeaseService(warmStore, Clock.systemUTC()), server, hookCredential, "bench-warm", 16);
+            report.note(Scale.warm(Scale.primed(warmLoads), SERVE_WARMUP));
             progress.println("fence serve verdicts: " + o.verdicts() + " requests");
             List<String> verdictOptions = grantOptions(serverStore, "bench-verdicts", stores);
             VerdictLoad verdicts = new VerdictLoad(server.uri(), hookCredential, "bench-verdicts", verdictOptions);
@@ -378,6 +387,9 @@ public final class Bench {
             report.note("redis-benchmark is not on PATH: the lease rows have no yardstick");
         }
     }
+
+    /** The longest {@code fence serve} is warmed before its verdict latency is timed ({@link Scale#warm}). */
+    static final Duration SERVE_WARMUP = Duration.ofSeconds(60);
 
     static HookServer startServer(String storeUrl, Path credentials) {
         HookConfig config = new HookConfig(

@@ -481,7 +481,7 @@ public final class Scale {
     }
 
     /** {@code clients} verdict loads, each on a branch of its own repository under a live lease. */
-    private static List<VerdictLoad> loads(
+    static List<VerdictLoad> loads(
             LeaseService leases, HookServer server, String credential, String prefix, int clients) {
         List<VerdictLoad> loads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
@@ -495,7 +495,7 @@ public final class Scale {
     }
 
     /** The loads, each after its first verdict: the creation of its branch. */
-    private static List<VerdictLoad> primed(List<VerdictLoad> loads) throws IOException {
+    static List<VerdictLoad> primed(List<VerdictLoad> loads) throws IOException {
         for (VerdictLoad load : loads) {
             load.verdict();
         }

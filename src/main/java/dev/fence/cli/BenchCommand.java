@@ -24,13 +24,14 @@ import picocli.CommandLine.Option;
                     + " (each one new fast-forward commit, pushed with git to a local bare repo) with no hook, a"
                     + " bash + redis-cli reference hook, a JVM hello world (the floor), the Java hook on SQLite"
                     + " and on Redis (JDK 17 with its CDS archive; JDK 25 with its AOT cache when one is found),"
-                    + " and the curl shim through an in-process 'fence serve'; the server's verdict latency; and"
+                    + " and the curl shim through an in-process 'fence serve'; the server's verdict latency (once"
+                    + " verdicts from 16 clients have warmed it until its JIT is quiet, at most 60 s); and"
                     + " lease acquires per second and p99 latency through one long-running client (warmed up"
                     + " first with 3 s of untimed calls) at 1, 8 and 32 callers next to redis-benchmark running"
                     + " the same script.",
             "Starts its own redis-server on a free loopback port (rows that need redis-server, redis-cli or"
                     + " redis-benchmark are skipped, with a note, when they are missing), rebuilds the archives"
-                    + " for the jar, and removes everything it made. Takes about two minutes; run it on a quiet"
+                    + " for the jar, and removes everything it made. Takes about three minutes; run it on a quiet"
                     + " machine."
         })
 final class BenchCommand implements Callable<Integer> {
