@@ -232,9 +232,12 @@ final class ArchiveTraining {
 
     /**
      * A repository for {@code store} set up as {@code fence install} does (the store in its fence.conf, the
-     * repo id in its git config), a lease granted on its main branch, and the hooks to run: pre-receive of
-     * a create and of a fast-forward, post-receive of the fast-forward (landed), and pre-receive of a push
-     * under an older token (FENCED).
+     * repo id in its git config), a lease granted on its main branch, and the hooks to run as git runs them
+     * for pushes that land: pre-receive and post-receive of a create, then of a fast-forward, and pre-receive
+     * of a push under an older token (FENCED). Each landed push gets its post-receive: a pre-receive that
+     * found a landing still pending would ask git where the ref is, and the archive would then hold the
+     * JDK's process and method-handle machinery, which a push that asks git nothing never loads and every
+     * push would pay for (LauncherArchiveIT).
      */
     private static void prepare(Map<String, String> env, Path dir, String name, String store, List<String> plan)
             throws IOException, InterruptedException {
