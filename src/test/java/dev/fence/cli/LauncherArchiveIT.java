@@ -190,8 +190,6 @@ class LauncherArchiveIT {
                     List.of("java.lang.ProcessBuilder", "java.lang.invoke.InnerClassLambdaMetafactory")) {
                 assertFalse(archived.contains(unwanted), unwanted + " is in the SQLite hook's archive");
             }
-        }
-        if (Runtime.version().feature() < 25) {
             // Installed for SQLite, the hook starts loading the driver's library before it reads its
             // configuration. (A JDK 25 AOT cache loads every class it holds before main: no order to read.)
             int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
