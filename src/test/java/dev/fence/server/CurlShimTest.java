@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -47,13 +48,17 @@ class CurlShimTest {
     }
 
     static Run shim(Map<String, String> extra, String input) throws Exception {
+        return shim(tmp.resolve("shim"), extra, input);
+    }
+
+    /** As {@link #shim(Map, String)}, with the shim installed in {@code dir}. */
+    static Run shim(Path dir, Map<String, String> extra, String input) throws Exception {
         Map<String, String> env =
                 new HashMap<>(Map.of("PATH", "/usr/bin:/bin", "REMOTE_USER", "alice", "HOME", tmp.toString()));
         env.putAll(extra);
         ProcessBuilder pb = new ProcessBuilder(
                         "bash",
-                        ShimFiles.install(tmp.resolve("shim"), "app", ShimFiles.settingsOf(env))
-                                .toString())
+                        ShimFiles.install(dir, "app", ShimFiles.settingsOf(env)).toString())
                 .directory(tmp.toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
@@ -261,6 +266,41 @@ class CurlShimTest {
             assertTrue(r.millis() < 3000, "took " + r.millis() + " ms");
             assertTrue(r.err().contains("fence server is unavailable"), r.err());
         }
+    }
+
+    /**
+     * The shim's background processes (git's early answer to the first update's ancestry, the watchdog over
+     * a /dev/tcp request's budget) end with the shim, whether the server answered or could not be reached: a
+     * watchdog that waited out its budget would keep a process on the git host, and signal a shim long gone.
+     */
+    @Test
+    void itsBackgroundProcessesEndWithTheShimNotWithItsBudget() throws Exception {
+        // Two ids git does not have: git is asked early in the background, and the shim then asks it again.
+        String update = "1".repeat(40) + " " + "2".repeat(40) + " refs/heads/main\n";
+        String[] servers = {t.url(), closedPort()};
+        for (int i = 0; i < servers.length; i++) {
+            Path dir = tmp.resolve("helper-" + i);
+            Run r = shim(
+                    dir,
+                    Map.of("FENCE_SERVER", servers[i], "FENCE_CREDENTIAL", hook, "FENCE_SHIM_BUDGET", "60"),
+                    update);
+            assertTrue(r.millis() < 10_000, servers[i] + " took " + r.millis() + " ms: " + r.err());
+            String script = dir.resolve("pre-receive").toString();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            List<ProcessHandle> left = running(script);
+            while (!left.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                left = running(script);
+            }
+            assertEquals(List.of(), left, servers[i] + ": processes of the shim outlived it; " + r.err());
+        }
+    }
+
+    /** The processes whose command line names {@code script}. */
+    private static List<ProcessHandle> running(String script) {
+        return ProcessHandle.allProcesses()
+                .filter(h -> h.info().commandLine().map(c -> c.contains(script)).orElse(false))
+                .toList();
     }
 
     @Test
