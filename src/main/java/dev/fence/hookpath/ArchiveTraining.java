@@ -61,6 +61,9 @@ final class ArchiveTraining {
 
     private static final String POST = "post-receive";
 
+    /** A plan line that starts {@link Stores#preload} for a store kind, as a hook installed for it does. */
+    private static final String PRELOAD = "preload";
+
     /** The file the plan is written to, in the training's directory. */
     private static final String PLAN = "plan.tsv";
 
@@ -167,8 +170,12 @@ final class ArchiveTraining {
             String line;
             while ((line = in.readLine()) != null) {
                 String[] f = line.split("\t", -1);
-                if (f.length != 5 || !(f[0].equals(PRE) || f[0].equals(POST))) {
+                if (f.length != 5 || !(f[0].equals(PRE) || f[0].equals(POST) || f[0].equals(PRELOAD))) {
                     throw new IOException(plan + ": malformed line: " + line);
+                }
+                if (f[0].equals(PRELOAD)) {
+                    Stores.preload(f[1]);
+                    continue;
                 }
                 Map<String, String> env = new HashMap<>();
                 env.put("GIT_DIR", ".");
@@ -264,6 +271,8 @@ final class ArchiveTraining {
         String zero = "0".repeat(40);
         String token = Long.toString(g.token());
         String b = bare.toString();
+        // The hook fence install writes for this store kind starts with its preload (JvmSettings#STORE_HINT).
+        plan.add(String.join("\t", PRELOAD, name, "", "", ""));
         plan.add(String.join("\t", PRE, b, token, g.proof(), zero + " " + first + " refs/heads/main"));
         plan.add(String.join("\t", POST, b, token, g.proof(), zero + " " + first + " refs/heads/main"));
         plan.add(String.join("\t", PRE, b, token, g.proof(), first + " " + second + " refs/heads/main"));

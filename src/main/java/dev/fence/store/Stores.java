@@ -63,13 +63,15 @@ public final class Stores {
     /**
      * Starts, in the background, what opening a store of {@code kind} ({@code sqlite} or {@code redis}, as
      * {@code fence install} names the store a hook was installed for) will need first: for SQLite, loading
-     * the driver's native library, which a hook's store thread otherwise waits for once it has read the
-     * configuration. Anything else, and Redis, starts nothing. A wrong guess costs only that work: the store
-     * the configuration names is opened as always.
+     * the driver's native library; for Redis, setting up the JDK's socket classes and Jedis's. A hook's
+     * store thread otherwise does that work once it has read the configuration. Anything else starts
+     * nothing. A wrong guess costs only that work: the store the configuration names is opened as always.
      */
     public static void preload(String kind) {
         if ("sqlite".equals(kind)) {
             SqliteLeaseStore.preloadLibrary();
+        } else if ("redis".equals(kind)) {
+            RedisLeaseStore.preload();
         }
     }
 

@@ -53,6 +53,37 @@ final class RedisConnections {
     private RedisConnections() {}
 
     /**
+     * Begins, on a daemon thread of its own, the class set-up a one-shot hook's first connection would
+     * otherwise do on its store thread, in its critical path: the JDK's socket implementation (on JDK 17
+     * its class initialisation links the process's first lambda, milliseconds in a fresh JVM), and Jedis's
+     * command table. It connects to nothing: a socket is created and closed unconnected. A failure here is
+     * ignored; the connection meets it again and reports it. Bench: "Java hook, Redis" rows.
+     */
+    static void preload() {
+        new Preload().start();
+    }
+
+    /** The thread of {@link #preload()}. */
+    private static final class Preload extends Thread {
+        Preload() {
+            super("fence-redis-preload");
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            try (Socket s = new Socket(Proxy.NO_PROXY)) {
+                // Creates the socket (not connected): what DirectSockets#createSocket sets up first.
+                s.setTcpNoDelay(true);
+            } catch (IOException | RuntimeException e) {
+                // The hook's own connection meets it, and reports it.
+            }
+            new CommandArguments(Protocol.Command.CLIENT).add("SETNAME").add(CLIENT_NAME);
+            new java.util.concurrent.atomic.AtomicReference<Object>();
+        }
+    }
+
+    /**
      * One connection, connected and logged in; {@code timeoutMillis} bounds the connect and each reply.
      * The log-in is sent here rather than by Jedis's own handshake, which first reads Jedis's version from
      * its jar (for {@code CLIENT SETINFO}): a hook that opens its jar pays for reading the jar's directory.

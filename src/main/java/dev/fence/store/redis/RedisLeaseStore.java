@@ -148,6 +148,15 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /**
+     * Begins, in the background, what a one-shot hook's first Redis connection sets up before it can
+     * connect (the JDK's socket classes, Jedis's command table), while the hook reads its configuration
+     * and its push; see {@link dev.fence.store.Stores#preload}.
+     */
+    public static void preload() {
+        RedisConnections.preload();
+    }
+
+    /**
      * Opens a store at {@code url}: {@code redis://[user:password@]host[:port][/db]}, or {@code rediss://…}
      * for TLS (verified against the JVM's trust store), or {@code redis-sentinel://…} ({@link SentinelUrl},
      * the master its sentinels name, followed through failovers by {@link SentinelMaster}: with its query
