@@ -78,7 +78,9 @@ final class RedisConnections {
             } catch (IOException | RuntimeException e) {
                 // The hook's own connection meets it, and reports it.
             }
+            // Jedis's command table and argument encoding, which the log-in's first command sets up.
             new CommandArguments(Protocol.Command.CLIENT).add("SETNAME").add(CLIENT_NAME);
+            // The store's first AtomicReference looks up its VarHandle (0.4 ms interpreted on JDK 17).
             new java.util.concurrent.atomic.AtomicReference<Object>();
         }
     }
