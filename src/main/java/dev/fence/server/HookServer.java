@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.io.Connection;
@@ -306,6 +307,8 @@ public final class HookServer implements AutoCloseable {
 
         private String routeName = "unmatched";
         private boolean browser;
+        /** The request's body has been read whole (set before the handler is handed to the pool). */
+        private volatile boolean bodyRead;
 
         Exchange(Request request, Response response, Callback callback) {
             this.request = request;
@@ -356,6 +359,7 @@ public final class HookServer implements AutoCloseable {
                             return;
                         }
                         call.body(body.bytes());
+                        bodyRead = true;
                         dispatch(route);
                     });
         }
@@ -460,6 +464,13 @@ public final class HookServer implements AutoCloseable {
             var h = response.getHeaders();
             h.put(HttpHeader.CONTENT_TYPE, reply.contentType());
             h.put(HttpHeader.CACHE_CONTROL, "no-store");
+            if (!bodyRead && hasBody(request)) {
+                // Answered before its body was read (a refused credential, an unknown path, a body too
+                // large): Jetty then closes the connection rather than read a body no one wants. Said in
+                // the reply, so that a client does not send its next request on a connection about to
+                // close, where it would get no answer at all.
+                h.put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
+            }
             if (reply.status() == 401) {
                 h.put(
                         HttpHeader.WWW_AUTHENTICATE,
@@ -486,6 +497,12 @@ public final class HookServer implements AutoCloseable {
                     callback.failed(x);
                 }
             });
+        }
+
+        private static boolean hasBody(Request request) {
+            HttpFields headers = request.getHeaders();
+            return headers.getLongField(HttpHeader.CONTENT_LENGTH) > 0
+                    || headers.contains(HttpHeader.TRANSFER_ENCODING);
         }
 
         private void done(int status) {

@@ -11,6 +11,9 @@ import dev.fence.json.Json;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -168,6 +171,48 @@ class HookServerApiTest {
         t.revoke("temp-agent");
         var revoked = t.post("/v1/leases/acquire", temp, JSON, acquireBody("db/auth4", "temp-agent"));
         assertEquals(401, revoked.status(), "a revoked credential stops working without a restart");
+    }
+
+    /**
+     * A request refused before its body is read leaves a connection the server closes: the reply says so,
+     * or a client that keeps connections alive would send its next request on it and get no answer at all
+     * (a lease call failing at random after another caller's refusal).
+     */
+    @Test
+    void aRequestRefusedBeforeItsBodyIsReadTellsTheClientNotToReuseTheConnection() throws Exception {
+        URI server = URI.create(t.url());
+        String[][] refused = {
+            {"/v1/hook/pre-receive", auditor, "403"}, {"/v1/leases/acquire", "nobody:" + "y".repeat(43), "401"}
+        };
+        for (String[] r : refused) {
+            try (Socket s = new Socket(server.getHost(), server.getPort())) {
+                s.setSoTimeout(10_000);
+                // The headers only: the body, announced, is not sent before the answer.
+                String head = "POST " + r[0] + " HTTP/1.1\r\nHost: " + server.getHost() + "\r\nAuthorization: Bearer "
+                        + r[1] + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+                s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertTrue(answer.startsWith("HTTP/1.1 " + r[2] + " "), answer);
+                String headers = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
+                assertTrue(headers.contains("\r\nconnection: close"), r[0] + ": " + answer);
+            }
+        }
+        // A request whose body was read keeps its connection, refused or not.
+        try (Socket s = new Socket(server.getHost(), server.getPort())) {
+            s.setSoTimeout(10_000);
+            String body = "{\"resource\":\"db/keep\",\"holder\":\"agent-a\",\"ttl\":\"soon\"}";
+            String request = "POST /v1/leases/acquire HTTP/1.1\r\nHost: " + server.getHost()
+                    + "\r\nAuthorization: Bearer " + agent + "\r\nContent-Type: application/json\r\nContent-Length: "
+                    + body.length() + "\r\n\r\n" + body;
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            byte[] buffer = new byte[8192];
+            int n = s.getInputStream().read(buffer);
+            String answer = new String(buffer, 0, Math.max(0, n), StandardCharsets.ISO_8859_1);
+            assertTrue(answer.startsWith("HTTP/1.1 400 "), answer);
+            assertFalse(answer.toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection: close"), answer);
+        }
     }
 
     @Test
