@@ -351,9 +351,8 @@ public final class HookServer implements AutoCloseable {
                     request.getComponents().getScheduler(),
                     body -> {
                         if (body.error() != null) {
-                            if (body.error().status() == 408) {
-                                response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
-                            }
+                            // Answered with its body unread: answer() closes the connection (a late body's 408
+                            // included).
                             answer(Reply.error(
                                     body.error().status(), body.error().getMessage(), call.wantsText()));
                             return;
