@@ -15,9 +15,16 @@ import org.sqlite.core.NativeDB;
  *
  * <p>Not thread-safe: the store uses a connection under its lock, one call at a time, and finishes every
  * statement it prepares before the next call.
+ *
+ * <p>The store's fixed statements are {@link #cached}: each is compiled once per connection and reset after
+ * each use. Compiling a statement costs more than running it on a small table, and a long-running server
+ * runs the same few statements for every verdict while it holds the store's lock.
  */
 final class SqliteDb implements AutoCloseable {
     private final NativeDB db;
+
+    /** The compiled fixed statements, by their SQL; finalized when the connection closes. */
+    private final Map<String, Statement> cache = new HashMap<>();
 
     private SqliteDb(NativeDB db) {
         this.db = db;
@@ -33,44 +40,74 @@ final class SqliteDb implements AutoCloseable {
         db.busy_timeout(millis);
     }
 
-    /** Runs one or more statements that return no rows. */
+    /** Runs one or more statements that return no rows, compiling them anew (for scripts and one-offs). */
     void exec(String sql) throws SQLException {
         DirectAccess.exec(db, sql);
     }
 
-    /** Prepares one statement; close it when done. */
-    Statement prepare(String sql) throws SQLException {
-        return new Statement(DirectAccess.prepare(db, sql));
+    /** Runs one fixed statement that returns no rows (such as {@code BEGIN} or {@code COMMIT}), {@link #cached}. */
+    void run(String sql) throws SQLException {
+        try (Statement s = cached(sql)) {
+            s.update();
+        }
     }
 
-    /** The first column of the first row of {@code sql} (such as a PRAGMA) as text; null when no row. */
+    /** Prepares one statement, to be finalized when closed: for SQL built per call. */
+    Statement prepare(String sql) throws SQLException {
+        return new Statement(DirectAccess.prepare(db, sql), false);
+    }
+
+    /**
+     * The connection's compiled copy of one fixed statement, compiled on first use; closing it resets it
+     * and clears its parameters instead of finalizing it. Use it for one statement at a time: the copy is
+     * shared by every use of the same SQL on this connection.
+     */
+    Statement cached(String sql) throws SQLException {
+        Statement s = cache.get(sql);
+        if (s == null) {
+            s = new Statement(DirectAccess.prepare(db, sql), true);
+            cache.put(sql, s);
+        }
+        return s;
+    }
+
+    /** The first column of the first row of {@code sql} (such as a PRAGMA) as text, {@link #cached}; null when no row. */
     String queryText(String sql) throws SQLException {
-        try (Statement s = prepare(sql)) {
+        try (Statement s = cached(sql)) {
             return s.next() ? DirectAccess.columnText(db, s.handle, 0) : null;
         }
     }
 
-    /** The first column of the first row of {@code sql} as an integer; 0 when no row. */
+    /** The first column of the first row of {@code sql} as an integer, {@link #cached}; 0 when no row. */
     long queryLong(String sql) throws SQLException {
-        try (Statement s = prepare(sql)) {
+        try (Statement s = cached(sql)) {
             return s.next() ? DirectAccess.columnLong(db, s.handle, 0) : 0;
         }
     }
 
-    /** Closes the connection (SQLite checkpoints the file when it was the last one). */
+    /** Finalizes the cached statements and closes the connection (SQLite checkpoints the file when it was the last one). */
     @Override
     public void close() throws SQLException {
-        DirectAccess.close(db);
+        try {
+            for (Statement s : cache.values()) {
+                s.finalizeQuietly();
+            }
+            cache.clear();
+        } finally {
+            DirectAccess.close(db);
+        }
     }
 
     /** A prepared statement: bind its parameters (counted from 1), then read its rows or run it. */
     final class Statement implements AutoCloseable {
         private final long handle;
+        private final boolean cached;
         private Map<String, Integer> columns;
         private boolean closed;
 
-        private Statement(long handle) {
+        private Statement(long handle, boolean cached) {
             this.handle = handle;
+            this.cached = cached;
         }
 
         /** Binds text, or NULL for null. */
@@ -167,12 +204,38 @@ final class SqliteDb implements AutoCloseable {
             return i;
         }
 
-        /** Finalizes the statement; closing twice does nothing. */
+        /**
+         * Finalizes the statement (closing twice does nothing), or readies a {@link #cached} one for its next
+         * use. A cached statement that cannot be reset is dropped from the cache and finalized, so that no
+         * later call inherits its state.
+         */
         @Override
         public void close() throws SQLException {
-            if (!closed) {
+            if (closed) {
+                return;
+            }
+            if (!cached) {
                 closed = true;
                 DirectAccess.finalizeStatement(db, handle);
+                return;
+            }
+            try {
+                DirectAccess.reset(db, handle);
+            } catch (SQLException | RuntimeException e) {
+                cache.values().remove(this);
+                finalizeQuietly();
+                throw e;
+            }
+        }
+
+        private void finalizeQuietly() {
+            if (!closed) {
+                closed = true;
+                try {
+                    DirectAccess.finalizeStatement(db, handle);
+                } catch (SQLException | RuntimeException e) {
+                    // sqlite3_finalize frees the statement even when it reports the last step's error.
+                }
             }
         }
     }

@@ -587,11 +587,11 @@ public final class SqliteLeaseStore implements LeaseStore {
         try {
             SqliteDb c = connection(deadline);
             c.busyTimeout(remainingMillis(deadline));
-            c.exec(write ? "BEGIN IMMEDIATE" : "BEGIN");
+            c.run(write ? "BEGIN IMMEDIATE" : "BEGIN");
             boolean committed = false;
             try {
                 T result = work.run(c);
-                c.exec("COMMIT");
+                c.run("COMMIT");
                 committed = true;
                 return result;
             } finally {
@@ -722,7 +722,7 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     private void rollback(SqliteDb c) {
         try {
-            c.exec("ROLLBACK");
+            c.run("ROLLBACK");
         } catch (SQLException e) {
             // SQLite may already have rolled back (I/O errors do); a connection in an unknown state is
             // not reused.
@@ -750,7 +750,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     // --- rows ---------------------------------------------------------------------------------------
 
     private static StoreIdentity readIdentity(SqliteDb c) throws SQLException {
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("identity.select"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("identity.select"))) {
             if (!st.next()) {
                 return null;
             }
@@ -768,7 +768,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             return existing;
         }
         StoreIdentity candidate = Objects.requireNonNull(made.get(), "candidate");
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("identity.insert"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("identity.insert"))) {
             st.text(1, candidate.generation())
                     .integer(2, candidate.floor())
                     .blob(3, candidate.proofKey())
@@ -779,7 +779,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static ResourceState readState(SqliteDb c, String resource) throws SQLException {
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("resource.select"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("resource.select"))) {
             st.text(1, resource);
             if (!st.next()) {
                 return ResourceState.empty(resource);
@@ -819,7 +819,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     private static void writeState(SqliteDb c, ResourceState s) throws SQLException {
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("resource.upsert"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("resource.upsert"))) {
             Lease lease = s.lease();
             Tip tip = s.tip();
             int i = 0;
@@ -849,7 +849,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.insert"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("event.insert"))) {
             for (LedgerEvent e : events) {
                 int i = 0;
                 st.integer(++i, e.at().toEpochMilli());
@@ -916,7 +916,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (cutoff > nowMillis) {
             return; // underflow: nothing can be that old
         }
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("event.prune"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("event.prune"))) {
             st.integer(1, cutoff).integer(2, StoreOptions.pruneBatch(appended)).update();
         }
     }
@@ -945,14 +945,14 @@ public final class SqliteLeaseStore implements LeaseStore {
     private static final String RETENTION_SETTING = "retention_ms";
 
     private static String setting(SqliteDb c, String name) throws SQLException {
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("setting.select"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("setting.select"))) {
             st.text(1, name);
             return st.next() ? st.getText("value") : null;
         }
     }
 
     private static void setSetting(SqliteDb c, String name, String value) throws SQLException {
-        try (SqliteDb.Statement st = c.prepare(Sql.SQL.get("setting.upsert"))) {
+        try (SqliteDb.Statement st = c.cached(Sql.SQL.get("setting.upsert"))) {
             st.text(1, name).text(2, value).update();
         }
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -119,5 +120,42 @@ class SqliteDbTest {
         }
         db.exec("BEGIN IMMEDIATE");
         db.exec("COMMIT");
+    }
+
+    @Test
+    void aCachedStatementIsCompiledOnceAndStartsEachUseAfresh() throws SQLException {
+        String insert = "INSERT INTO t (id, name, n) VALUES (?, ?, ?)";
+        try (SqliteDb.Statement s = db.cached(insert)) {
+            s.integer(1, 1).text(2, "one").integer(3, 1).update();
+        }
+        SqliteDb.Statement first;
+        try (SqliteDb.Statement s = db.cached(insert)) {
+            first = s;
+            // The first use's values are gone: what is not bound again is NULL.
+            s.integer(1, 2).update();
+        }
+        try (SqliteDb.Statement s = db.cached(insert)) {
+            assertSame(first, s);
+        }
+        String select = "SELECT id, name FROM t ORDER BY id";
+        try (SqliteDb.Statement s = db.cached(select)) {
+            assertTrue(s.next());
+            assertEquals("one", s.getText("name"));
+            // Left mid-way: closing resets it, so that the next use starts from its first row...
+        }
+        try (SqliteDb.Statement s = db.cached(select)) {
+            assertTrue(s.next());
+            assertEquals(1, s.getLong("id"));
+            assertTrue(s.next());
+            assertNull(s.getText("name"));
+            assertFalse(s.next());
+        }
+        // ...and no open read keeps a writer from committing, nor the connection from closing.
+        db.run("BEGIN IMMEDIATE");
+        db.run("DELETE FROM t");
+        db.run("COMMIT");
+        assertEquals(0, db.queryLong("SELECT count(*) FROM t"));
+        db.close();
+        db = SqliteDb.open(tmp.resolve("t.db"), new SQLiteConfig());
     }
 }
