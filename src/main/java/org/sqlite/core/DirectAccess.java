@@ -87,6 +87,11 @@ public final class DirectAccess {
         return db.prepare_utf8(NativeDB.stringToUtf8ByteArray(sql));
     }
 
+    /** {@code sqlite3_changes64}: the rows the connection's last INSERT, UPDATE or DELETE changed. */
+    public static long changes(NativeDB db) {
+        return db.changes();
+    }
+
     /** {@code sqlite3_bind_text}, or {@code sqlite3_bind_null} for null; {@code index} counts from 1. */
     public static void bindText(NativeDB db, long statement, int index, String value) throws SQLException {
         check(

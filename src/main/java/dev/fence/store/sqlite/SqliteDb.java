@@ -52,6 +52,11 @@ final class SqliteDb implements AutoCloseable {
         }
     }
 
+    /** The rows the last INSERT, UPDATE or DELETE run on this connection changed. */
+    long changes() {
+        return DirectAccess.changes(db);
+    }
+
     /** Prepares one statement, to be finalized when closed: for SQL built per call. */
     Statement prepare(String sql) throws SQLException {
         return new Statement(DirectAccess.prepare(db, sql), false);
