@@ -36,8 +36,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
@@ -56,8 +59,10 @@ import org.sqlite.core.DirectAccess;
  * roll back would be handed out again.
  *
  * <p><b>Thread-safety:</b> an instance is thread-safe. It keeps one connection and serialises its own
- * threads with a fair lock (SQLite serialises writers anyway, and a Java queue is fairer and quicker
- * than SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks.
+ * threads with a lock (SQLite serialises writers anyway, and a Java queue is fairer and quicker than
+ * SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks. Calls that its
+ * threads make at the same time share a transaction and its commit, each write in a savepoint of its
+ * own, as if run one after another (group commit, see {@link #combined}).
  *
  * <p><b>Bounded waits:</b> the time spent queueing behind this instance's other threads and waiting for
  * other processes' locks together stays within {@link StoreOptions#timeout()}; past it, and on a
@@ -575,37 +580,171 @@ public final class SqliteLeaseStore implements LeaseStore {
     };
 
     /**
-     * Runs {@code work} in one transaction ({@code BEGIN IMMEDIATE} when {@code write}) and commits it;
-     * rolls back on any failure, so no call leaves part of its writes behind.
+     * Runs {@code work} in a transaction ({@code BEGIN IMMEDIATE} when {@code write}) and commits it; rolls
+     * back on any failure, so no call leaves part of its writes behind. Calls of this instance's threads
+     * that queue up while a transaction runs share the next one ({@link #combined}).
      */
     private <T> T run(String what, boolean write, Work<T> work) {
         if (closed) {
             throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
         }
-        long deadline = System.nanoTime() + timeoutNanos;
+        return combined(new Job<>(what, write, work, System.nanoTime() + timeoutNanos));
+    }
+
+    private StoreUnavailableException busy(String what) {
+        return new StoreUnavailableException("SQLite store " + file + " is busy: other threads of this process"
+                + " held it for longer than the timeout of " + Durations.format(timeout) + " (" + what
+                + "); retry, or raise ?timeout= in the store URL");
+    }
+
+    /** Calls waiting for a transaction, oldest first. */
+    private final ConcurrentLinkedQueue<Job<?>> pending = new ConcurrentLinkedQueue<>();
+
+    /**
+     * The most calls one transaction takes: enough to share a commit among a busy server's verdicts, few
+     * enough that the lock is not held for long.
+     */
+    private static final int MOST_PER_TRANSACTION = 64;
+
+    /** The longest a waiting call sleeps before looking again, should a wake-up have gone astray. */
+    private static final long MOST_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /**
+     * Group commit. SQLite runs one write transaction at a time, and its commit (a write and an fsync of
+     * the log) costs more than a verdict's statements; so a call queues itself, and whichever waiting
+     * thread gets the lock runs every queued call (up to {@link #MOST_PER_TRANSACTION}) in one transaction
+     * ({@code BEGIN IMMEDIATE} if any of them writes), each write in a savepoint of its own, commits once and
+     * hands each caller its result, as if the calls had run one after another. A call whose work fails is
+     * rolled back alone; a failure of the transaction fails every call in it, and none of them is kept. No
+     * result is handed out before the commit that made it durable, reads included: a read that saw an
+     * earlier call's writes must not be acted on if they are lost.
+     *
+     * <p>A caller waits at most until its deadline for a transaction to take its call; once one has, it
+     * waits for that transaction, which is bounded by the earliest deadline among its calls.
+     */
+    private <T> T combined(Job<T> job) {
+        pending.add(job);
+        boolean interrupted = false;
         try {
-            if (!lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) {
-                throw new StoreUnavailableException("SQLite store " + file + " is busy: other threads of this process"
-                        + " held it for longer than the timeout of " + Durations.format(timeout) + " (" + what
-                        + "); retry, or raise ?timeout= in the store URL");
+            while (true) {
+                if (lock.tryLock()) {
+                    try {
+                        lead();
+                    } finally {
+                        lock.unlock();
+                        wakeNext();
+                    }
+                }
+                if (job.isDone()) {
+                    return job.outcome();
+                }
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    if (job.cancel()) {
+                        pending.remove(job);
+                        throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file);
+                    }
+                }
+                long left = job.deadline - System.nanoTime();
+                if (left <= 0 && job.cancel()) {
+                    pending.remove(job);
+                    throw busy(job.what);
+                }
+                LockSupport.parkNanos(this, left > 0 ? Math.min(left, MOST_PARK_NANOS) : MOST_PARK_NANOS);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /** Under {@link #lock}: runs the queued calls in one transaction and wakes their callers. */
+    private void lead() {
+        List<Job<?>> batch = new ArrayList<>();
+        for (Job<?> j; batch.size() < MOST_PER_TRANSACTION && (j = pending.poll()) != null; ) {
+            if (j.take()) {
+                batch.add(j);
+            }
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            if (closed) {
+                for (Job<?> j : batch) {
+                    j.fail(new InternalException("SQLite store " + file + " used after close (" + j.what + ")"));
+                }
+            } else {
+                transaction(batch);
+            }
+        } finally {
+            for (Job<?> j : batch) {
+                j.finish(file);
+            }
+        }
+    }
+
+    /** Wakes the caller of the oldest call still waiting for a transaction, to take the lock and run it. */
+    private void wakeNext() {
+        for (Job<?> j : pending) {
+            if (j.isQueued()) {
+                LockSupport.unpark(j.caller);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Under {@link #lock}: runs the jobs' work in one transaction, each write in a savepoint of its own when
+     * there are several, commits it, and settles every job. A job whose work throws is rolled back alone; a
+     * failure of SQLite's (a statement, the commit) rolls back the transaction and fails every job.
+     */
+    private void transaction(List<Job<?>> jobs) {
+        long deadline = Long.MAX_VALUE;
+        boolean write = false;
+        for (Job<?> j : jobs) {
+            deadline = Math.min(deadline, j.deadline);
+            write |= j.write;
+        }
+        boolean alone = jobs.size() == 1;
         try {
             SqliteDb c = connection(deadline);
             c.busyTimeout(remainingMillis(deadline));
             c.run(write ? "BEGIN IMMEDIATE" : "BEGIN");
             boolean committed = false;
             try {
-                T result = work.run(c);
+                for (Job<?> j : jobs) {
+                    if (alone) {
+                        j.runIn(c);
+                        continue;
+                    }
+                    if (!j.write) {
+                        // A read writes nothing that a savepoint would have to undo.
+                        try {
+                            j.runIn(c);
+                        } catch (RuntimeException e) {
+                            j.fail(e);
+                        }
+                        continue;
+                    }
+                    c.run("SAVEPOINT job");
+                    try {
+                        j.runIn(c);
+                    } catch (RuntimeException e) {
+                        c.run("ROLLBACK TO job");
+                        j.fail(e);
+                    }
+                    c.run("RELEASE job");
+                }
                 c.run("COMMIT");
                 committed = true;
-                return result;
             } finally {
                 if (!committed) {
                     rollback(c);
+                    for (Job<?> j : jobs) {
+                        j.revoke();
+                    }
                 }
             }
         } catch (SQLException e) {
@@ -613,12 +752,104 @@ public final class SqliteLeaseStore implements LeaseStore {
                 // The connection may be broken (I/O error, file replaced); the next call opens a new one.
                 dropConnection();
             }
-            throw unavailable(e, what);
+            for (Job<?> j : jobs) {
+                j.fail(unavailable(e, j.what));
+            }
+        } catch (RuntimeException e) {
+            // A lone job's own failure, or one before any work ran (opening the file).
+            for (Job<?> j : jobs) {
+                j.fail(e);
+            }
         } catch (IncompatibleClassChangeError | UnsatisfiedLinkError e) {
             // Another driver version than fence's binding was written for: say so instead of a stack trace.
-            throw new InternalException(DirectAccess.mismatch(e), e);
-        } finally {
-            lock.unlock();
+            InternalException mismatch = new InternalException(DirectAccess.mismatch(e), e);
+            for (Job<?> j : jobs) {
+                j.fail(mismatch);
+            }
+        }
+    }
+
+    /**
+     * One call's work and, once settled, its outcome. The outcome is written under the store's lock before
+     * the job is marked done, and read by its caller after it sees it done (a volatile handoff).
+     */
+    private static final class Job<T> {
+        private static final int QUEUED = 0;
+        private static final int TAKEN = 1;
+        private static final int CANCELLED = 2;
+        private static final int DONE = 3;
+
+        final String what;
+        final boolean write;
+        final Work<T> work;
+        final long deadline;
+        final Thread caller = Thread.currentThread();
+        private final AtomicInteger state = new AtomicInteger(QUEUED);
+        private boolean settled;
+        private T result;
+        private RuntimeException failure;
+
+        Job(String what, boolean write, Work<T> work, long deadline) {
+            this.what = what;
+            this.write = write;
+            this.work = work;
+            this.deadline = deadline;
+        }
+
+        boolean isQueued() {
+            return state.get() == QUEUED;
+        }
+
+        boolean isDone() {
+            return state.get() == DONE;
+        }
+
+        /** A transaction takes the job; false if its caller gave up on it first. */
+        boolean take() {
+            return state.compareAndSet(QUEUED, TAKEN);
+        }
+
+        /** Its caller gives up on it; false if a transaction has already taken it. */
+        boolean cancel() {
+            return state.compareAndSet(QUEUED, CANCELLED);
+        }
+
+        void runIn(SqliteDb c) throws SQLException {
+            result = work.run(c);
+            settled = true;
+        }
+
+        /** Its transaction was rolled back: a result it had is no longer true. */
+        void revoke() {
+            if (failure == null) {
+                result = null;
+                settled = false;
+            }
+        }
+
+        void fail(RuntimeException e) {
+            result = null;
+            failure = e;
+            settled = true;
+        }
+
+        /** Marks the job done (failed, if nothing settled it) and wakes its caller. */
+        void finish(Path file) {
+            if (!settled) {
+                fail(new InternalException("a shared transaction of SQLite store " + file + " ended abruptly (" + what
+                        + "); nothing of it was committed"));
+            }
+            state.set(DONE);
+            if (caller != Thread.currentThread()) {
+                LockSupport.unpark(caller);
+            }
+        }
+
+        T outcome() {
+            if (failure != null) {
+                throw failure;
+            }
+            return result;
         }
     }
 

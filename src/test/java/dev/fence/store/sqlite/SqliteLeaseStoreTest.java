@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.AcquireResult;
+import dev.fence.core.CommitResult;
 import dev.fence.core.EventType;
 import dev.fence.core.Identities;
+import dev.fence.core.InternalException;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
 import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
@@ -40,6 +44,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -297,6 +305,128 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                 s.append(List.of(event(later.plusMillis(w), EventType.ALLOW, PLAIN, "c", 0, null)));
             }
             assertEquals(List.of(), holders(s), "four writes within 4 ms deleted three full batches and the rest");
+        }
+    }
+
+    /**
+     * Calls of one instance's threads that queue while a transaction runs share the next one. These hold
+     * SQLite's write lock from another connection so that calls queue up behind the store's first
+     * transaction, then let go.
+     */
+    @Nested
+    class GroupCommit {
+        private final ExecutorService pool = Executors.newCachedThreadPool();
+
+        @AfterEach
+        void stopPool() {
+            pool.shutdownNow();
+        }
+
+        private <T> T outcome(Future<T> f) throws Exception {
+            try {
+                return f.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
+            }
+        }
+
+        @Test
+        void callersSharingATransactionEachGetTheirOwnOutcome() throws Exception {
+            AcquireResult.Granted held = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+            ResourceState before = store.snapshot(List.of(MAIN)).get(MAIN);
+            List<LedgerEvent> mainLedger = store.query(LedgerQuery.forResource(MAIN));
+            ResourceWrite lowering = new ResourceWrite(
+                    MAIN,
+                    before.version(),
+                    held.token() - 1,
+                    0,
+                    false,
+                    0,
+                    null,
+                    null,
+                    null,
+                    store.identity(candidate).generation());
+            int callers = 12;
+            List<Future<AcquireResult>> grants = new ArrayList<>();
+            Future<CommitResult> refused = null;
+            try (Connection other = raw()) {
+                execute(other, "BEGIN IMMEDIATE");
+                for (int i = 0; i < callers; i++) {
+                    String resource = "db/r" + i;
+                    String holder = "agent-" + i;
+                    grants.add(
+                            pool.submit(() -> store.acquire(resource, holder, TTL, clock.instant(), null, candidate)));
+                    if (i == callers / 2) {
+                        // A commit that must fail, queued among the grants.
+                        refused = pool.submit(() -> store.commit(
+                                List.of(lowering),
+                                List.of(event(
+                                        clock.instant(), EventType.ACCEPT, MAIN, "mallory", held.token(), null))));
+                    }
+                }
+                // Long enough for every caller to queue; the store's timeout is longer.
+                Thread.sleep(300);
+                execute(other, "ROLLBACK");
+            }
+            Future<CommitResult> bad = refused;
+            InternalException e = assertThrows(InternalException.class, () -> outcome(bad));
+            assertTrue(e.getMessage().contains("would lower the tokens"), e.getMessage());
+            for (int i = 0; i < callers; i++) {
+                AcquireResult.Granted g = assertInstanceOf(AcquireResult.Granted.class, outcome(grants.get(i)));
+                assertEquals("agent-" + i, g.holder());
+                assertEquals(
+                        g.token(),
+                        store.snapshot(List.of("db/r" + i)).get("db/r" + i).latestGranted());
+                assertEquals(
+                        List.of(EventType.GRANT),
+                        store.query(LedgerQuery.forResource("db/r" + i)).stream()
+                                .map(LedgerEvent::type)
+                                .toList(),
+                        "each grant is kept with its event");
+            }
+            assertEquals(before, store.snapshot(List.of(MAIN)).get(MAIN), "the refused commit wrote nothing");
+            assertEquals(mainLedger, store.query(LedgerQuery.forResource(MAIN)), "nor an event");
+        }
+
+        @Test
+        void callersWhoseTimeoutPassesWhileQueuedFailAndNothingOfTheirsIsWritten() throws Exception {
+            LeaseStore impatient =
+                    open(new StoreOptions(Duration.ofMillis(300), Duration.ofDays(90), 0, Duration.ZERO));
+            impatient.identity(candidate);
+            List<Future<AcquireResult>> grants = new ArrayList<>();
+            try (Connection other = raw()) {
+                execute(other, "BEGIN IMMEDIATE");
+                for (int i = 0; i < 8; i++) {
+                    String resource = "db/late" + i;
+                    grants.add(
+                            pool.submit(() -> impatient.acquire(resource, "a", TTL, clock.instant(), null, candidate)));
+                }
+                for (Future<AcquireResult> g : grants) {
+                    StoreUnavailableException e = assertThrows(StoreUnavailableException.class, () -> outcome(g));
+                    assertTrue(e.getMessage().contains("timeout of 300ms"), e.getMessage());
+                }
+                execute(other, "ROLLBACK");
+            }
+            for (int i = 0; i < 8; i++) {
+                assertEquals(
+                        0,
+                        impatient
+                                .snapshot(List.of("db/late" + i))
+                                .get("db/late" + i)
+                                .latestGranted());
+            }
+            assertEquals(
+                    List.of(),
+                    impatient.query(LedgerQuery.all()).stream()
+                            .filter(ev -> ev.resource().startsWith("db/late"))
+                            .toList());
+            assertInstanceOf(
+                    AcquireResult.Granted.class,
+                    impatient.acquire("db/late0", "a", TTL, clock.instant(), null, candidate));
         }
     }
 
