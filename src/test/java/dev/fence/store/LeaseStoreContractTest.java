@@ -119,6 +119,14 @@ public abstract class LeaseStoreContractTest {
         return false;
     }
 
+    /**
+     * True for a store whose writes skip looking for events past retention for a second after a look found
+     * no backlog ({@link PrunePacing}: the SQL stores).
+     */
+    protected boolean pacesPruning() {
+        return false;
+    }
+
     /** Asserts that {@code actual} is the identity the store made from {@code candidate}. */
     protected final void assertMadeFrom(StoreIdentity candidate, StoreIdentity actual) {
         if (!floorsFromOwnClock()) {
@@ -1118,6 +1126,55 @@ public abstract class LeaseStoreContractTest {
             List<LedgerEvent> events = s.query(LedgerQuery.all());
             assertEquals(List.of(EventType.GRANT), types(events));
             assertTrue(events.get(0).seq() > oldSeq);
+        }
+    }
+
+    /** The SQL stores' {@link PrunePacing}. */
+    @Nested
+    class PruningPace {
+        private final Duration hour = Duration.ofHours(1);
+
+        @BeforeEach
+        void onlyWherePaced() {
+            Assumptions.assumeTrue(pacesPruning(), "this store looks for events past retention at every write");
+        }
+
+        private List<String> holders(LeaseStore s) {
+            return s.query(LedgerQuery.forResource(DEV)).stream()
+                    .map(LedgerEvent::holder)
+                    .toList();
+        }
+
+        @Test
+        void afterAPruneFindsNoBacklogEventsComingOfAgeGoWithinASecond() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), hour, 0, Duration.ZERO));
+            Instant t = clock.instant();
+            s.append(List.of(
+                    event(t, EventType.REJECT, DEV, "a", 1, "stale-token"),
+                    event(t.plusMillis(500), EventType.REJECT, DEV, "d", 1, "stale-token")));
+            s.append(List.of(event(t.plus(hour).plusMillis(200), EventType.ALLOW, PLAIN, "b", 0, null)));
+            assertEquals(List.of("d"), holders(s), "a, past retention, went; d is not past it yet");
+            // d comes of age now, but that prune found no backlog: the next second's writes look for none.
+            s.append(List.of(event(t.plus(hour).plusMillis(700), EventType.ALLOW, PLAIN, "c", 0, null)));
+            assertEquals(List.of("d"), holders(s));
+            s.append(List.of(event(t.plus(hour).plusMillis(1300), EventType.ALLOW, PLAIN, "e", 0, null)));
+            assertEquals(List.of(), holders(s), "the first write after the pause deletes it");
+        }
+
+        @Test
+        void aBacklogDrainsAtEveryWriteWithoutPausing() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), hour, 0, Duration.ZERO));
+            Instant t = clock.instant();
+            List<LedgerEvent> backlog = new ArrayList<>();
+            for (int i = 0; i < 3 * StoreOptions.PRUNE_MIN + 4; i++) {
+                backlog.add(event(t, EventType.REJECT, DEV, "old", 1, "stale-token"));
+            }
+            s.append(backlog);
+            Instant later = t.plus(hour).plusSeconds(1);
+            for (int w = 0; w < 4; w++) {
+                s.append(List.of(event(later.plusMillis(w), EventType.ALLOW, PLAIN, "c", 0, null)));
+            }
+            assertEquals(List.of(), holders(s), "four writes within 4 ms deleted three full batches and the rest");
         }
     }
 

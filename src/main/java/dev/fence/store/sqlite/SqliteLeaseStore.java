@@ -16,6 +16,7 @@ import dev.fence.core.ResourceWrite;
 import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
+import dev.fence.store.PrunePacing;
 import dev.fence.store.StoreOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -83,8 +84,7 @@ import org.sqlite.core.DirectAccess;
  * #acquire}, before {@code now}), so the ledger stays bounded without a separate job, a backlog drains
  * over many writes instead of stalling one, and the part a verdict pays stays small. Once a write finds
  * less than that to delete, this instance's writes skip the deletion for the next second of the store's
- * clock ({@link #PRUNE_PAUSE_MILLIS}): there is no backlog, and a busy server need not look for one at
- * every verdict.
+ * clock ({@link PrunePacing}).
  */
 public final class SqliteLeaseStore implements LeaseStore {
     /** Must match the {@code PRAGMA user_version} stamped at the end of {@code schema.sql}. */
@@ -130,11 +130,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     /** Guarded by {@link #lock}; the opened file's inode (or platform equivalent), null if unknown. */
     private Object openedFileKey;
 
-    /**
-     * Guarded by {@link #lock}; the store-clock time (epoch ms) before which a write skips pruning (see
-     * {@link #PRUNE_PAUSE_MILLIS}).
-     */
-    private long pruneQuietUntilMillis = Long.MIN_VALUE;
+    private final PrunePacing pruning = new PrunePacing();
 
     private SqliteLeaseStore(Path file, StoreOptions options) {
         this.file = file;
@@ -1152,7 +1148,7 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private void prune(SqliteDb c, long newestEventMillis, int appended) throws SQLException {
         long nowMillis = callerClock ? newestEventMillis : c.queryLong(Sql.SQL.get("clock.now"));
-        if (nowMillis < pruneQuietUntilMillis) {
+        if (!pruning.due(nowMillis)) {
             return;
         }
         long cutoff = nowMillis - retentionMillis(c);
@@ -1163,16 +1159,8 @@ public final class SqliteLeaseStore implements LeaseStore {
         try (SqliteDb.Statement st = c.cached(Sql.SQL.get("event.prune"))) {
             st.integer(1, cutoff).integer(2, batch).update();
         }
-        pruneQuietUntilMillis = c.changes() < batch ? nowMillis + PRUNE_PAUSE_MILLIS : Long.MIN_VALUE;
+        pruning.looked(nowMillis, c.changes(), batch);
     }
-
-    /**
-     * How long, on the store's clock, this instance's writes skip pruning after a prune that found less than
-     * a batch past retention: with no backlog, at most this much of the ledger's history can come of age
-     * before the next prune. A long-running server appends thousands of events a second, and the deletion
-     * (with its read of the retention setting) was a quarter of the time a verdict held the store's lock.
-     */
-    private static final long PRUNE_PAUSE_MILLIS = 1000;
 
     /**
      * The store's retention setting, taken from the opener when the store has none yet; a URL asking for
@@ -1217,7 +1205,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             ensureIdentity(c, candidate);
             if (newRetention != null) {
                 setSetting(c, RETENTION_SETTING, Long.toString(Math.max(0, newRetention.toMillis())));
-                pruneQuietUntilMillis = Long.MIN_VALUE;
+                pruning.reset();
             }
             return Duration.ofMillis(retentionMillis(c));
         });

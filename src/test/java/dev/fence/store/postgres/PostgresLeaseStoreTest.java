@@ -99,6 +99,11 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
     }
 
     @Override
+    protected boolean pacesPruning() {
+        return true;
+    }
+
+    @Override
     protected boolean floorsFromOwnClock() {
         return true;
     }
