@@ -20,9 +20,14 @@ public final class PrunePacing {
 
     private final AtomicLong quietUntil = new AtomicLong(Long.MIN_VALUE);
 
-    /** True when a write at {@code nowMillis} looks for events past retention. */
+    /**
+     * True when a write at {@code nowMillis} looks for events past retention: once the pause is over, or
+     * when the clock has gone back to before the look that began it (a clock that was set far ahead and
+     * then corrected must not pause the look for as long).
+     */
     public boolean due(long nowMillis) {
-        return nowMillis >= quietUntil.get();
+        long until = quietUntil.get();
+        return nowMillis >= until || until != Long.MIN_VALUE && nowMillis < until - PAUSE_MILLIS;
     }
 
     /** A write at {@code nowMillis} deleted {@code deleted} of at most {@code batch} events past retention. */

@@ -1162,6 +1162,18 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aClockSetBackDoesNotHoldThePause() {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), hour, 0, Duration.ZERO));
+            Instant t = clock.instant();
+            // A store clock a year ahead looks, finds nothing, and pauses until a year and a second from now.
+            s.append(List.of(event(t.plus(Duration.ofDays(365)), EventType.ALLOW, PLAIN, "far", 0, null)));
+            s.append(List.of(event(t.minus(Duration.ofHours(2)), EventType.REJECT, DEV, "old", 1, "stale-token")));
+            // Set right again, it looks at once.
+            s.append(List.of(event(t, EventType.ALLOW, PLAIN, "now", 0, null)));
+            assertEquals(List.of(), holders(s), "the event past retention went");
+        }
+
+        @Test
         void aBacklogDrainsAtEveryWriteWithoutPausing() {
             LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), hour, 0, Duration.ZERO));
             Instant t = clock.instant();

@@ -37,7 +37,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,9 +61,10 @@ import org.sqlite.core.DirectAccess;
  *
  * <p><b>Thread-safety:</b> an instance is thread-safe. It keeps one connection and serialises its own
  * threads with a lock (SQLite serialises writers anyway, and a Java queue is fairer and quicker than
- * SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks. Calls that its
- * threads make at the same time share a transaction and its commit, each write in a savepoint of its
- * own, as if run one after another (group commit, see {@link #combined}).
+ * SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks. Writes that its
+ * threads make at the same time share a transaction and its commit, each in a savepoint of its own, and
+ * reads made at the same time share a read transaction, as if run one after another (group commit, see
+ * {@link #combined}).
  *
  * <p><b>Bounded waits:</b> the time spent queueing behind this instance's other threads and waiting for
  * other processes' locks together stays within {@link StoreOptions#timeout()}; past it, and on a
@@ -547,13 +548,15 @@ public final class SqliteLeaseStore implements LeaseStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try {
-            dropConnection();
-        } finally {
-            if (locked) {
+        if (locked) {
+            try {
+                dropConnection();
+            } finally {
                 lock.unlock();
             }
         }
+        // Else a transaction still runs on the connection: freeing its statements under it would crash the
+        // JVM, so the thread running it closes the connection when it ends (lead).
     }
 
     // --- transactions and connection --------------------------------------------------------------
@@ -594,11 +597,11 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /** Calls waiting for a transaction, oldest first. */
-    private final ConcurrentLinkedQueue<Job<?>> pending = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedDeque<Job<?>> pending = new ConcurrentLinkedDeque<>();
 
     /**
-     * The most calls one transaction takes: enough to share a commit among a busy server's verdicts, few
-     * enough that the lock is not held for long.
+     * The most calls one turn of the lock takes: enough to share a commit among a busy server's verdicts,
+     * few enough that the lock is not held for long.
      */
     private static final int MOST_PER_TRANSACTION = 64;
 
@@ -608,18 +611,21 @@ public final class SqliteLeaseStore implements LeaseStore {
     /**
      * Group commit. SQLite runs one write transaction at a time, and its commit (a write and an fsync of
      * the log) costs more than a verdict's statements; so a call queues itself, and whichever waiting
-     * thread gets the lock runs every queued call (up to {@link #MOST_PER_TRANSACTION}) in one transaction
-     * ({@code BEGIN IMMEDIATE} if any of them writes), each write in a savepoint of its own, commits once and
-     * hands each caller its result, as if the calls had run one after another. A call whose work fails is
-     * rolled back alone; a failure of the transaction fails every call in it, and none of them is kept. No
-     * result is handed out before the commit that made it durable, reads included: a read that saw an
-     * earlier call's writes must not be acted on if they are lost.
+     * thread gets the lock takes the queued calls (up to {@link #MOST_PER_TRANSACTION}) and runs their
+     * reads in one read transaction, then their writes in one {@code BEGIN IMMEDIATE} transaction, each
+     * write in a savepoint of its own, commits once and hands each caller its outcome, as if the calls had
+     * run one after another. Reads never share a transaction with writes, so that they never wait for
+     * another process's writer (WAL). A call whose work fails (an exception, a failing statement of its
+     * own) is rolled back alone; a failure of the transaction itself fails every call in it, and none of
+     * them is kept. No result is handed out before the commit that made it durable.
      *
-     * <p>A caller waits at most until its deadline for a transaction to take its call; once one has, it
-     * waits for that transaction, which is bounded by the earliest deadline among its calls.
+     * <p>A caller waits at most until its own deadline: while another process holds SQLite's write lock,
+     * a transaction waits for it only until the earliest deadline among its calls, and the calls whose
+     * deadlines have not passed go back to the head of the queue to wait on. Once a transaction has begun
+     * with a call, its caller waits for that transaction.
      */
     private <T> T combined(Job<T> job) {
-        pending.add(job);
+        pending.addLast(job);
         boolean interrupted = false;
         try {
             while (true) {
@@ -655,28 +661,52 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    /** Under {@link #lock}: runs the queued calls in one transaction and wakes their callers. */
+    /**
+     * Under {@link #lock}: runs queued calls, reads first, and wakes their callers. Never throws: whatever
+     * fails becomes the outcome of the calls it concerns.
+     */
     private void lead() {
-        List<Job<?>> batch = new ArrayList<>();
-        for (Job<?> j; batch.size() < MOST_PER_TRANSACTION && (j = pending.poll()) != null; ) {
+        List<Job<?>> reads = new ArrayList<>();
+        List<Job<?>> writes = new ArrayList<>();
+        for (Job<?> j; reads.size() + writes.size() < MOST_PER_TRANSACTION && (j = pending.pollFirst()) != null; ) {
             if (j.take()) {
-                batch.add(j);
+                (j.write ? writes : reads).add(j);
             }
         }
-        if (batch.isEmpty()) {
+        try {
+            settle(reads, false);
+            settle(writes, true);
+        } finally {
+            if (closed) {
+                // close() could not take the lock while a transaction ran; the connection is closed here.
+                dropConnection();
+            }
+        }
+    }
+
+    /** Runs {@code jobs} in one transaction, then finishes them or puts them back at the head of the queue. */
+    private void settle(List<Job<?>> jobs, boolean write) {
+        if (jobs.isEmpty()) {
             return;
         }
+        List<Job<?>> again = List.of();
         try {
             if (closed) {
-                for (Job<?> j : batch) {
+                for (Job<?> j : jobs) {
                     j.fail(new InternalException("SQLite store " + file + " used after close (" + j.what + ")"));
                 }
             } else {
-                transaction(batch);
+                again = transaction(jobs, write);
             }
         } finally {
-            for (Job<?> j : batch) {
-                j.finish(file);
+            for (int i = again.size() - 1; i >= 0; i--) {
+                again.get(i).requeue();
+                pending.addFirst(again.get(i));
+            }
+            for (Job<?> j : jobs) {
+                if (!again.contains(j)) {
+                    j.finish(file);
+                }
             }
         }
     }
@@ -692,46 +722,35 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /**
-     * Under {@link #lock}: runs the jobs' work in one transaction, each write in a savepoint of its own when
-     * there are several, commits it, and settles every job. A job whose work throws is rolled back alone; a
-     * failure of SQLite's (a statement, the commit) rolls back the transaction and fails every job.
+     * Under {@link #lock}: runs the jobs' work in one transaction ({@code BEGIN IMMEDIATE} when {@code
+     * write}), each write in a savepoint of its own when there are several, commits it, and settles every
+     * job, except those to try again.
+     *
+     * @return the jobs whose deadlines had not passed when another process's write lock outlasted the
+     *     transaction's wait (nothing of theirs ran), to wait on
      */
-    private void transaction(List<Job<?>> jobs) {
+    private List<Job<?>> transaction(List<Job<?>> jobs, boolean write) {
         long deadline = Long.MAX_VALUE;
-        boolean write = false;
         for (Job<?> j : jobs) {
             deadline = Math.min(deadline, j.deadline);
-            write |= j.write;
         }
         boolean alone = jobs.size() == 1;
+        boolean begun = false;
+        boolean suspect = false;
         try {
             SqliteDb c = connection(deadline);
             c.busyTimeout(remainingMillis(deadline));
             c.run(write ? "BEGIN IMMEDIATE" : "BEGIN");
+            begun = true;
             boolean committed = false;
             try {
                 for (Job<?> j : jobs) {
                     if (alone) {
+                        // Its failure ends the transaction, which is rolled back below.
                         j.runIn(c);
-                        continue;
+                    } else {
+                        suspect |= runOne(c, j, write);
                     }
-                    if (!j.write) {
-                        // A read writes nothing that a savepoint would have to undo.
-                        try {
-                            j.runIn(c);
-                        } catch (RuntimeException e) {
-                            j.fail(e);
-                        }
-                        continue;
-                    }
-                    c.run("SAVEPOINT job");
-                    try {
-                        j.runIn(c);
-                    } catch (RuntimeException e) {
-                        c.run("ROLLBACK TO job");
-                        j.fail(e);
-                    }
-                    c.run("RELEASE job");
                 }
                 c.run("COMMIT");
                 committed = true;
@@ -743,26 +762,81 @@ public final class SqliteLeaseStore implements LeaseStore {
                     }
                 }
             }
+            if (suspect) {
+                // A statement failed as a broken connection or file would make it; the next call opens anew.
+                dropConnection();
+            }
         } catch (SQLException e) {
+            if (!begun && isBusy(e)) {
+                List<Job<?>> again = new ArrayList<>();
+                long now = System.nanoTime();
+                for (Job<?> j : jobs) {
+                    if (j.deadline - now > 0) {
+                        again.add(j);
+                    } else {
+                        j.fail(unavailable(e, j.what));
+                    }
+                }
+                return again;
+            }
             if (!isBusy(e)) {
                 // The connection may be broken (I/O error, file replaced); the next call opens a new one.
                 dropConnection();
             }
             for (Job<?> j : jobs) {
-                j.fail(unavailable(e, j.what));
+                j.failUnlessFailed(unavailable(e, j.what));
             }
-        } catch (RuntimeException e) {
-            // A lone job's own failure, or one before any work ran (opening the file).
+        } catch (RuntimeException | Error e) {
+            // A lone job's own failure, or one before or after any work ran (opening the file).
             for (Job<?> j : jobs) {
-                j.fail(e);
-            }
-        } catch (IncompatibleClassChangeError | UnsatisfiedLinkError e) {
-            // Another driver version than fence's binding was written for: say so instead of a stack trace.
-            InternalException mismatch = new InternalException(DirectAccess.mismatch(e), e);
-            for (Job<?> j : jobs) {
-                j.fail(mismatch);
+                j.failUnlessFailed(failure(e, j.what));
             }
         }
+        return List.of();
+    }
+
+    /**
+     * Runs one of several jobs, a write in a savepoint; a failure of its work (its own statements
+     * included) is rolled back to the savepoint and becomes its outcome, and the transaction goes on.
+     *
+     * @return true when its statement failed as a broken connection would (the connection is then not reused)
+     * @throws SQLException when the savepoint itself fails: the transaction cannot go on
+     */
+    private boolean runOne(SqliteDb c, Job<?> j, boolean write) throws SQLException {
+        if (write) {
+            c.run("SAVEPOINT job");
+        }
+        boolean suspect = false;
+        try {
+            j.runIn(c);
+        } catch (SQLException | RuntimeException | Error e) {
+            if (write) {
+                c.run("ROLLBACK TO job");
+            }
+            suspect = e instanceof SQLException se && !isBusy(se);
+            j.fail(failure(e, j.what));
+        }
+        if (write) {
+            c.run("RELEASE job");
+        }
+        return suspect;
+    }
+
+    /** What a caller is told of a failure of its call. */
+    private RuntimeException failure(Throwable e, String what) {
+        if (e instanceof SQLException se) {
+            return unavailable(se, what);
+        }
+        if (e instanceof IncompatibleClassChangeError || e instanceof UnsatisfiedLinkError) {
+            // Another driver version than fence's binding was written for: say so instead of a stack trace.
+            return new InternalException(DirectAccess.mismatch((LinkageError) e), e);
+        }
+        if (e instanceof RuntimeException re) {
+            return re;
+        }
+        return new InternalException(
+                "SQLite store " + file + " failed in a transaction (" + what + "): " + e + "; nothing of it was kept",
+                e);
     }
 
     /**
@@ -827,6 +901,21 @@ public final class SqliteLeaseStore implements LeaseStore {
             result = null;
             failure = e;
             settled = true;
+        }
+
+        /** As {@link #fail}, but a failure of its own stands (it says more than the transaction's). */
+        void failUnlessFailed(RuntimeException e) {
+            if (failure == null) {
+                fail(e);
+            }
+        }
+
+        /** Back to waiting for a transaction: nothing of it ran. */
+        void requeue() {
+            result = null;
+            failure = null;
+            settled = false;
+            state.set(QUEUED);
         }
 
         /** Marks the job done (failed, if nothing settled it) and wakes its caller. */

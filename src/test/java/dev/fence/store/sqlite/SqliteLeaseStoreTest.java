@@ -315,6 +315,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             int callers = 12;
             List<Future<AcquireResult>> grants = new ArrayList<>();
             Future<CommitResult> refused = null;
+            Future<?> broken = null;
             try (Connection other = raw()) {
                 execute(other, "BEGIN IMMEDIATE");
                 for (int i = 0; i < callers; i++) {
@@ -329,6 +330,24 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                                 List.of(event(
                                         clock.instant(), EventType.ACCEPT, MAIN, "mallory", held.token(), null))));
                     }
+                    if (i == callers / 3) {
+                        // And an append whose own statement fails (an event without a resource).
+                        LedgerEvent nameless = new LedgerEvent(
+                                0,
+                                clock.instant(),
+                                EventType.ALLOW,
+                                null,
+                                null,
+                                null,
+                                "x",
+                                "x",
+                                0,
+                                null,
+                                null,
+                                null,
+                                null);
+                        broken = pool.submit(() -> store.append(List.of(nameless)));
+                    }
                 }
                 // Long enough for every caller to queue; the store's timeout is longer.
                 Thread.sleep(300);
@@ -337,6 +356,9 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             Future<CommitResult> bad = refused;
             InternalException e = assertThrows(InternalException.class, () -> outcome(bad));
             assertTrue(e.getMessage().contains("would lower the tokens"), e.getMessage());
+            Future<?> failing = broken;
+            StoreUnavailableException notNull = assertThrows(StoreUnavailableException.class, () -> outcome(failing));
+            assertTrue(notNull.getMessage().contains("NOT NULL"), notNull.getMessage());
             for (int i = 0; i < callers; i++) {
                 AcquireResult.Granted g = assertInstanceOf(AcquireResult.Granted.class, outcome(grants.get(i)));
                 assertEquals("agent-" + i, g.holder());
@@ -352,6 +374,91 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             }
             assertEquals(before, store.snapshot(List.of(MAIN)).get(MAIN), "the refused commit wrote nothing");
             assertEquals(mainLedger, store.query(LedgerQuery.forResource(MAIN)), "nor an event");
+        }
+
+        @Test
+        void eachCallWaitsForAnotherProcesssWriterUntilItsOwnDeadlineAndReadsDoNotWaitForIt() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(1), Duration.ofDays(90), 0, Duration.ZERO));
+            s.identity(candidate);
+            Future<AcquireResult> early;
+            Future<AcquireResult> late;
+            Future<Map<String, ResourceState>> read;
+            try (Connection other = raw()) {
+                execute(other, "BEGIN IMMEDIATE");
+                long start = System.nanoTime();
+                early = pool.submit(() -> s.acquire("db/early", "a", TTL, clock.instant(), null, candidate));
+                Thread.sleep(700);
+                late = pool.submit(() -> s.acquire("db/late", "b", TTL, clock.instant(), null, candidate));
+                read = pool.submit(() -> s.snapshot(List.of("db/early")));
+                StoreUnavailableException e = assertThrows(StoreUnavailableException.class, () -> outcome(early));
+                assertTrue(e.getMessage().contains("locked by another writer"), e.getMessage());
+                // The writer still holds its lock: a read is not held up by it (WAL)...
+                assertEquals(0, read.get(2, TimeUnit.SECONDS).get("db/early").latestGranted());
+                Thread.sleep(Math.max(0, 1200 - (System.nanoTime() - start) / 1_000_000));
+                execute(other, "ROLLBACK");
+            }
+            // ...and the later call, queued with 300 ms of its second left when the first gave up, waited on.
+            assertInstanceOf(AcquireResult.Granted.class, outcome(late));
+        }
+
+        @Test
+        void anErrorInOneCallsWorkFailsThatCallAlone() throws Exception {
+            Path fresh = dir.resolve("fresh/fence.db");
+            LeaseStore s = SqliteLeaseStore.open(
+                    fresh,
+                    new StoreOptions(Duration.ofSeconds(10), Duration.ofDays(90), 0, Duration.ZERO).withCallerClock());
+            try {
+                // A store with no identity yet: the first grant makes one from its caller's candidate.
+                s.append(List.of(event(clock.instant(), EventType.ALLOW, PLAIN, "x", 0, null)));
+                List<Future<AcquireResult>> grants = new ArrayList<>();
+                Future<AcquireResult> erring;
+                try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + fresh)) {
+                    execute(other, "BEGIN IMMEDIATE");
+                    Future<?> first = pool.submit(
+                            () -> s.append(List.of(event(clock.instant(), EventType.ALLOW, PLAIN, "y", 0, null))));
+                    Thread.sleep(100);
+                    erring = pool.submit(() -> s.acquire("db/e", "e", TTL, clock.instant(), null, () -> {
+                        throw new AssertionError("a bug in the caller's candidate");
+                    }));
+                    Thread.sleep(100);
+                    for (int i = 0; i < 8; i++) {
+                        String resource = "db/ok" + i;
+                        grants.add(pool.submit(() -> s.acquire(resource, "h", TTL, clock.instant(), null, candidate)));
+                    }
+                    Thread.sleep(200);
+                    execute(other, "ROLLBACK");
+                    outcome(first);
+                }
+                InternalException e = assertThrows(InternalException.class, () -> outcome(erring));
+                assertInstanceOf(AssertionError.class, e.getCause());
+                for (Future<AcquireResult> g : grants) {
+                    assertInstanceOf(AcquireResult.Granted.class, outcome(g));
+                }
+                assertEquals(0, s.snapshot(List.of("db/e")).get("db/e").latestGranted(), "nothing of the failed call");
+            } finally {
+                s.close();
+            }
+        }
+
+        @Test
+        void closingWhileATransactionRunsLetsItFinishAndThenClosesTheConnection() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofMillis(20), Duration.ofDays(90), 0, Duration.ZERO));
+            s.identity(candidate);
+            List<LedgerEvent> many = new ArrayList<>();
+            for (int i = 0; i < 50_000; i++) {
+                many.add(event(clock.instant(), EventType.ALLOW, "db/many" + i, "x", 0, null));
+            }
+            Future<?> append = pool.submit(() -> s.append(many));
+            Thread.sleep(30);
+            // Waits 20 ms for the lock, then leaves the connection to the transaction still running on it
+            // (freeing its statements under it crashed the JVM).
+            s.close();
+            outcome(append);
+            InternalException e = assertThrows(InternalException.class, () -> s.snapshot(List.of("db/many0")));
+            assertTrue(e.getMessage().contains("used after close"), e.getMessage());
+            try (Connection c = raw()) {
+                assertEquals("50000", queryString(c, "SELECT count(*) FROM events WHERE resource LIKE 'db/many%'"));
+            }
         }
 
         @Test
