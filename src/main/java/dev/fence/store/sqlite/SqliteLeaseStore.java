@@ -675,11 +675,15 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         try {
             settle(reads, false);
-            settle(writes, true);
         } finally {
-            if (closed) {
-                // close() could not take the lock while a transaction ran; the connection is closed here.
-                dropConnection();
+            // Taken jobs must be settled whatever happened to the others: their callers wait for them.
+            try {
+                settle(writes, true);
+            } finally {
+                if (closed) {
+                    // close() could not take the lock while a transaction ran; the connection is closed here.
+                    dropConnection();
+                }
             }
         }
     }
