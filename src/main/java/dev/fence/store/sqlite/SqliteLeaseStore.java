@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -547,6 +548,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             locked = lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            locked = lock.tryLock();
         }
         if (locked) {
             try {
@@ -614,8 +616,8 @@ public final class SqliteLeaseStore implements LeaseStore {
      * thread gets the lock takes the queued calls (up to {@link #MOST_PER_TRANSACTION}) and runs their
      * reads in one read transaction, then their writes in one {@code BEGIN IMMEDIATE} transaction, each
      * write in a savepoint of its own, commits once and hands each caller its outcome, as if the calls had
-     * run one after another. Reads never share a transaction with writes, so that they never wait for
-     * another process's writer (WAL). A call whose work fails (an exception, a failing statement of its
+     * run one after another. Reads never share a transaction with writes, and a caller whose own call
+     * reads leads only reads ({@link #lead}), so that a read never waits for another process's writer (WAL). A call whose work fails (an exception, a failing statement of its
      * own) is rolled back alone; a failure of the transaction itself fails every call in it, and none of
      * them is kept. No result is handed out before the commit that made it durable.
      *
@@ -631,7 +633,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             while (true) {
                 if (lock.tryLock()) {
                     try {
-                        lead();
+                        lead(job);
                     } finally {
                         lock.unlock();
                         wakeNext();
@@ -640,17 +642,16 @@ public final class SqliteLeaseStore implements LeaseStore {
                 if (job.isDone()) {
                     return job.outcome();
                 }
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                    if (job.cancel()) {
-                        pending.remove(job);
-                        throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file);
-                    }
+                interrupted |= Thread.interrupted();
+                if (interrupted && job.cancel()) {
+                    pending.remove(job);
+                    throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file);
                 }
                 long left = job.deadline - System.nanoTime();
                 if (left <= 0 && job.cancel()) {
                     pending.remove(job);
-                    throw busy(job.what);
+                    // Put back for another process's write lock: say so, not that this process was busy.
+                    throw job.lockedOut != null ? unavailable(job.lockedOut, job.what) : busy(job.what);
                 }
                 LockSupport.parkNanos(this, left > 0 ? Math.min(left, MOST_PARK_NANOS) : MOST_PARK_NANOS);
             }
@@ -662,15 +663,29 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /**
-     * Under {@link #lock}: runs queued calls, reads first, and wakes their callers. Never throws: whatever
+     * Under {@link #lock}: runs queued calls, reads first, and wakes their callers. A caller whose own call
+     * reads takes only reads, so that it never waits in a write transaction for another process's writer
+     * (the writes stay queued for a writer's caller, whom {@link #wakeNext} wakes). Never throws: whatever
      * fails becomes the outcome of the calls it concerns.
      */
-    private void lead() {
+    private void lead(Job<?> own) {
         List<Job<?>> reads = new ArrayList<>();
         List<Job<?>> writes = new ArrayList<>();
-        for (Job<?> j; reads.size() + writes.size() < MOST_PER_TRANSACTION && (j = pending.pollFirst()) != null; ) {
-            if (j.take()) {
-                (j.write ? writes : reads).add(j);
+        if (own.write) {
+            for (Job<?> j; reads.size() + writes.size() < MOST_PER_TRANSACTION && (j = pending.pollFirst()) != null; ) {
+                if (j.take()) {
+                    (j.write ? writes : reads).add(j);
+                }
+            }
+        } else {
+            for (Iterator<Job<?>> it = pending.iterator(); it.hasNext() && reads.size() < MOST_PER_TRANSACTION; ) {
+                Job<?> j = it.next();
+                if (!j.write) {
+                    it.remove();
+                    if (j.take()) {
+                        reads.add(j);
+                    }
+                }
             }
         }
         try {
@@ -776,6 +791,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                 long now = System.nanoTime();
                 for (Job<?> j : jobs) {
                     if (j.deadline - now > 0) {
+                        j.lockedOut = e;
                         again.add(j);
                     } else {
                         j.fail(unavailable(e, j.what));
@@ -790,7 +806,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             for (Job<?> j : jobs) {
                 j.failUnlessFailed(unavailable(e, j.what));
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             // A lone job's own failure, or one before or after any work ran (opening the file).
             for (Job<?> j : jobs) {
                 j.failUnlessFailed(failure(e, j.what));
@@ -813,7 +829,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         boolean suspect = false;
         try {
             j.runIn(c);
-        } catch (SQLException | RuntimeException | Error e) {
+        } catch (Throwable e) {
             if (write) {
                 c.run("ROLLBACK TO job");
             }
@@ -862,6 +878,9 @@ public final class SqliteLeaseStore implements LeaseStore {
         private boolean settled;
         private T result;
         private RuntimeException failure;
+
+        /** Why the job was last put back: another process's write lock outlasted a transaction's wait. */
+        volatile SQLException lockedOut;
 
         Job(String what, boolean write, Work<T> work, long deadline) {
             this.what = what;

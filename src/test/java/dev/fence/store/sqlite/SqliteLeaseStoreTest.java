@@ -402,6 +402,34 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         @Test
+        void aReadIsNotHeldByWritesWaitingForAnotherProcesssWriter() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(1), Duration.ofDays(90), 0, Duration.ZERO));
+            s.identity(candidate);
+            try (Connection other = raw()) {
+                execute(other, "BEGIN IMMEDIATE");
+                long start = System.nanoTime();
+                Future<AcquireResult> first =
+                        pool.submit(() -> s.acquire("db/x", "a", TTL, clock.instant(), null, candidate));
+                Thread.sleep(100);
+                Future<Long> read = pool.submit(() -> {
+                    s.snapshot(List.of("db/x"));
+                    return (System.nanoTime() - start) / 1_000_000;
+                });
+                Thread.sleep(800);
+                Future<AcquireResult> second =
+                        pool.submit(() -> s.acquire("db/w", "b", TTL, clock.instant(), null, candidate));
+                // The read waits for the first write's turn (its thread holds this process's connection until
+                // its own deadline, at 1 s), then runs at once: not in the second write's turn, whose wait for
+                // the writer lasts until 1.9 s.
+                long readAt = read.get(5, TimeUnit.SECONDS);
+                assertTrue(readAt < 1500, "the read answered " + readAt + " ms after the first write began");
+                assertThrows(StoreUnavailableException.class, () -> outcome(first));
+                execute(other, "ROLLBACK");
+                assertInstanceOf(AcquireResult.Granted.class, outcome(second));
+            }
+        }
+
+        @Test
         void anErrorInOneCallsWorkFailsThatCallAlone() throws Exception {
             Path fresh = dir.resolve("fresh/fence.db");
             LeaseStore s = SqliteLeaseStore.open(
