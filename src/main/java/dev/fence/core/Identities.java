@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.function.Supplier;
 
-/** Makes candidate store identities: a random generation id and proof key, floor = now in epoch ms. */
+/** Makes candidate store identities: a random generation id and proof key, floor = now ({@link StoreIdentity#floorAt}). */
 public final class Identities {
     private Identities() {}
 
@@ -33,6 +33,9 @@ public final class Identities {
         random.nextBytes(id);
         random.nextBytes(key);
         return new StoreIdentity(
-                Base64.getUrlEncoder().withoutPadding().encodeToString(id), now.toEpochMilli(), key, now);
+                Base64.getUrlEncoder().withoutPadding().encodeToString(id),
+                StoreIdentity.floorAt(now.toEpochMilli()),
+                key,
+                now);
     }
 }

@@ -9,9 +9,11 @@ import java.util.Arrays;
  * <p>A generation is created when a store is initialised and is replaced whenever the store finds its
  * own data gone (a Redis restarted without persistence, a deleted SQLite file). Tokens and proofs are
  * bound to the generation, so nothing issued before a loss is honoured after it. Every generation
- * starts its counters at {@code floor}, the creation time in epoch milliseconds, so tokens issued after
- * a loss are larger than any token the lost generation issued (unless it issued more than one grant per
- * millisecond of its life on a single resource).
+ * starts its counters at {@code floor}, the creation time in epoch microseconds ({@link #floorAt}), so
+ * tokens issued after a loss are larger than any token the lost generation issued unless it issued more
+ * than one grant per microsecond of its life on a single resource, which no store can: each grant of a
+ * resource is a store transaction of its own, and those take longer. (Floors in milliseconds were
+ * outrun by a client granting one resource faster than once a millisecond.)
  *
  * @param generation opaque, URL-safe id of this generation
  * @param floor tokens of this generation are strictly greater than this
@@ -19,6 +21,11 @@ import java.util.Arrays;
  * @param createdAt when the generation was created
  */
 public record StoreIdentity(String generation, long floor, byte[] proofKey, Instant createdAt) {
+    /** The floor of a generation created at {@code epochMillis}: that time in microseconds. */
+    public static long floorAt(long epochMillis) {
+        return Math.multiplyExact(epochMillis, 1000L);
+    }
+
     public StoreIdentity {
         proofKey = proofKey.clone();
     }

@@ -101,7 +101,7 @@ class ProofsTest {
         StoreIdentity a = Identities.candidate(t);
         StoreIdentity b = Identities.candidate(t);
         assertFalse(a.generation().equals(b.generation()));
-        assertEquals(t.toEpochMilli(), a.floor());
+        assertEquals(t.toEpochMilli() * 1000, a.floor(), "in microseconds");
         assertFalse(a.toString().contains("proofKey"), "the key is never printed");
     }
 }

@@ -271,7 +271,8 @@ class ShimEnforcementTest {
         return lines;
     }
 
-    private static final Pattern TOKEN = Pattern.compile("\\b1\\d{12}\\b");
+    // Floors in ms (13 digits) before generations took microseconds (16 digits).
+    private static final Pattern TOKEN = Pattern.compile("\\b1\\d{12}(\\d{3})?\\b");
     private static final Pattern TIME = Pattern.compile("\\b\\d\\d:\\d\\d:\\d\\dZ");
 
     static String normalise(Side s, String line) {

@@ -891,6 +891,30 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aNewGenerationIsAboveEveryOldTokenOfAResourceGrantedFasterThanOnceAMillisecond() throws Exception {
+            // Eighty grants of one resource within 2 ms of the store's clock, then the data lost 5 ms later:
+            // floors in milliseconds put the new generation's first token below the old generation's last.
+            long oldToken = 0;
+            for (int i = 0; i < 80; i++) {
+                if (i == 40) {
+                    clock.advance(Duration.ofMillis(2));
+                }
+                AcquireResult.Granted g = grant(MAIN, "agent-" + i);
+                assertInstanceOf(LeaseCheck.Ok.class, store.release(MAIN, g.holder(), g.token(), clock.instant()));
+                oldToken = g.token();
+            }
+            loseAllData();
+            clock.advance(Duration.ofMillis(5));
+            StoreIdentity next = Identities.candidate(clock.instant());
+
+            AcquireResult.Granted g = assertInstanceOf(
+                    AcquireResult.Granted.class, store.acquire(MAIN, "bob", TTL, clock.instant(), null, next));
+
+            assertNotEquals(candidate.generation(), g.generation());
+            assertTrue(g.token() > oldToken, g.token() + " after " + oldToken);
+        }
+
+        @Test
         void lostDataIsNoticedByIdentity() throws Exception {
             store.identity(candidate);
             loseAllData();

@@ -38,8 +38,8 @@ SELECT i.generation, i.floor, i.proof_key, i.created_at,
 -- name: identity.lock
 SELECT id FROM fence.identity WHERE id = 1 FOR UPDATE
 
--- A first identity, or one for rows whose identity was lost: the floor is the database's clock, raised
--- above every token the rows hold.
+-- A first identity, or one for rows whose identity was lost: the floor is the database's clock in
+-- microseconds (StoreIdentity.floorAt), raised above every token the rows hold.
 -- name: identity.insert
 INSERT INTO fence.identity (id, generation, floor, proof_key, created_at, system_identifier, timeline,
                             written_xid, version_base)
@@ -49,8 +49,8 @@ SELECT 1, ?, GREATEST(?, coalesce(max(GREATEST(latest_granted, highest_accepted)
   FROM fence.resources
 ON CONFLICT (id) DO NOTHING
 
--- A new generation over data that may have been rolled back: the floor is the database's clock, raised
--- above the old floor and to every token the rows hold; every version moves up by 2^32.
+-- A new generation over data that may have been rolled back: the floor is the database's clock in
+-- microseconds, raised above the old floor and to every token the rows hold; every version moves up by 2^32.
 -- name: identity.replace
 UPDATE fence.identity
    SET generation = ?,

@@ -129,7 +129,8 @@ local function ensure_meta(meta_key, generation, key, test_now)
     return m[1], m[2], false
   end
   local now = now_ms(test_now)
-  local floor = now
+  -- In microseconds (StoreIdentity.floorAt): no resource is granted more than once a microsecond.
+  local floor = now * 1000
   local old = redis.call('HMGET', meta_key, 'floor', 'retention', 'indexedFrom')
   if old[1] and tonumber(old[1]) >= floor then
     floor = tonumber(old[1]) + 1

@@ -173,8 +173,10 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
 
             assertEquals(slow.generation(), made.generation());
             long dbNow = Long.parseLong(query("SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
-            assertTrue(made.floor() >= before - 60_000 && made.floor() <= dbNow, () -> "floor " + made.floor());
-            assertEquals(made.floor(), made.createdAt().toEpochMilli());
+            assertTrue(
+                    made.floor() >= (before - 60_000) * 1000 && made.floor() <= dbNow * 1000,
+                    () -> "floor " + made.floor());
+            assertEquals(made.floor(), StoreIdentity.floorAt(made.createdAt().toEpochMilli()));
             AcquireResult.Granted g = assertInstanceOf(
                     AcquireResult.Granted.class, store.acquire(MAIN, "alice", TTL, clock.instant(), null, slow));
             assertEquals(made.floor() + 1, g.token());
