@@ -6,7 +6,10 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.function.Supplier;
 
-/** Makes candidate store identities: a random generation id and proof key, floor = now ({@link StoreIdentity#floorAt}). */
+/**
+ * Makes candidate store identities: a random generation id and proof key, floor = now ({@link
+ * StoreIdentity#floorAt}).
+ */
 public final class Identities {
     private Identities() {}
 

@@ -76,7 +76,10 @@ final class SqliteDb implements AutoCloseable {
         return s;
     }
 
-    /** The first column of the first row of {@code sql} (such as a PRAGMA) as text, {@link #cached}; null when no row. */
+    /**
+     * The first column of the first row of {@code sql} (such as a PRAGMA) as text, {@link #cached}; null
+     * when no row.
+     */
     String queryText(String sql) throws SQLException {
         try (Statement s = cached(sql)) {
             return s.next() ? DirectAccess.columnText(db, s.handle, 0) : null;
@@ -90,7 +93,10 @@ final class SqliteDb implements AutoCloseable {
         }
     }
 
-    /** Finalizes the cached statements and closes the connection (SQLite checkpoints the file when it was the last one). */
+    /**
+     * Finalizes the cached statements and closes the connection (SQLite checkpoints the file when it was the
+     * last one).
+     */
     @Override
     public void close() throws SQLException {
         try {

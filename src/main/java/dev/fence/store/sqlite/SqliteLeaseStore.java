@@ -617,9 +617,10 @@ public final class SqliteLeaseStore implements LeaseStore {
      * reads in one read transaction, then their writes in one {@code BEGIN IMMEDIATE} transaction, each
      * write in a savepoint of its own, commits once and hands each caller its outcome, as if the calls had
      * run one after another. Reads never share a transaction with writes, and a caller whose own call
-     * reads leads only reads ({@link #lead}), so that a read never waits for another process's writer (WAL). A call whose work fails (an exception, a failing statement of its
-     * own) is rolled back alone; a failure of the transaction itself fails every call in it, and none of
-     * them is kept. No result is handed out before the commit that made it durable.
+     * reads leads only reads ({@link #lead}), so that a read never waits for another process's writer
+     * (WAL). A call whose work fails (an exception, a failing statement of its own) is rolled back alone;
+     * a failure of the transaction itself fails every call in it, and none of them is kept. No result is
+     * handed out before the commit that made it durable.
      *
      * <p>A caller waits at most until its own deadline: while another process holds SQLite's write lock,
      * a transaction waits for it only until the earliest deadline among its calls, and the calls whose
