@@ -211,7 +211,7 @@ public abstract class LeaseStoreContractTest {
     }
 
     /** The write of an accepted push under grant {@code g} to the resource in state {@code s}: SHA_A to SHA_B. */
-    private ResourceWrite acceptedWrite(ResourceState s, AcquireResult.Granted g, Tip tip) {
+    protected final ResourceWrite acceptedWrite(ResourceState s, AcquireResult.Granted g, Tip tip) {
         return new ResourceWrite(
                 s.resource(),
                 s.version(),

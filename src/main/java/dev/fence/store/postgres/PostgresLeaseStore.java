@@ -35,6 +35,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,8 +44,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.postgresql.Driver;
 
@@ -57,8 +62,14 @@ import org.postgresql.Driver;
  * change ({@code SELECT … FOR UPDATE}, in name order when there are several) before they read them, so
  * concurrent processes never decide on the same counter value; a resource seen for the first time gets its
  * row first ({@code INSERT … ON CONFLICT DO NOTHING}, which waits for a concurrent insert of the same name).
- * Reads that must agree with each other are one statement. Deadlocks and serialization failures are retried
- * while the timeout lasts.
+ * Reads that must agree with each other are one statement, run without a transaction of their own
+ * (autocommit: one round trip). Deadlocks and serialization failures are retried while the timeout lasts.
+ *
+ * <p><b>Commits</b> are one call of the server-side function {@code fence.commit_1} ({@code functions.sql}),
+ * which checks and applies a commit's writes and appends its events in one round trip, whatever their
+ * number. Commits that this instance's threads make at the same time share that call and its transaction
+ * ({@link #combined}: group commit), each still all or nothing. The functions carry their version in their
+ * names and are created with the schema, or by the first fence that finds them missing.
  *
  * <p><b>Identity and rollbacks:</b> the identity row records, besides the generation, a marker that a
  * rollback of the data cannot preserve: the cluster's {@code system_identifier}, the current WAL timeline
@@ -325,14 +336,14 @@ public final class PostgresLeaseStore implements LeaseStore {
     @Override
     public Map<String, ResourceState> snapshot(Collection<String> resources) {
         List<String> names = List.copyOf(new LinkedHashSet<>(resources));
-        return run("snapshot", tx -> readSnapshot(tx, names, null).states());
+        return read("snapshot", tx -> readSnapshot(tx, names, null).states());
     }
 
     /** {@inheritDoc} One statement: the identity check and the rows in one consistent view. */
     @Override
     public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
         List<String> names = List.copyOf(new LinkedHashSet<>(resources));
-        return run("snapshot", tx -> readSnapshot(tx, names, candidate));
+        return read("snapshot", tx -> readSnapshot(tx, names, candidate));
     }
 
     /**
@@ -354,55 +365,330 @@ public final class PostgresLeaseStore implements LeaseStore {
         if (writes.isEmpty() && events.isEmpty()) {
             return new CommitResult.Committed();
         }
-        return run("commit", tx -> {
-            Current cur = current(tx, null);
-            for (ResourceWrite w : writes) {
-                // Decided under another generation (one that a rollback ended, or made since): not applied.
-                if (!cur.identity().generation().equals(w.generation())) {
-                    return new CommitResult.Conflict(w.resource());
+        if (closed) {
+            throw new InternalException("PostgreSQL store " + description + " used after close (commit)");
+        }
+        return combined(new Pending(writes, events, System.nanoTime() + timeoutNanos));
+    }
+
+    // --- group commit -------------------------------------------------------------------------------
+
+    /** Commits waiting for a transaction, oldest first. */
+    private final ConcurrentLinkedDeque<Pending> pending = new ConcurrentLinkedDeque<>();
+
+    /** Held by the thread running a transaction of queued commits. */
+    private final ReentrantLock committing = new ReentrantLock();
+
+    /** The most commits one transaction takes: enough to share a busy server's, few enough to stay short. */
+    private static final int MOST_PER_TRANSACTION = 64;
+
+    /** The longest a waiting caller sleeps before looking again, should a wake-up have gone astray. */
+    private static final long MOST_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /**
+     * Group commit. A commit's cost on PostgreSQL is mostly the transaction around it (its round trips, its
+     * WAL flush), not its rows; so a commit queues itself, and whichever waiting thread gets {@link
+     * #committing} takes the queued commits (up to {@link #MOST_PER_TRANSACTION}) and runs them in one
+     * transaction, one call of {@code fence.commit_1} that applies them one after another, each all or
+     * nothing, as if each had been a transaction of its own. No caller has an answer before the commit that
+     * made it durable; if the transaction fails, every commit in it fails and none is kept. A caller waits
+     * at most until its own deadline while queued; once its commit is taken, until the transaction's end,
+     * which is bounded by the earliest deadline among the commits it took. A hook makes one commit: it
+     * takes the lock at once and runs alone.
+     */
+    private CommitResult combined(Pending own) {
+        pending.addLast(own);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                if (committing.tryLock()) {
+                    try {
+                        lead();
+                    } finally {
+                        committing.unlock();
+                        wakeNext();
+                    }
+                }
+                if (own.isDone()) {
+                    return own.outcome();
+                }
+                interrupted |= Thread.interrupted();
+                if (interrupted && own.cancel()) {
+                    pending.remove(own);
+                    throw new StoreUnavailableException(
+                            "interrupted while waiting for PostgreSQL store " + description);
+                }
+                long left = own.deadline - System.nanoTime();
+                if (left <= 0 && own.cancel()) {
+                    pending.remove(own);
+                    throw new StoreUnavailableException("PostgreSQL store " + description + " is busy: this"
+                            + " process's commits queued for longer than the timeout of " + Durations.format(timeout)
+                            + "; retry, or raise ?timeout= in the store URL");
+                }
+                LockSupport.parkNanos(this, left > 0 ? Math.min(left, MOST_PARK_NANOS) : MOST_PARK_NANOS);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Under {@link #committing}: runs queued commits in one transaction and hands each caller its outcome.
+     * Never throws: a failure becomes the outcome of every commit taken.
+     */
+    private void lead() {
+        List<Pending> batch = new ArrayList<>();
+        Set<String> written = new HashSet<>();
+        long deadline = Long.MAX_VALUE;
+        for (Iterator<Pending> it = pending.iterator(); it.hasNext() && batch.size() < MOST_PER_TRANSACTION; ) {
+            Pending p = it.next();
+            // A commit writing a resource that one taken already writes waits for the next transaction:
+            // it is to see that write, as if the two had run one after the other.
+            if (p.writes.stream().anyMatch(w -> written.contains(w.resource()))) {
+                continue;
+            }
+            it.remove();
+            if (p.take()) {
+                batch.add(p);
+                deadline = Math.min(deadline, p.deadline);
+                for (ResourceWrite w : p.writes) {
+                    written.add(w.resource());
                 }
             }
-            Map<String, ResourceState> current = new LinkedHashMap<>();
-            if (!writes.isEmpty()) {
-                Map<String, ResourceState> locked = lockOrCreateAll(
-                        tx, writes.stream().map(ResourceWrite::resource).toList(), cur);
-                for (ResourceWrite w : writes) {
-                    current.put(w.resource(), locked.get(w.resource()));
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            finish(batch, run("commit", false, deadline, tx -> applyAll(tx, batch)));
+        } catch (Refused e) {
+            if (batch.size() == 1) {
+                batch.get(0).finish(unavailable(e.cause, "commit"));
+                return;
+            }
+            // One commit's rows broke a rule of the schema, and took the others' transaction with it: each
+            // runs alone, so that the failure stays with the commit it belongs to.
+            for (Pending p : batch) {
+                try {
+                    finish(List.of(p), run("commit", false, p.deadline, tx -> applyAll(tx, List.of(p))));
+                } catch (Refused alone) {
+                    p.finish(unavailable(alone.cause, "commit"));
+                } catch (Throwable alone) {
+                    p.finish(alone);
                 }
             }
-            for (ResourceWrite w : writes) {
-                if (current.get(w.resource()).version() != w.expectedVersion()) {
-                    return new CommitResult.Conflict(w.resource());
+        } catch (Throwable e) {
+            for (Pending p : batch) {
+                p.finish(e);
+            }
+        }
+    }
+
+    private static void finish(List<Pending> batch, List<Object> outcomes) {
+        for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).finish(outcomes.get(i));
+        }
+    }
+
+    /**
+     * The commit statement failed on the data it was given (a data or integrity error, a check of {@code
+     * fence.commit_1}), not on the store: nothing was sent to commit.
+     */
+    private static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final SQLException cause;
+
+        Refused(SQLException cause) {
+            super(cause.getMessage(), cause, false, false);
+            this.cause = cause;
+        }
+    }
+
+    /** How many commits wait for a transaction; for tests. */
+    int queuedCommits() {
+        int n = 0;
+        for (Pending p : pending) {
+            if (p.isQueued()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Wakes the caller of the oldest commit still queued, to take the lock and run it. */
+    private void wakeNext() {
+        for (Pending p : pending) {
+            if (p.isQueued()) {
+                LockSupport.unpark(p.caller);
+                return;
+            }
+        }
+    }
+
+    /**
+     * The commits of {@code batch} in {@code tx}: a {@link CommitResult} or a {@link RuntimeException} for
+     * each, in order. A marker that no longer matches starts a new generation first, under which every
+     * write decided before it conflicts.
+     */
+    private List<Object> applyAll(Tx tx, List<Pending> batch) throws SQLException {
+        List<ResourceWrite> writes = new ArrayList<>();
+        List<LedgerEvent> events = new ArrayList<>();
+        List<Integer> writeGroups = new ArrayList<>();
+        List<Integer> eventGroups = new ArrayList<>();
+        for (int g = 0; g < batch.size(); g++) {
+            Pending p = batch.get(g);
+            writes.addAll(p.writes);
+            events.addAll(p.events);
+            writeGroups.addAll(Collections.nCopies(p.writes.size(), g + 1));
+            eventGroups.addAll(Collections.nCopies(p.events.size(), g + 1));
+        }
+        for (int attempt = 0; ; attempt++) {
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("commit.apply"))) {
+                int i = 0;
+                st.setInt(++i, batch.size());
+                st.setArray(++i, tx.c.createArrayOf("int4", writeGroups.toArray()));
+                i = bindWrites(tx, st, i, writes);
+                st.setArray(++i, tx.c.createArrayOf("int4", eventGroups.toArray()));
+                bindEvents(tx, st, i, events, callerClock);
+                List<Object> outcomes = new ArrayList<>(batch.size());
+                long newest = Long.MIN_VALUE;
+                int appended = 0;
+                ResultSet result;
+                try {
+                    result = tx.query(st);
+                } catch (SQLException e) {
+                    String state = e.getSQLState() == null ? "" : e.getSQLState();
+                    if (state.startsWith("22") || state.startsWith("23") || state.startsWith("P0")) {
+                        throw new Refused(e);
+                    }
+                    throw e;
                 }
-            }
-            for (ResourceWrite w : writes) {
-                ResourceState s = current.get(w.resource());
-                if (w.latestGranted() < s.latestGranted() || w.highestAccepted() < s.highestAccepted()) {
-                    throw new InternalException("a commit would lower the tokens of " + w.resource()
-                            + " (counter " + s.latestGranted() + " -> " + w.latestGranted()
-                            + ", highest accepted " + s.highestAccepted() + " -> " + w.highestAccepted()
-                            + "); nothing was written");
+                try (ResultSet rs = result) {
+                    for (int g = 0; g < batch.size(); g++) {
+                        if (!rs.next() || rs.getInt("o_group") != g + 1) {
+                            throw new InternalException("fence.commit_1 did not answer for commit " + (g + 1));
+                        }
+                        Check check = readCheck(rs);
+                        String outcome = rs.getString("o_outcome");
+                        if ("identity".equals(outcome)) {
+                            if (attempt > 0) {
+                                throw new StoreUnavailableException("PostgreSQL store " + description
+                                        + " could not settle its identity (its identity row keeps changing); retry");
+                            }
+                            rs.close();
+                            settle(tx, check, null);
+                            outcomes = null;
+                            break;
+                        }
+                        tx.current = new Current(check.stored(), check.versionBase());
+                        Pending p = batch.get(g);
+                        switch (outcome) {
+                            case "conflict" -> outcomes.add(new CommitResult.Conflict(rs.getString("o_resource")));
+                            case "lowered" -> outcomes.add(lowered(p.writes, rs));
+                            case "committed" -> {
+                                outcomes.add(new CommitResult.Committed());
+                                if (!p.events.isEmpty()) {
+                                    newest = Math.max(newest, newest(p.events, rs.getLong("o_now")));
+                                    appended += p.events.size();
+                                }
+                            }
+                            default -> throw new InternalException("fence.commit_1 answered '" + outcome + "'");
+                        }
+                    }
                 }
+                if (outcomes == null) {
+                    continue;
+                }
+                if (appended > 0) {
+                    prune(tx, newest, appended);
+                }
+                return outcomes;
             }
-            for (ResourceWrite w : writes) {
-                ResourceState s = current.get(w.resource());
-                writeState(
-                        tx,
-                        cur,
-                        new ResourceState(
-                                w.resource(),
-                                s.version() + 1,
-                                w.latestGranted(),
-                                w.highestAccepted(),
-                                w.clearLease() ? null : s.lease(),
-                                w.baseToken(),
-                                w.baseSha(),
-                                w.lastTokenWriteSha(),
-                                w.tip()));
+        }
+    }
+
+    /**
+     * One caller's commit, queued for {@link #combined}. Its outcome is written by the thread that ran it
+     * before the state turns to done, and read by its caller after it sees done (a volatile handoff).
+     */
+    private static final class Pending {
+        private static final int QUEUED = 0;
+        private static final int TAKEN = 1;
+        private static final int CANCELLED = 2;
+        private static final int DONE = 3;
+
+        final List<ResourceWrite> writes;
+        final List<LedgerEvent> events;
+        final long deadline;
+        final Thread caller = Thread.currentThread();
+        private final AtomicInteger state = new AtomicInteger(QUEUED);
+        private Object outcome;
+
+        Pending(List<ResourceWrite> writes, List<LedgerEvent> events, long deadline) {
+            this.writes = List.copyOf(writes);
+            this.events = List.copyOf(events);
+            this.deadline = deadline;
+        }
+
+        boolean isQueued() {
+            return state.get() == QUEUED;
+        }
+
+        boolean isDone() {
+            return state.get() == DONE;
+        }
+
+        /** A transaction takes the commit; false if its caller gave up on it first. */
+        boolean take() {
+            return state.compareAndSet(QUEUED, TAKEN);
+        }
+
+        /** Its caller gives up on it; false if a transaction has already taken it. */
+        boolean cancel() {
+            return state.compareAndSet(QUEUED, CANCELLED);
+        }
+
+        /** Settles the commit with a {@link CommitResult} or a {@link Throwable}, and wakes its caller. */
+        void finish(Object outcome) {
+            this.outcome = outcome;
+            state.set(DONE);
+            LockSupport.unpark(caller);
+        }
+
+        /**
+         * The outcome, to its caller: a failure is thrown anew in the caller's thread, so that the stack
+         * trace shows the caller (and the thread that ran it, as the cause).
+         */
+        CommitResult outcome() {
+            if (outcome instanceof CommitResult r) {
+                return r;
             }
-            appendEvents(tx, events);
-            return new CommitResult.Committed();
-        });
+            if (outcome instanceof StoreUnavailableException e) {
+                throw new StoreUnavailableException(e.getMessage(), e);
+            }
+            if (outcome instanceof InternalException e) {
+                throw new InternalException(e.getMessage(), e);
+            }
+            if (outcome instanceof RuntimeException e) {
+                throw e;
+            }
+            Throwable t = (Throwable) outcome;
+            throw new InternalException("PostgreSQL commit failed: " + t, t);
+        }
+    }
+
+    private static InternalException lowered(List<ResourceWrite> writes, ResultSet rs) throws SQLException {
+        String resource = rs.getString("o_resource");
+        ResourceWrite w = writes.stream()
+                .filter(x -> x.resource().equals(resource))
+                .findFirst()
+                .orElseThrow(() -> new InternalException("fence.commit_1 named a resource not written: " + resource));
+        return new InternalException("a commit would lower the tokens of " + resource
+                + " (counter " + rs.getLong("o_latest_granted") + " -> " + w.latestGranted()
+                + ", highest accepted " + rs.getLong("o_highest_accepted") + " -> " + w.highestAccepted()
+                + "); nothing was written");
     }
 
     @Override
@@ -411,7 +697,13 @@ public final class PostgresLeaseStore implements LeaseStore {
             return;
         }
         run("append", tx -> {
-            appendEvents(tx, events);
+            try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("events.append"))) {
+                bindEvents(tx, st, 0, events, callerClock);
+                try (ResultSet rs = tx.query(st)) {
+                    rs.next();
+                    prune(tx, newest(events, rs.getLong(1)), events.size());
+                }
+            }
             return null;
         });
     }
@@ -558,12 +850,8 @@ public final class PostgresLeaseStore implements LeaseStore {
                 rs.getLong("floor"),
                 rs.getBytes("proof_key"),
                 Instant.ofEpochMilli(rs.getLong("created_at")));
-        // The row's xmin is the 32-bit transaction id of whoever wrote it last; written_xid is the full id
-        // of the transaction fence wrote it in. They differ once anything else has written the row.
-        boolean matches = rs.getLong("system_identifier") == liveSystem
-                && rs.getLong("timeline") == liveTimeline
-                && (rs.getLong("written_xid") & 0xffff_ffffL) == Long.parseLong(rs.getString("row_xid"));
-        return new Check(stored, rs.getLong("version_base"), matches, liveSystem, liveTimeline, dbNow);
+        // Whether the marker matches is decided in SQL (identity.check), where the commit statement reads it.
+        return new Check(stored, rs.getLong("version_base"), rs.getBoolean("matches"), liveSystem, liveTimeline, dbNow);
     }
 
     private static Check check(Tx tx) throws SQLException {
@@ -663,6 +951,9 @@ public final class PostgresLeaseStore implements LeaseStore {
                             out.put(name, s != null ? s : missing(name, cur));
                         }
                         return new IdentifiedSnapshot(cur.identity(), Collections.unmodifiableMap(out));
+                    }
+                    if (tx.autocommit) {
+                        throw new NeedsTransaction();
                     }
                     if (attempt > 0) {
                         throw new StoreUnavailableException("PostgreSQL store " + description
@@ -806,29 +1097,136 @@ public final class PostgresLeaseStore implements LeaseStore {
         }
     }
 
-    private static void insertEvents(Tx tx, List<LedgerEvent> events) throws SQLException {
-        if (events.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("event.insert"))) {
-            for (LedgerEvent e : events) {
-                int i = 0;
-                st.setLong(++i, e.at().toEpochMilli());
-                st.setString(++i, e.type().label());
-                st.setString(++i, e.resource());
-                st.setString(++i, e.repo());
-                st.setString(++i, e.ref());
-                st.setString(++i, e.holder());
-                st.setString(++i, e.pusher());
-                st.setLong(++i, e.token());
-                st.setString(++i, e.oldSha());
-                st.setString(++i, e.newSha());
-                st.setString(++i, e.reason());
-                st.setBytes(++i, e.detail() == null ? null : e.detail().getBytes(StandardCharsets.UTF_8));
-                st.addBatch();
+    /**
+     * Binds the arrays of {@code fence.commit_1}'s writes from parameter {@code i + 1} on, and returns the
+     * index of the last one bound. A write's lease is kept or cleared by the function; its tip is all null
+     * or all set.
+     */
+    private static int bindWrites(Tx tx, PreparedStatement st, int i, List<ResourceWrite> writes) throws SQLException {
+        int n = writes.size();
+        String[] resource = new String[n];
+        String[] generation = new String[n];
+        Long[] expected = new Long[n];
+        Long[] latest = new Long[n];
+        Long[] highest = new Long[n];
+        Boolean[] clearLease = new Boolean[n];
+        Long[] baseToken = new Long[n];
+        String[] baseSha = new String[n];
+        String[] lastSha = new String[n];
+        String[] tipSha = new String[n];
+        Long[] tipToken = new Long[n];
+        String[] tipHolder = new String[n];
+        String[] tipPusher = new String[n];
+        Long[] tipAt = new Long[n];
+        for (int k = 0; k < n; k++) {
+            ResourceWrite w = writes.get(k);
+            resource[k] = w.resource();
+            generation[k] = w.generation();
+            expected[k] = w.expectedVersion();
+            latest[k] = w.latestGranted();
+            highest[k] = w.highestAccepted();
+            clearLease[k] = w.clearLease();
+            baseToken[k] = w.baseToken();
+            baseSha[k] = w.baseSha();
+            lastSha[k] = w.lastTokenWriteSha();
+            Tip tip = w.tip();
+            if (tip != null) {
+                tipSha[k] = tip.sha();
+                tipToken[k] = tip.token();
+                tipHolder[k] = tip.holder();
+                tipPusher[k] = tip.pusher();
+                tipAt[k] = epochMillis(tip.at());
             }
-            tx.batch(st);
         }
+        st.setArray(++i, tx.c.createArrayOf("text", resource));
+        st.setArray(++i, tx.c.createArrayOf("text", generation));
+        st.setArray(++i, tx.c.createArrayOf("int8", expected));
+        st.setArray(++i, tx.c.createArrayOf("int8", latest));
+        st.setArray(++i, tx.c.createArrayOf("int8", highest));
+        st.setArray(++i, tx.c.createArrayOf("bool", clearLease));
+        st.setArray(++i, tx.c.createArrayOf("int8", baseToken));
+        st.setArray(++i, tx.c.createArrayOf("text", baseSha));
+        st.setArray(++i, tx.c.createArrayOf("text", lastSha));
+        st.setArray(++i, tx.c.createArrayOf("text", tipSha));
+        st.setArray(++i, tx.c.createArrayOf("int8", tipToken));
+        st.setArray(++i, tx.c.createArrayOf("text", tipHolder));
+        st.setArray(++i, tx.c.createArrayOf("text", tipPusher));
+        st.setArray(++i, tx.c.createArrayOf("int8", tipAt));
+        return i;
+    }
+
+    /** Appends {@code events} with the times they carry (times this call read from the store's clock). */
+    private static void insertEvents(Tx tx, List<LedgerEvent> events) throws SQLException {
+        try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("events.append"))) {
+            bindEvents(tx, st, 0, events, true);
+            try (ResultSet rs = tx.query(st)) {
+                // The function's clock is not needed: the events are dated already.
+            }
+        }
+    }
+
+    /**
+     * Binds the arrays of {@code fence.append_1}'s events from parameter {@code i + 1} on. With {@code
+     * dated} false their times are left null, and the database dates them with its clock, read after the
+     * transaction's locks.
+     */
+    private static void bindEvents(Tx tx, PreparedStatement st, int i, List<LedgerEvent> events, boolean dated)
+            throws SQLException {
+        int n = events.size();
+        Long[] at = new Long[n];
+        String[] type = new String[n];
+        String[] resource = new String[n];
+        String[] repo = new String[n];
+        String[] ref = new String[n];
+        String[] holder = new String[n];
+        String[] pusher = new String[n];
+        Long[] token = new Long[n];
+        String[] oldSha = new String[n];
+        String[] newSha = new String[n];
+        String[] reason = new String[n];
+        byte[][] detail = new byte[n][];
+        for (int k = 0; k < n; k++) {
+            LedgerEvent e = events.get(k);
+            at[k] = dated ? e.at().toEpochMilli() : null;
+            type[k] = e.type().label();
+            resource[k] = e.resource();
+            repo[k] = e.repo();
+            ref[k] = e.ref();
+            holder[k] = e.holder();
+            pusher[k] = e.pusher();
+            token[k] = e.token();
+            oldSha[k] = e.oldSha();
+            newSha[k] = e.newSha();
+            reason[k] = e.reason();
+            detail[k] = e.detail() == null ? null : e.detail().getBytes(StandardCharsets.UTF_8);
+        }
+        st.setArray(++i, tx.c.createArrayOf("int8", at));
+        st.setArray(++i, tx.c.createArrayOf("text", type));
+        st.setArray(++i, tx.c.createArrayOf("text", resource));
+        st.setArray(++i, tx.c.createArrayOf("text", repo));
+        st.setArray(++i, tx.c.createArrayOf("text", ref));
+        st.setArray(++i, tx.c.createArrayOf("text", holder));
+        st.setArray(++i, tx.c.createArrayOf("text", pusher));
+        st.setArray(++i, tx.c.createArrayOf("int8", token));
+        st.setArray(++i, tx.c.createArrayOf("text", oldSha));
+        st.setArray(++i, tx.c.createArrayOf("text", newSha));
+        st.setArray(++i, tx.c.createArrayOf("text", reason));
+        st.setArray(++i, tx.c.createArrayOf("bytea", detail));
+    }
+
+    /**
+     * The time retention counts back from after appending {@code events}: the database's clock {@code
+     * dbNow}, or with a caller's clock ({@link StoreOptions#callerClock()}) the newest event's time.
+     */
+    private long newest(List<LedgerEvent> events, long dbNow) {
+        if (!callerClock) {
+            return dbNow;
+        }
+        long newest = Long.MIN_VALUE;
+        for (LedgerEvent e : events) {
+            newest = Math.max(newest, e.at().toEpochMilli());
+        }
+        return newest;
     }
 
     private LedgerEvent readEvent(ResultSet rs) throws SQLException {
@@ -856,48 +1254,6 @@ public final class PostgresLeaseStore implements LeaseStore {
                 rs.getString("new_sha"),
                 rs.getString("reason"),
                 detail == null ? null : new String(detail, StandardCharsets.UTF_8));
-    }
-
-    /**
-     * Appends the events a caller recorded, then prunes. With the store's clock they are dated now by the
-     * database, whatever the caller's clock said, and retention runs on that clock; with a caller's clock
-     * ({@link StoreOptions#callerClock()}) they keep their times and retention counts from the newest.
-     */
-    private void appendEvents(Tx tx, List<LedgerEvent> events) throws SQLException {
-        if (events.isEmpty()) {
-            return;
-        }
-        long newest;
-        List<LedgerEvent> dated;
-        if (callerClock) {
-            newest = Long.MIN_VALUE;
-            for (LedgerEvent e : events) {
-                newest = Math.max(newest, e.at().toEpochMilli());
-            }
-            dated = events;
-        } else {
-            newest = nowMillis(null, tx);
-            Instant at = Instant.ofEpochMilli(newest);
-            dated = new ArrayList<>(events.size());
-            for (LedgerEvent e : events) {
-                dated.add(new LedgerEvent(
-                        e.seq(),
-                        at,
-                        e.type(),
-                        e.resource(),
-                        e.repo(),
-                        e.ref(),
-                        e.holder(),
-                        e.pusher(),
-                        e.token(),
-                        e.oldSha(),
-                        e.newSha(),
-                        e.reason(),
-                        e.detail()));
-            }
-        }
-        insertEvents(tx, dated);
-        prune(tx, newest, dated.size());
     }
 
     /**
@@ -1007,12 +1363,16 @@ public final class PostgresLeaseStore implements LeaseStore {
         final Connection c;
         final long deadline;
 
+        /** True for a {@link #read}: each statement commits on its own, so the work may not write. */
+        final boolean autocommit;
+
         /** The identity the attempt ran under, once known. */
         Current current;
 
-        Tx(Connection c, long deadline) {
+        Tx(Connection c, long deadline, boolean autocommit) {
             this.c = c;
             this.deadline = deadline;
+            this.autocommit = autocommit;
         }
 
         ResultSet query(PreparedStatement st) throws SQLException {
@@ -1071,10 +1431,43 @@ public final class PostgresLeaseStore implements LeaseStore {
      * (once, after creating it again).
      */
     private <T> T run(String what, Work<T> work) {
+        return run(what, false, work);
+    }
+
+    /**
+     * Runs {@code work}, a read of one statement, without a transaction of its own (autocommit): one round
+     * trip instead of two. When the read finds that it has to write (a new identity), it throws {@link
+     * NeedsTransaction} and runs again in a transaction. The first call of a process always runs in one,
+     * because it may create the schema.
+     */
+    private <T> T read(String what, Work<T> work) {
+        if (schemaReady) {
+            try {
+                return run(what, true, work);
+            } catch (NeedsTransaction e) {
+                // Nothing was written: go on below.
+            }
+        }
+        return run(what, false, work);
+    }
+
+    /** Thrown by a {@link #read} that found it must write; carries no message, as no one sees it. */
+    private static final class NeedsTransaction extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NeedsTransaction() {
+            super(null, null, false, false);
+        }
+    }
+
+    private <T> T run(String what, boolean autocommit, Work<T> work) {
+        return run(what, autocommit, System.nanoTime() + timeoutNanos, work);
+    }
+
+    private <T> T run(String what, boolean autocommit, long deadline, Work<T> work) {
         if (closed) {
             throw new InternalException("PostgreSQL store " + description + " used after close (" + what + ")");
         }
-        long deadline = System.nanoTime() + timeoutNanos;
         int connectionAttempts = 0;
         boolean schemaRetried = false;
         while (true) {
@@ -1093,16 +1486,25 @@ public final class PostgresLeaseStore implements LeaseStore {
                         + Durations.format(timeout) + " (" + what + "); retry, or raise ?timeout= in the store URL");
             }
             Connection c = borrowed.connection();
-            Tx tx = new Tx(c, deadline);
+            // A schema found missing by an earlier attempt is created in a transaction.
+            boolean auto = autocommit && schemaReady;
+            Tx tx = new Tx(c, deadline, auto);
             boolean commitSent = false;
             try {
-                if (!schemaReady) {
+                if (auto) {
+                    // No round trip: the pooled connection is in no transaction.
+                    c.setAutoCommit(true);
+                } else if (!schemaReady) {
                     ensureSchema(tx);
                     schemaReady = true;
                 }
                 T result = work.run(tx);
-                commitSent = true;
-                tx.commit(what);
+                if (auto) {
+                    c.setAutoCommit(false);
+                } else {
+                    commitSent = true;
+                    tx.commit(what);
+                }
                 if (tx.current != null) {
                     lastIdentity = tx.current.identity();
                 }
@@ -1148,6 +1550,9 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     private void rollbackAndGiveBack(Connection c, long deadline) {
         try {
+            // Back to the pool's mode first (no round trip when no transaction is open), so the rollback is
+            // allowed; after a read in autocommit there is nothing to roll back.
+            c.setAutoCommit(false);
             // A healthy server rolls back at once; a rollback that does not come back marks a broken link.
             long left = deadline - System.nanoTime();
             c.setNetworkTimeout(DIRECT, (int) Math.max(100, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left))));
@@ -1164,9 +1569,12 @@ public final class PostgresLeaseStore implements LeaseStore {
      */
     private void ensureSchema(Tx tx) throws SQLException {
         Integer version;
+        boolean functionsMissing;
         try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("schema.version"));
                 ResultSet rs = tx.query(st)) {
-            version = rs.next() ? rs.getInt(1) : null;
+            boolean found = rs.next();
+            version = found ? rs.getInt(1) : null;
+            functionsMissing = found && rs.getBoolean("functions_missing");
         } catch (SQLException e) {
             if (!isMissingSchema(e)) {
                 throw e;
@@ -1176,6 +1584,10 @@ public final class PostgresLeaseStore implements LeaseStore {
             return;
         }
         checkVersion(version);
+        if (functionsMissing) {
+            tx.c.rollback();
+            createSchema(tx);
+        }
     }
 
     private void createSchema(Tx tx) throws SQLException {
@@ -1194,6 +1606,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                 version = rs.next() ? rs.getInt(1) : null;
             }
             checkVersion(version);
+            createFunctions(tx);
             tx.commit("schema check");
             return;
         } else if (queryLong(tx, "schema.tables") > 0) {
@@ -1206,7 +1619,21 @@ public final class PostgresLeaseStore implements LeaseStore {
                 tx.update(st);
             }
         }
+        createFunctions(tx);
         tx.commit("schema creation");
+    }
+
+    /**
+     * Creates (or replaces with the same text) the functions of {@code functions.sql}, under the schema
+     * lock the caller holds. A store an older fence made gets them from the first newer fence to open it;
+     * that needs the right to create in the schema, which its owner has.
+     */
+    private static void createFunctions(Tx tx) throws SQLException {
+        for (String statement : PostgresSql.SQL.functions()) {
+            try (PreparedStatement st = tx.c.prepareStatement(statement)) {
+                tx.update(st);
+            }
+        }
     }
 
     private static boolean hasSchemaInfo(Tx tx) throws SQLException {

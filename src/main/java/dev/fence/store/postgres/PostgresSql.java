@@ -9,13 +9,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The SQL of the PostgreSQL store, read from {@code schema.sql} and {@code statements.sql} (resources next
- * to this class). In {@code statements.sql} a statement may include another as {@code {name}}. Immutable;
- * thread-safe.
+ * The SQL of the PostgreSQL store, read from {@code schema.sql}, {@code statements.sql} and {@code
+ * functions.sql} (resources next to this class). In {@code statements.sql} a statement may include another
+ * as {@code {name}}. Immutable; thread-safe.
  */
 final class PostgresSql {
     private static final Pattern INCLUDE = Pattern.compile("\\{([a-z_.]+)}");
@@ -26,15 +27,21 @@ final class PostgresSql {
 
     private final Map<String, String> statements;
     private final List<String> schema;
+    private final List<String> functions;
 
-    private PostgresSql(Map<String, String> statements, List<String> schema) {
+    private PostgresSql(Map<String, String> statements, List<String> schema, List<String> functions) {
         this.statements = statements;
         this.schema = schema;
+        this.functions = functions;
     }
 
     private static PostgresSql load() {
+        Map<String, String> functions = SqlScripts.parseNamed(read("functions.sql"));
         return new PostgresSql(
-                includeAll(SqlScripts.parseNamed(read("statements.sql"))), SqlScripts.splitScript(read("schema.sql")));
+                includeAll(SqlScripts.parseNamed(read("statements.sql"))),
+                SqlScripts.splitScript(read("schema.sql")),
+                // In name order: each is created on its own, and a function's body is resolved when it runs.
+                new TreeMap<>(functions).values().stream().toList());
     }
 
     /** The statement called {@code name} in {@code statements.sql}. */
@@ -49,6 +56,11 @@ final class PostgresSql {
     /** The statements of {@code schema.sql}, in order. */
     List<String> schema() {
         return schema;
+    }
+
+    /** The {@code CREATE OR REPLACE FUNCTION} statements of {@code functions.sql}. */
+    List<String> functions() {
+        return functions;
     }
 
     private static String read(String name) {

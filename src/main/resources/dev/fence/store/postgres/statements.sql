@@ -2,8 +2,10 @@
 -- to the next one; "{other.name}" includes another statement. Placeholders are positional; the Java side
 -- binds them in the order written here.
 
+-- The schema's version, and whether a function of functions.sql is missing (a store an older fence made).
 -- name: schema.version
-SELECT version FROM fence.schema_info
+SELECT version, to_regproc('fence.append_1') IS NULL OR to_regproc('fence.commit_1') IS NULL AS functions_missing
+  FROM fence.schema_info
 
 -- Taken by the transaction that creates the schema, so that concurrent first users wait for it.
 -- 1718510437 is "fnce".
@@ -22,18 +24,24 @@ SELECT count(*)
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = 'fence' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
 
--- The stored identity (all NULL when there is none) beside the live marker and the database's clock.
--- The WAL file name starts with the timeline in 8 hex digits. pg_current_wal_lsn() fails on a standby,
--- which is right: fence writes only to a primary.
+-- The stored identity (all NULL when there is none) beside the live marker, whether the two match, and the
+-- database's clock. The WAL file name starts with the timeline in 8 hex digits. pg_current_wal_lsn() fails
+-- on a standby, which is right: fence writes only to a primary. The row's xmin is the 32-bit transaction id
+-- of whoever wrote it last; written_xid is the full id of the transaction fence wrote it in: they differ once
+-- anything else (a logical restore) has written the row.
 -- name: identity.check
-SELECT i.generation, i.floor, i.proof_key, i.created_at,
-       i.system_identifier, i.timeline, i.written_xid, i.version_base,
-       i.xmin::text AS row_xid,
-       s.system_identifier AS live_system_identifier,
-       substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) AS live_timeline,
-       floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_now
-  FROM pg_control_system() s
-  LEFT JOIN fence.identity i ON i.id = 1
+SELECT m.*,
+       coalesce(m.system_identifier = m.live_system_identifier
+                AND m.timeline = ('x' || m.live_timeline)::bit(32)::bigint
+                AND (m.written_xid & 4294967295) = m.row_xid::bigint, false) AS matches
+  FROM (SELECT i.generation, i.floor, i.proof_key, i.created_at,
+               i.system_identifier, i.timeline, i.written_xid, i.version_base,
+               i.xmin::text AS row_xid,
+               s.system_identifier AS live_system_identifier,
+               substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) AS live_timeline,
+               floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_now
+          FROM pg_control_system() s
+          LEFT JOIN fence.identity i ON i.id = 1) m
 
 -- name: identity.lock
 SELECT id FROM fence.identity WHERE id = 1 FOR UPDATE
@@ -100,9 +108,21 @@ UPDATE fence.resources
        tip_sha = ?, tip_token = ?, tip_holder = ?, tip_pusher = ?, tip_at = ?
  WHERE resource = ?
 
--- name: event.insert
-INSERT INTO fence.events (at, type, resource, repo, ref, holder, pusher, token, old_sha, new_sha, reason, detail)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+-- Commits, in one statement: the identity check, then fence.commit_1 (functions.sql) told whether it
+-- matched. The number of commits, the writes' arrays (their commits first), then the events' arrays
+-- (likewise), in the function's order; a row per commit, in order.
+-- name: commit.apply
+WITH c AS MATERIALIZED ({identity.check})
+SELECT c.*, f.*
+  FROM c,
+       LATERAL fence.commit_1(c.matches, c.generation, c.version_base, ?,
+                              ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                              ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) f
+ ORDER BY f.o_group
+
+-- Events of no commit: none is left out.
+-- name: events.append
+SELECT fence.append_1(NULL, '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- Bounded, so that a long backlog (a store idle for months) drains over several writes instead of
 -- stalling one of them; SKIP LOCKED, so that concurrent writers prune different rows instead of waiting

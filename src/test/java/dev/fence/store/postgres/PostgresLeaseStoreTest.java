@@ -12,6 +12,7 @@ import dev.fence.core.AcquireResult;
 import dev.fence.core.CommitResult;
 import dev.fence.core.EventType;
 import dev.fence.core.Identities;
+import dev.fence.core.InternalException;
 import dev.fence.core.LeaseCheck;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
@@ -34,6 +35,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -471,6 +473,173 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
             assertTrue(PostgresLeaseStore.durabilityWarnings("off", "*").get(0).contains("'off'"));
             assertEquals(1, PostgresLeaseStore.durabilityWarnings("on", "").size());
             assertEquals(2, PostgresLeaseStore.durabilityWarnings("local", " ").size());
+        }
+    }
+
+    @Nested
+    class GroupCommit {
+        private final ExecutorService pool = Executors.newCachedThreadPool();
+
+        @AfterEach
+        void stopPool() {
+            pool.shutdownNow();
+        }
+
+        private <T> T outcome(Future<T> f) throws Exception {
+            try {
+                return f.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
+            }
+        }
+
+        /** Waits (at most 10 s) until {@code n} commits are queued behind the one holding the store. */
+        private void awaitQueued(PostgresLeaseStore s, int n) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (s.queuedCommits() < n) {
+                assertTrue(System.nanoTime() < deadline, "only " + s.queuedCommits() + " of " + n + " commits queued");
+                Thread.sleep(5);
+            }
+        }
+
+        @Test
+        void commitsQueuedTogetherShareATransactionAndEachGetsItsOwnOutcome() throws Exception {
+            PostgresLeaseStore s = (PostgresLeaseStore) store;
+            int callers = 8;
+            List<AcquireResult.Granted> grants = new ArrayList<>();
+            List<ResourceState> states = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                grants.add(grant("db/r" + i, "agent-" + i));
+                states.add(state("db/r" + i));
+            }
+            AcquireResult.Granted held = grant(MAIN, "alice");
+            ResourceState main = state(MAIN);
+            List<LedgerEvent> mainLedger = ledger(MAIN);
+            ResourceWrite lowering = new ResourceWrite(
+                    MAIN,
+                    main.version(),
+                    held.token() - 1,
+                    0,
+                    false,
+                    0,
+                    null,
+                    null,
+                    null,
+                    main.lease() == null ? null : store.identity(candidate).generation());
+            List<Future<CommitResult>> good = new ArrayList<>();
+            Future<CommitResult> twice;
+            Future<CommitResult> lowered;
+            Future<CommitResult> first;
+            try (Connection c = server.connect(database);
+                    Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                // The first commit waits for this row lock, holding the store; the rest queue behind it.
+                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+                first = pool.submit(() -> store.commit(
+                        List.of(acceptedWrite(states.get(0), grants.get(0), null)),
+                        List.of(event(
+                                clock.instant(),
+                                EventType.ACCEPT,
+                                "db/r0",
+                                "agent-0",
+                                grants.get(0).token(),
+                                "first"))));
+                awaitALockWait();
+                for (int i = 1; i < callers; i++) {
+                    int k = i;
+                    good.add(pool.submit(() -> store.commit(
+                            List.of(acceptedWrite(states.get(k), grants.get(k), null)),
+                            List.of(event(
+                                    clock.instant(),
+                                    EventType.ACCEPT,
+                                    "db/r" + k,
+                                    "agent-" + k,
+                                    grants.get(k).token(),
+                                    null)))));
+                }
+                // The same write as the first one's: it must see the first one's and conflict.
+                twice = pool.submit(
+                        () -> store.commit(List.of(acceptedWrite(states.get(0), grants.get(0), null)), List.of()));
+                lowered = pool.submit(() -> store.commit(
+                        List.of(lowering),
+                        List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "mallory", held.token(), null))));
+                awaitQueued(s, callers + 1);
+                c.rollback();
+            }
+
+            assertInstanceOf(CommitResult.Committed.class, outcome(first));
+            for (int i = 1; i < callers; i++) {
+                assertInstanceOf(CommitResult.Committed.class, outcome(good.get(i - 1)));
+                assertEquals(states.get(i).version() + 1, state("db/r" + i).version());
+                assertEquals(
+                        List.of(EventType.GRANT, EventType.ACCEPT),
+                        ledger("db/r" + i).stream().map(LedgerEvent::type).toList(),
+                        "each commit is kept with its event");
+            }
+            assertEquals(new CommitResult.Conflict("db/r0"), outcome(twice));
+            InternalException e = assertThrows(InternalException.class, () -> outcome(lowered));
+            assertTrue(e.getMessage().contains("would lower the tokens"), e.getMessage());
+            assertEquals(main, state(MAIN), "the lowering commit wrote nothing");
+            assertEquals(mainLedger, ledger(MAIN), "nor an event");
+            assertEquals(
+                    "1",
+                    query("SELECT count(DISTINCT xmin::text) FROM fence.resources WHERE resource LIKE 'db/r%'"
+                            + " AND resource <> 'db/r0'"),
+                    "the queued commits shared one transaction");
+        }
+
+        @Test
+        void aCommitTheSchemaRefusesFailsAloneAndTheOthersAreKept() throws Exception {
+            PostgresLeaseStore s = (PostgresLeaseStore) store;
+            AcquireResult.Granted g0 = grant("db/r0", "agent-0");
+            AcquireResult.Granted g1 = grant("db/r1", "agent-1");
+            ResourceState s0 = state("db/r0");
+            ResourceState s1 = state("db/r1");
+            LedgerEvent nameless = new LedgerEvent(
+                    0, clock.instant(), EventType.ACCEPT, null, null, null, "x", "x", 0, null, null, null, null);
+            Future<CommitResult> first;
+            Future<CommitResult> broken;
+            Future<CommitResult> kept;
+            try (Connection c = server.connect(database);
+                    Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+                first = pool.submit(() -> store.commit(List.of(acceptedWrite(s0, g0, null)), List.of()));
+                awaitALockWait();
+                broken = pool.submit(() -> store.commit(List.of(), List.of(nameless)));
+                kept = pool.submit(() -> store.commit(
+                        List.of(acceptedWrite(s1, g1, null)),
+                        List.of(event(clock.instant(), EventType.ACCEPT, "db/r1", "agent-1", g1.token(), null))));
+                awaitQueued(s, 2);
+                c.rollback();
+            }
+
+            assertInstanceOf(CommitResult.Committed.class, outcome(first));
+            StoreUnavailableException notNull = assertThrows(StoreUnavailableException.class, () -> outcome(broken));
+            assertTrue(notNull.getMessage().contains("null value"), notNull.getMessage());
+            assertInstanceOf(CommitResult.Committed.class, outcome(kept));
+            assertEquals(s1.version() + 1, state("db/r1").version());
+            assertEquals(
+                    List.of(EventType.GRANT, EventType.ACCEPT),
+                    ledger("db/r1").stream().map(LedgerEvent::type).toList());
+        }
+
+        @Test
+        void aStoreMadeBeforeTheFunctionsGetsThemFromTheNextFence() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState s = state(MAIN);
+            sql("DROP FUNCTION fence.commit_1, fence.append_1");
+            try (LeaseStore next = open(StoreOptions.defaults())) {
+                assertInstanceOf(
+                        CommitResult.Committed.class,
+                        next.commit(
+                                List.of(acceptedWrite(s, g, null)),
+                                List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null))));
+            }
+            assertEquals(s.version() + 1, state(MAIN).version());
         }
     }
 }
