@@ -146,11 +146,19 @@ final class SqlSeeder implements Seeder {
             }
             c.commit();
             if (postgres) {
-                // Fresh statistics, as autovacuum would make soon after: the planner then knows the tables' size.
+                // A store that has run for a while, as the rows measure: autovacuum has vacuumed and analysed
+                // the bulk load (fresh statistics; no vacuum of it left to run during the measurement), and
+                // the checkpoint it set off is done (its writes would otherwise land on whichever store's
+                // verdicts happen to run then).
                 c.setAutoCommit(true);
                 try (Statement s = c.createStatement()) {
-                    s.execute("ANALYZE " + schema + "resources");
-                    s.execute("ANALYZE " + schema + "events");
+                    s.execute("VACUUM (ANALYZE) " + schema + "resources");
+                    s.execute("VACUUM (ANALYZE) " + schema + "events");
+                    try {
+                        s.execute("CHECKPOINT");
+                    } catch (SQLException e) {
+                        // A role without pg_checkpoint: the server's own checkpoint then runs when it runs.
+                    }
                 }
                 c.setAutoCommit(false);
             }
