@@ -401,17 +401,11 @@ public final class PostgresLeaseStore implements LeaseStore {
         boolean interrupted = false;
         try {
             while (true) {
-                if (committing.tryLock()) {
-                    try {
-                        lead();
-                    } finally {
-                        committing.unlock();
-                        wakeNext();
-                    }
-                }
                 if (own.isDone()) {
                     return own.outcome();
                 }
+                // Cleared here, so that a thread that leads does so uninterrupted: an interrupt meant for
+                // its own call must not fail the others' commits.
                 interrupted |= Thread.interrupted();
                 if (interrupted && own.cancel()) {
                     pending.remove(own);
@@ -421,9 +415,17 @@ public final class PostgresLeaseStore implements LeaseStore {
                 long left = own.deadline - System.nanoTime();
                 if (left <= 0 && own.cancel()) {
                     pending.remove(own);
-                    throw new StoreUnavailableException("PostgreSQL store " + description + " is busy: this"
-                            + " process's commits queued for longer than the timeout of " + Durations.format(timeout)
-                            + "; retry, or raise ?timeout= in the store URL");
+                    throw busy();
+                }
+                // Only a caller still waiting leads: one whose commit is done returns without running others'.
+                if (!own.isDone() && committing.tryLock()) {
+                    try {
+                        lead();
+                    } finally {
+                        committing.unlock();
+                        wakeNext();
+                    }
+                    continue;
                 }
                 LockSupport.parkNanos(this, left > 0 ? Math.min(left, MOST_PARK_NANOS) : MOST_PARK_NANOS);
             }
@@ -440,36 +442,47 @@ public final class PostgresLeaseStore implements LeaseStore {
      */
     private void lead() {
         List<Pending> batch = new ArrayList<>();
-        Set<String> written = new HashSet<>();
-        long deadline = Long.MAX_VALUE;
-        for (Iterator<Pending> it = pending.iterator(); it.hasNext() && batch.size() < MOST_PER_TRANSACTION; ) {
-            Pending p = it.next();
-            // A commit writing a resource that one taken already writes waits for the next transaction:
-            // it is to see that write, as if the two had run one after the other.
-            if (p.writes.stream().anyMatch(w -> written.contains(w.resource()))) {
-                continue;
-            }
-            it.remove();
-            if (p.take()) {
+        try {
+            Set<String> written = new HashSet<>();
+            long deadline = Long.MAX_VALUE;
+            long now = System.nanoTime();
+            for (Iterator<Pending> it = pending.iterator(); it.hasNext() && batch.size() < MOST_PER_TRANSACTION; ) {
+                Pending p = it.next();
+                // A commit writing a resource that one taken already writes waits for the next transaction:
+                // it is to see that write, as if the two had run one after the other.
+                if (p.writes.stream().anyMatch(w -> written.contains(w.resource()))) {
+                    continue;
+                }
+                it.remove();
+                // Added before it is taken, so that whatever happens next, a taken commit is finished below.
                 batch.add(p);
-                deadline = Math.min(deadline, p.deadline);
-                for (ResourceWrite w : p.writes) {
-                    written.add(w.resource());
+                if (!p.take()) {
+                    batch.remove(batch.size() - 1);
+                } else if (p.deadline - now < timeoutNanos / 4) {
+                    // Queued for most of its time (the process is overloaded): answered busy now, not run,
+                    // because its deadline would also end the transaction of every commit taken with it.
+                    batch.remove(batch.size() - 1);
+                    p.finish(busy());
+                } else {
+                    deadline = Math.min(deadline, p.deadline);
+                    for (ResourceWrite w : p.writes) {
+                        written.add(w.resource());
+                    }
                 }
             }
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        try {
-            finish(batch, run("commit", false, deadline, tx -> applyAll(tx, batch)));
-        } catch (Refused e) {
-            if (batch.size() == 1) {
-                batch.get(0).finish(unavailable(e.cause, "commit"));
+            if (batch.isEmpty()) {
                 return;
             }
-            // One commit's rows broke a rule of the schema, and took the others' transaction with it: each
-            // runs alone, so that the failure stays with the commit it belongs to.
+            long until = deadline;
+            finish(batch, run("commit", false, until, tx -> applyAll(tx, batch)));
+        } catch (Refused | ConfigException e) {
+            if (batch.size() == 1) {
+                batch.get(0).finish(e instanceof Refused r ? unavailable(r.cause, "commit") : e);
+                return;
+            }
+            // One commit's rows broke a rule of the schema (or its events met a retention setting the URL
+            // contradicts) and took the others' transaction with it: each runs alone, so that the failure
+            // stays with the commits it belongs to.
             for (Pending p : batch) {
                 try {
                     finish(List.of(p), run("commit", false, p.deadline, tx -> applyAll(tx, List.of(p))));
@@ -484,6 +497,12 @@ public final class PostgresLeaseStore implements LeaseStore {
                 p.finish(e);
             }
         }
+    }
+
+    private StoreUnavailableException busy() {
+        return new StoreUnavailableException("PostgreSQL store " + description + " is busy: this process's commits"
+                + " queued for longer than the timeout of " + Durations.format(timeout)
+                + " allows; retry, or raise ?timeout= in the store URL");
     }
 
     private static void finish(List<Pending> batch, List<Object> outcomes) {
@@ -652,6 +671,9 @@ public final class PostgresLeaseStore implements LeaseStore {
 
         /** Settles the commit with a {@link CommitResult} or a {@link Throwable}, and wakes its caller. */
         void finish(Object outcome) {
+            if (state.get() == DONE) {
+                return;
+            }
             this.outcome = outcome;
             state.set(DONE);
             LockSupport.unpark(caller);
@@ -1441,14 +1463,15 @@ public final class PostgresLeaseStore implements LeaseStore {
      * because it may create the schema.
      */
     private <T> T read(String what, Work<T> work) {
+        long deadline = System.nanoTime() + timeoutNanos;
         if (schemaReady) {
             try {
-                return run(what, true, work);
+                return run(what, true, deadline, work);
             } catch (NeedsTransaction e) {
-                // Nothing was written: go on below.
+                // Nothing was written: go on below, within the same timeout.
             }
         }
-        return run(what, false, work);
+        return run(what, false, deadline, work);
     }
 
     /** Thrown by a {@link #read} that found it must write; carries no message, as no one sees it. */
@@ -1628,10 +1651,22 @@ public final class PostgresLeaseStore implements LeaseStore {
      * lock the caller holds. A store an older fence made gets them from the first newer fence to open it;
      * that needs the right to create in the schema, which its owner has.
      */
-    private static void createFunctions(Tx tx) throws SQLException {
+    private void createFunctions(Tx tx) throws SQLException {
         for (String statement : PostgresSql.SQL.functions()) {
             try (PreparedStatement st = tx.c.prepareStatement(statement)) {
                 tx.update(st);
+            } catch (SQLException e) {
+                if ("42501".equals(e.getSQLState())) {
+                    throw new StoreUnavailableException(
+                            "PostgreSQL store " + description + " lacks the functions"
+                                    + " this fence commits with (fence.commit_1, fence.append_1: the store was made by an"
+                                    + " older fence), and fence's role may not create them (" + e.getMessage()
+                                    + "); open"
+                                    + " the store once as the owner of the schema 'fence' (fence doctor --store URL), or"
+                                    + " GRANT CREATE ON SCHEMA fence TO <role>",
+                            e);
+                }
+                throw e;
             }
         }
     }
@@ -1721,8 +1756,9 @@ public final class PostgresLeaseStore implements LeaseStore {
         return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
     }
 
+    /** A table, the schema or one of its functions (42883: a schema an older fence made anew) is missing. */
     private static boolean isMissingSchema(SQLException e) {
-        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState());
+        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState()) || "42883".equals(e.getSQLState());
     }
 
     private static boolean isTimeout(Throwable e) {

@@ -110,9 +110,10 @@ UPDATE fence.resources
 
 -- Commits, in one statement: the identity check, then fence.commit_1 (functions.sql) told whether it
 -- matched. The number of commits, the writes' arrays (their commits first), then the events' arrays
--- (likewise), in the function's order; a row per commit, in order.
+-- (likewise), in the function's order; a row per commit, in order. c is evaluated once, before the
+-- function: a query that calls volatile functions (clock_timestamp) is never folded into its parent.
 -- name: commit.apply
-WITH c AS MATERIALIZED ({identity.check})
+WITH c AS ({identity.check})
 SELECT c.*, f.*
   FROM c,
        LATERAL fence.commit_1(c.matches, c.generation, c.version_base, ?,

@@ -628,6 +628,53 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         @Test
+        void aCommitQueuedForMostOfItsTimeoutIsAnsweredBusyAndDoesNotShortenTheOthers() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO));
+            AcquireResult.Granted g0 = grant("db/r0", "agent-0");
+            AcquireResult.Granted g1 = grant("db/r1", "agent-1");
+            AcquireResult.Granted g2 = grant("db/r2", "agent-2");
+            ResourceState s0 = state("db/r0");
+            ResourceState s1 = state("db/r1");
+            ResourceState s2 = state("db/r2");
+            Future<CommitResult> first;
+            Future<CommitResult> early;
+            Future<CommitResult> late;
+            try (Connection c = server.connect(database);
+                    Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+                first = pool.submit(() -> s.commit(List.of(acceptedWrite(s0, g0, null)), List.of()));
+                awaitALockWait();
+                early = pool.submit(() -> s.commit(List.of(acceptedWrite(s1, g1, null)), List.of()));
+                Thread.sleep(1500);
+                late = pool.submit(() -> s.commit(List.of(acceptedWrite(s2, g2, null)), List.of()));
+                Thread.sleep(200);
+                c.rollback();
+            }
+
+            assertInstanceOf(CommitResult.Committed.class, outcome(first));
+            StoreUnavailableException busy = assertThrows(StoreUnavailableException.class, () -> outcome(early));
+            assertTrue(busy.getMessage().contains("busy"), busy.getMessage());
+            assertEquals(s1, state("db/r1"), "the commit answered busy wrote nothing");
+            assertInstanceOf(CommitResult.Committed.class, outcome(late));
+            assertEquals(s2.version() + 1, state("db/r2").version());
+        }
+
+        @Test
+        void functionsDroppedUnderARunningStoreAreMadeAgain() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            ResourceState s = state(MAIN);
+            sql("DROP FUNCTION fence.commit_1, fence.append_1");
+
+            assertInstanceOf(
+                    CommitResult.Committed.class,
+                    store.commit(
+                            List.of(acceptedWrite(s, g, null)),
+                            List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null))));
+            assertEquals(s.version() + 1, state(MAIN).version());
+        }
+
+        @Test
         void aStoreMadeBeforeTheFunctionsGetsThemFromTheNextFence() {
             AcquireResult.Granted g = grant(MAIN, "alice");
             ResourceState s = state(MAIN);
