@@ -18,6 +18,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
 import dev.fence.store.PrunePacing;
+import dev.fence.store.QueuedCall;
 import dev.fence.store.StoreOptions;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +48,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -412,7 +412,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                     throw new StoreUnavailableException(
                             "interrupted while waiting for PostgreSQL store " + description);
                 }
-                long left = own.deadline - System.nanoTime();
+                long left = own.deadline() - System.nanoTime();
                 if (left <= 0 && own.cancel()) {
                     pending.remove(own);
                     throw busy();
@@ -458,13 +458,13 @@ public final class PostgresLeaseStore implements LeaseStore {
                 batch.add(p);
                 if (!p.take()) {
                     batch.remove(batch.size() - 1);
-                } else if (p.deadline - now < timeoutNanos / 4) {
+                } else if (p.deadline() - now < timeoutNanos / 4) {
                     // Queued for most of its time (the process is overloaded): answered busy now, not run,
                     // because its deadline would also end the transaction of every commit taken with it.
                     batch.remove(batch.size() - 1);
                     p.finish(busy());
                 } else {
-                    deadline = Math.min(deadline, p.deadline);
+                    deadline = Math.min(deadline, p.deadline());
                     for (ResourceWrite w : p.writes) {
                         written.add(w.resource());
                     }
@@ -485,7 +485,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             // stays with the commits it belongs to.
             for (Pending p : batch) {
                 try {
-                    finish(List.of(p), run("commit", false, p.deadline, tx -> applyAll(tx, List.of(p))));
+                    finish(List.of(p), run("commit", false, p.deadline(), tx -> applyAll(tx, List.of(p))));
                 } catch (Refused alone) {
                     p.finish(unavailable(alone.cause, "commit"));
                 } catch (Throwable alone) {
@@ -540,7 +540,7 @@ public final class PostgresLeaseStore implements LeaseStore {
     private void wakeNext() {
         for (Pending p : pending) {
             if (p.isQueued()) {
-                LockSupport.unpark(p.caller);
+                p.wake();
                 return;
             }
         }
@@ -632,51 +632,24 @@ public final class PostgresLeaseStore implements LeaseStore {
      * One caller's commit, queued for {@link #combined}. Its outcome is written by the thread that ran it
      * before the state turns to done, and read by its caller after it sees done (a volatile handoff).
      */
-    private static final class Pending {
-        private static final int QUEUED = 0;
-        private static final int TAKEN = 1;
-        private static final int CANCELLED = 2;
-        private static final int DONE = 3;
-
+    private static final class Pending extends QueuedCall {
         final List<ResourceWrite> writes;
         final List<LedgerEvent> events;
-        final long deadline;
-        final Thread caller = Thread.currentThread();
-        private final AtomicInteger state = new AtomicInteger(QUEUED);
         private Object outcome;
 
         Pending(List<ResourceWrite> writes, List<LedgerEvent> events, long deadline) {
+            super(deadline);
             this.writes = List.copyOf(writes);
             this.events = List.copyOf(events);
-            this.deadline = deadline;
-        }
-
-        boolean isQueued() {
-            return state.get() == QUEUED;
-        }
-
-        boolean isDone() {
-            return state.get() == DONE;
-        }
-
-        /** A transaction takes the commit; false if its caller gave up on it first. */
-        boolean take() {
-            return state.compareAndSet(QUEUED, TAKEN);
-        }
-
-        /** Its caller gives up on it; false if a transaction has already taken it. */
-        boolean cancel() {
-            return state.compareAndSet(QUEUED, CANCELLED);
         }
 
         /** Settles the commit with a {@link CommitResult} or a {@link Throwable}, and wakes its caller. */
         void finish(Object outcome) {
-            if (state.get() == DONE) {
+            if (isDone()) {
                 return;
             }
             this.outcome = outcome;
-            state.set(DONE);
-            LockSupport.unpark(caller);
+            done();
         }
 
         /**

@@ -17,6 +17,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
 import dev.fence.store.PrunePacing;
+import dev.fence.store.QueuedCall;
 import dev.fence.store.StoreOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,7 +42,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -648,7 +648,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                     pending.remove(job);
                     throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file);
                 }
-                long left = job.deadline - System.nanoTime();
+                long left = job.deadline() - System.nanoTime();
                 if (left <= 0 && job.cancel()) {
                     pending.remove(job);
                     // Put back for another process's write lock: say so, not that this process was busy.
@@ -720,7 +720,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             }
         } finally {
             for (int i = again.size() - 1; i >= 0; i--) {
-                again.get(i).requeue();
+                again.get(i).putBack();
                 pending.addFirst(again.get(i));
             }
             for (Job<?> j : jobs) {
@@ -735,7 +735,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     private void wakeNext() {
         for (Job<?> j : pending) {
             if (j.isQueued()) {
-                LockSupport.unpark(j.caller);
+                j.wake();
                 return;
             }
         }
@@ -752,7 +752,7 @@ public final class SqliteLeaseStore implements LeaseStore {
     private List<Job<?>> transaction(List<Job<?>> jobs, boolean write) {
         long deadline = Long.MAX_VALUE;
         for (Job<?> j : jobs) {
-            deadline = Math.min(deadline, j.deadline);
+            deadline = Math.min(deadline, j.deadline());
         }
         boolean alone = jobs.size() == 1;
         boolean begun = false;
@@ -791,7 +791,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                 List<Job<?>> again = new ArrayList<>();
                 long now = System.nanoTime();
                 for (Job<?> j : jobs) {
-                    if (j.deadline - now > 0) {
+                    if (j.deadline() - now > 0) {
                         j.lockedOut = e;
                         again.add(j);
                     } else {
@@ -864,18 +864,10 @@ public final class SqliteLeaseStore implements LeaseStore {
      * One call's work and, once settled, its outcome. The outcome is written under the store's lock before
      * the job is marked done, and read by its caller after it sees it done (a volatile handoff).
      */
-    private static final class Job<T> {
-        private static final int QUEUED = 0;
-        private static final int TAKEN = 1;
-        private static final int CANCELLED = 2;
-        private static final int DONE = 3;
-
+    private static final class Job<T> extends QueuedCall {
         final String what;
         final boolean write;
         final Work<T> work;
-        final long deadline;
-        final Thread caller = Thread.currentThread();
-        private final AtomicInteger state = new AtomicInteger(QUEUED);
         private boolean settled;
         private T result;
         private RuntimeException failure;
@@ -884,28 +876,10 @@ public final class SqliteLeaseStore implements LeaseStore {
         volatile SQLException lockedOut;
 
         Job(String what, boolean write, Work<T> work, long deadline) {
+            super(deadline);
             this.what = what;
             this.write = write;
             this.work = work;
-            this.deadline = deadline;
-        }
-
-        boolean isQueued() {
-            return state.get() == QUEUED;
-        }
-
-        boolean isDone() {
-            return state.get() == DONE;
-        }
-
-        /** A transaction takes the job; false if its caller gave up on it first. */
-        boolean take() {
-            return state.compareAndSet(QUEUED, TAKEN);
-        }
-
-        /** Its caller gives up on it; false if a transaction has already taken it. */
-        boolean cancel() {
-            return state.compareAndSet(QUEUED, CANCELLED);
         }
 
         void runIn(SqliteDb c) throws SQLException {
@@ -935,11 +909,11 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
 
         /** Back to waiting for a transaction: nothing of it ran. */
-        void requeue() {
+        void putBack() {
             result = null;
             failure = null;
             settled = false;
-            state.set(QUEUED);
+            requeue();
         }
 
         /** Marks the job done (failed, if nothing settled it) and wakes its caller. */
@@ -948,10 +922,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                 fail(new InternalException("a shared transaction of SQLite store " + file + " ended abruptly (" + what
                         + "); nothing of it was committed"));
             }
-            state.set(DONE);
-            if (caller != Thread.currentThread()) {
-                LockSupport.unpark(caller);
-            }
+            done();
         }
 
         T outcome() {
