@@ -109,7 +109,7 @@ UPDATE fence.resources
  WHERE resource = ?
 
 -- Commits, in one statement: the identity check, then fence.commit_1 (functions.sql) told whether it
--- matched. The number of commits, the writes' arrays (their commits first), then the events' arrays
+-- matched. The number of commits, the writes' arrays (each write's commit first), then the events' arrays
 -- (likewise), in the function's order; a row per commit, in order. c is evaluated once, before the
 -- function: a query that calls volatile functions (clock_timestamp) is never folded into its parent.
 -- name: commit.apply
