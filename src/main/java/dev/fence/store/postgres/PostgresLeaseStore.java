@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -63,7 +64,9 @@ import org.postgresql.Driver;
  * concurrent processes never decide on the same counter value; a resource seen for the first time gets its
  * row first ({@code INSERT … ON CONFLICT DO NOTHING}, which waits for a concurrent insert of the same name).
  * Reads that must agree with each other are one statement, run without a transaction of their own
- * (autocommit: one round trip). Deadlocks and serialization failures are retried while the timeout lasts.
+ * (autocommit: one round trip); the snapshots that this instance's threads ask for at the same time share
+ * one such statement ({@link #gathered}). Deadlocks and serialization failures are retried while the
+ * timeout lasts.
  *
  * <p><b>Commits</b> are one call of the server-side function {@code fence.commit_1} ({@code functions.sql}),
  * which checks and applies a commit's writes and appends its events in one round trip, whatever their
@@ -335,15 +338,13 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     @Override
     public Map<String, ResourceState> snapshot(Collection<String> resources) {
-        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
-        return read("snapshot", tx -> readSnapshot(tx, names, null).states());
+        return gathered(List.copyOf(new LinkedHashSet<>(resources)), null).states();
     }
 
     /** {@inheritDoc} One statement: the identity check and the rows in one consistent view. */
     @Override
     public IdentifiedSnapshot identityAndSnapshot(Collection<String> resources, Supplier<StoreIdentity> candidate) {
-        List<String> names = List.copyOf(new LinkedHashSet<>(resources));
-        return read("snapshot", tx -> readSnapshot(tx, names, candidate));
+        return gathered(List.copyOf(new LinkedHashSet<>(resources)), candidate);
     }
 
     /**
@@ -397,33 +398,43 @@ public final class PostgresLeaseStore implements LeaseStore {
      * takes the lock at once and runs alone.
      */
     private CommitResult combined(Pending own) {
-        pending.addLast(own);
+        awaitTurn(own, pending, committing, this::lead);
+        return own.outcome();
+    }
+
+    /**
+     * Queues {@code own} and waits until it is done, leading ({@code lead}, under {@code lock}) whenever no
+     * other waiting thread does; throws busy at {@code own}'s deadline, or when interrupted, if no leader has
+     * taken it by then.
+     */
+    private <C extends QueuedCall> void awaitTurn(C own, Deque<C> queue, ReentrantLock lock, Runnable lead) {
+        queue.addLast(own);
         boolean interrupted = false;
         try {
             while (true) {
                 if (own.isDone()) {
-                    return own.outcome();
+                    return;
                 }
                 // Cleared here, so that a thread that leads does so uninterrupted: an interrupt meant for
-                // its own call must not fail the others' commits.
+                // its own call must not fail the others' calls.
                 interrupted |= Thread.interrupted();
                 if (interrupted && own.cancel()) {
-                    pending.remove(own);
+                    queue.remove(own);
                     throw new StoreUnavailableException(
                             "interrupted while waiting for PostgreSQL store " + description);
                 }
                 long left = own.deadline() - System.nanoTime();
                 if (left <= 0 && own.cancel()) {
-                    pending.remove(own);
+                    queue.remove(own);
                     throw busy();
                 }
-                // Only a caller still waiting leads: one whose commit is done returns without running others'.
-                if (!own.isDone() && committing.tryLock()) {
+                // Only a caller still waiting leads: one whose call is done returns without running others'.
+                if (!own.isDone() && lock.tryLock()) {
                     try {
-                        lead();
+                        lead.run();
                     } finally {
-                        committing.unlock();
-                        wakeNext();
+                        lock.unlock();
+                        wakeNext(queue);
                     }
                     continue;
                 }
@@ -434,6 +445,15 @@ public final class PostgresLeaseStore implements LeaseStore {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Whether a call a leader has just taken is to be answered busy instead of run: queued for more than
+     * three quarters of its time (the process is overloaded), its deadline would also end the transaction
+     * of every call taken with it.
+     */
+    private boolean tooLate(QueuedCall c, long now) {
+        return c.deadline() - now < timeoutNanos / 4;
     }
 
     /**
@@ -458,9 +478,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                 batch.add(p);
                 if (!p.take()) {
                     batch.remove(batch.size() - 1);
-                } else if (p.deadline() - now < timeoutNanos / 4) {
-                    // Queued for most of its time (the process is overloaded): answered busy now, not run,
-                    // because its deadline would also end the transaction of every commit taken with it.
+                } else if (tooLate(p, now)) {
                     batch.remove(batch.size() - 1);
                     p.finish(busy());
                 } else {
@@ -536,11 +554,11 @@ public final class PostgresLeaseStore implements LeaseStore {
         return n;
     }
 
-    /** Wakes the caller of the oldest commit still queued, to take the lock and run it. */
-    private void wakeNext() {
-        for (Pending p : pending) {
-            if (p.isQueued()) {
-                p.wake();
+    /** Wakes the caller of the oldest call still queued, to take the lock and run it. */
+    private static void wakeNext(Deque<? extends QueuedCall> queue) {
+        for (QueuedCall c : queue) {
+            if (c.isQueued()) {
+                c.wake();
                 return;
             }
         }
@@ -660,17 +678,142 @@ public final class PostgresLeaseStore implements LeaseStore {
             if (outcome instanceof CommitResult r) {
                 return r;
             }
-            if (outcome instanceof StoreUnavailableException e) {
-                throw new StoreUnavailableException(e.getMessage(), e);
+            throw thrown((Throwable) outcome);
+        }
+    }
+
+    /**
+     * A failure a leader met, to throw in a caller's thread: anew where it is one of fence's, so that the
+     * stack trace shows the caller (and the leader's, as the cause).
+     */
+    private static RuntimeException thrown(Throwable t) {
+        if (t instanceof StoreUnavailableException e) {
+            return new StoreUnavailableException(e.getMessage(), e);
+        }
+        if (t instanceof InternalException e) {
+            return new InternalException(e.getMessage(), e);
+        }
+        if (t instanceof RuntimeException e) {
+            return e;
+        }
+        return new InternalException("a PostgreSQL store call failed: " + t, t);
+    }
+
+    // --- gathered reads -----------------------------------------------------------------------------
+
+    /** Snapshots waiting for a statement, oldest first. */
+    private final ConcurrentLinkedDeque<Reading> readings = new ConcurrentLinkedDeque<>();
+
+    /** Held by the thread running a statement of queued snapshots. */
+    private final ReentrantLock reading = new ReentrantLock();
+
+    /**
+     * Gathered reads. The snapshots of a busy server's verdicts are one statement each, a round trip and a
+     * backend's work dominated by the statement, not by its rows; so a snapshot queues itself, and whichever
+     * waiting thread gets {@link #reading} takes the queued ones (up to {@link #MOST_PER_TRANSACTION}) and
+     * reads all their resources, and the identity, in one statement: one consistent view, which each gets
+     * its part of. When the identity must be written first (a new generation), each reads again alone, in
+     * a transaction. The first call of a process reads alone, as it may have to create the schema.
+     */
+    private IdentifiedSnapshot gathered(List<String> names, Supplier<StoreIdentity> candidate) {
+        if (closed) {
+            throw new InternalException("PostgreSQL store " + description + " used after close (snapshot)");
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        if (schemaReady) {
+            Reading own = new Reading(names, deadline);
+            awaitTurn(own, readings, reading, this::leadReads);
+            if (own.outcome instanceof IdentifiedSnapshot s) {
+                return s;
             }
-            if (outcome instanceof InternalException e) {
-                throw new InternalException(e.getMessage(), e);
+            if (own.outcome instanceof Throwable t) {
+                throw thrown(t);
             }
-            if (outcome instanceof RuntimeException e) {
-                throw e;
+            // The identity must be written: below, alone, within the same timeout.
+        }
+        return run("snapshot", false, deadline, tx -> readSnapshot(tx, names, candidate));
+    }
+
+    /** Under {@link #reading}: reads the queued snapshots in one statement and hands each caller its part. */
+    private void leadReads() {
+        List<Reading> batch = new ArrayList<>();
+        try {
+            long deadline = Long.MAX_VALUE;
+            long now = System.nanoTime();
+            Set<String> names = new LinkedHashSet<>();
+            for (Reading r; batch.size() < MOST_PER_TRANSACTION && (r = readings.pollFirst()) != null; ) {
+                batch.add(r);
+                if (!r.take()) {
+                    batch.remove(batch.size() - 1);
+                } else if (tooLate(r, now)) {
+                    batch.remove(batch.size() - 1);
+                    r.finish(busy());
+                } else {
+                    deadline = Math.min(deadline, r.deadline());
+                    names.addAll(r.names);
+                }
             }
-            Throwable t = (Throwable) outcome;
-            throw new InternalException("PostgreSQL commit failed: " + t, t);
+            if (batch.isEmpty()) {
+                return;
+            }
+            List<String> all = List.copyOf(names);
+            IdentifiedSnapshot read = run("snapshot", true, deadline, tx -> {
+                if (!tx.autocommit) {
+                    // The schema went missing meanwhile: whatever is made anew is made with each caller's own
+                    // candidate, by each caller.
+                    throw new NeedsTransaction();
+                }
+                return readSnapshot(tx, all, null);
+            });
+            for (Reading r : batch) {
+                Map<String, ResourceState> states = new LinkedHashMap<>();
+                for (String name : r.names) {
+                    states.put(name, read.states().get(name));
+                }
+                r.finish(new IdentifiedSnapshot(read.identity(), Collections.unmodifiableMap(states)));
+            }
+        } catch (NeedsTransaction e) {
+            for (Reading r : batch) {
+                r.finish(NEEDS_TRANSACTION);
+            }
+        } catch (Throwable e) {
+            for (Reading r : batch) {
+                r.finish(e);
+            }
+        }
+    }
+
+    /** How many snapshots wait for a statement; for tests. */
+    int queuedReads() {
+        int n = 0;
+        for (Reading r : readings) {
+            if (r.isQueued()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** A {@link Reading}'s outcome when it must read again in a transaction of its own. */
+    private static final Object NEEDS_TRANSACTION = new Object();
+
+    /** One caller's snapshot, queued for {@link #gathered}; its outcome is handed over as {@link Pending}'s. */
+    private static final class Reading extends QueuedCall {
+        final List<String> names;
+        private Object outcome;
+
+        Reading(List<String> names, long deadline) {
+            super(deadline);
+            this.names = names;
+        }
+
+        /** Settles it with an {@link IdentifiedSnapshot}, a {@link Throwable} or {@link #NEEDS_TRANSACTION}. */
+        void finish(Object outcome) {
+            if (isDone()) {
+                return;
+            }
+            this.outcome = outcome;
+            done();
         }
     }
 
@@ -1426,28 +1569,13 @@ public final class PostgresLeaseStore implements LeaseStore {
      * (once, after creating it again).
      */
     private <T> T run(String what, Work<T> work) {
-        return run(what, false, work);
+        return run(what, false, System.nanoTime() + timeoutNanos, work);
     }
 
     /**
-     * Runs {@code work}, a read of one statement, without a transaction of its own (autocommit): one round
-     * trip instead of two. When the read finds that it has to write (a new identity), it throws {@link
-     * NeedsTransaction} and runs again in a transaction. The first call of a process always runs in one,
-     * because it may create the schema.
+     * Thrown by a read in autocommit ({@link #leadReads}) that found it must write (a new identity); carries
+     * no message, as no one sees it.
      */
-    private <T> T read(String what, Work<T> work) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        if (schemaReady) {
-            try {
-                return run(what, true, deadline, work);
-            } catch (NeedsTransaction e) {
-                // Nothing was written: go on below, within the same timeout.
-            }
-        }
-        return run(what, false, deadline, work);
-    }
-
-    /** Thrown by a {@link #read} that found it must write; carries no message, as no one sees it. */
     private static final class NeedsTransaction extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
@@ -1456,10 +1584,11 @@ public final class PostgresLeaseStore implements LeaseStore {
         }
     }
 
-    private <T> T run(String what, boolean autocommit, Work<T> work) {
-        return run(what, autocommit, System.nanoTime() + timeoutNanos, work);
-    }
-
+    /**
+     * As {@link #run(String, Work)}, until {@code deadline} ({@link System#nanoTime()}); with {@code
+     * autocommit}, {@code work} is a read of one statement, run without a transaction of its own (one round
+     * trip instead of two), and may not write.
+     */
     private <T> T run(String what, boolean autocommit, long deadline, Work<T> work) {
         if (closed) {
             throw new InternalException("PostgreSQL store " + description + " used after close (" + what + ")");

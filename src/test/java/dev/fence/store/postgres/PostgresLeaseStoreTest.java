@@ -33,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
@@ -672,6 +673,87 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                             List.of(acceptedWrite(s, g, null)),
                             List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "alice", g.token(), null))));
             assertEquals(s.version() + 1, state(MAIN).version());
+        }
+
+        /** Runs {@code reads} while another session holds the resources table, so they queue behind the first. */
+        private <T> List<Future<T>> queuedBehindATableLock(List<java.util.concurrent.Callable<T>> reads)
+                throws Exception {
+            PostgresLeaseStore s = (PostgresLeaseStore) store;
+            List<Future<T>> out = new ArrayList<>();
+            try (Connection c = server.connect(database);
+                    Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute("LOCK TABLE fence.resources IN ACCESS EXCLUSIVE MODE");
+                out.add(pool.submit(reads.get(0)));
+                awaitALockWait();
+                for (java.util.concurrent.Callable<T> r : reads.subList(1, reads.size())) {
+                    out.add(pool.submit(r));
+                }
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (s.queuedReads() < reads.size() - 1) {
+                    assertTrue(System.nanoTime() < deadline, "only " + s.queuedReads() + " reads queued");
+                    Thread.sleep(5);
+                }
+                c.rollback();
+            }
+            return out;
+        }
+
+        @Test
+        void snapshotsQueuedTogetherEachGetTheirOwnResources() throws Exception {
+            grant("db/r0", "agent-0");
+            grant("db/r1", "agent-1");
+            AcquireResult.Granted g2 = grant("db/r2", "agent-2");
+            ResourceState s2 = state("db/r2");
+            assertInstanceOf(
+                    CommitResult.Committed.class, store.commit(List.of(acceptedWrite(s2, g2, null)), List.of()));
+            Map<String, ResourceState> expected = new java.util.HashMap<>();
+            for (String r : List.of("db/r0", "db/r1", "db/r2", "db/never")) {
+                expected.put(r, state(r));
+            }
+            List<List<String>> asked = List.of(
+                    List.of("db/r0"),
+                    List.of("db/r2", "db/r0"),
+                    List.of("db/never"),
+                    List.of("db/r1", "db/never", "db/r2"),
+                    List.of(),
+                    List.of("db/r1"));
+            List<java.util.concurrent.Callable<LeaseStore.IdentifiedSnapshot>> reads = new ArrayList<>();
+            for (List<String> names : asked) {
+                reads.add(() -> store.identityAndSnapshot(names, () -> candidate));
+            }
+
+            List<Future<LeaseStore.IdentifiedSnapshot>> answers = queuedBehindATableLock(reads);
+
+            for (int i = 0; i < asked.size(); i++) {
+                LeaseStore.IdentifiedSnapshot read = outcome(answers.get(i));
+                assertEquals(
+                        store.identity(candidate).generation(), read.identity().generation());
+                assertEquals(asked.get(i), List.copyOf(read.states().keySet()), "each caller gets its names, in order");
+                for (String name : asked.get(i)) {
+                    assertEquals(expected.get(name), read.states().get(name), name);
+                }
+            }
+        }
+
+        @Test
+        void snapshotsQueuedTogetherThatFindANewGenerationEachReadItAlone() throws Exception {
+            grant(MAIN, "alice");
+            StoreIdentity next = Identities.candidate(clock.instant());
+            sql("UPDATE fence.identity SET timeline = timeline + 1, written_xid = txid_current()");
+            List<java.util.concurrent.Callable<LeaseStore.IdentifiedSnapshot>> reads = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                reads.add(() -> store.identityAndSnapshot(List.of(MAIN), () -> next));
+            }
+
+            List<Future<LeaseStore.IdentifiedSnapshot>> answers = queuedBehindATableLock(reads);
+
+            for (Future<LeaseStore.IdentifiedSnapshot> f : answers) {
+                LeaseStore.IdentifiedSnapshot read = outcome(f);
+                assertEquals(next.generation(), read.identity().generation());
+                assertNull(read.states().get(MAIN).lease(), "the old generation's lease is void");
+            }
+            assertEquals(next.generation(), store.identity(candidate).generation(), "one new generation");
         }
 
         @Test
