@@ -24,9 +24,11 @@ import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.Futures;
 import dev.fence.testing.PostgresServer;
 import dev.fence.testing.ProcessTest;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -487,14 +488,32 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         private <T> T outcome(Future<T> f) throws Exception {
-            try {
-                return f.get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
+            return Futures.outcome(f);
+        }
+
+        /**
+         * Another session's transaction that has run {@code statement} (a lock to hold), rolled back when
+         * closed.
+         */
+        private Held holding(String statement) throws SQLException {
+            Connection c = server.connect(database);
+            try (Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute(statement);
+            } catch (SQLException | RuntimeException e) {
+                c.close();
                 throw e;
             }
+            return () -> {
+                try (c) {
+                    c.rollback();
+                }
+            };
+        }
+
+        /** A lock another session holds, given up when closed. */
+        private interface Held {
+            void close() throws SQLException;
         }
 
         /** Waits (at most 10 s) until {@code n} commits are queued behind the one holding the store. */
@@ -529,16 +548,14 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                     null,
                     null,
                     null,
-                    main.lease() == null ? null : store.identity(candidate).generation());
+                    store.identity(candidate).generation());
             List<Future<CommitResult>> good = new ArrayList<>();
             Future<CommitResult> twice;
             Future<CommitResult> lowered;
             Future<CommitResult> first;
-            try (Connection c = server.connect(database);
-                    Statement st = c.createStatement()) {
-                c.setAutoCommit(false);
-                // The first commit waits for this row lock, holding the store; the rest queue behind it.
-                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            // The first commit waits for this row lock, holding the store; the rest queue behind it.
+            Held lock = holding("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            try {
                 first = pool.submit(() -> store.commit(
                         List.of(acceptedWrite(states.get(0), grants.get(0), null)),
                         List.of(event(
@@ -568,7 +585,8 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                         List.of(lowering),
                         List.of(event(clock.instant(), EventType.ACCEPT, MAIN, "mallory", held.token(), null))));
                 awaitQueued(s, callers + 1);
-                c.rollback();
+            } finally {
+                lock.close();
             }
 
             assertInstanceOf(CommitResult.Committed.class, outcome(first));
@@ -604,10 +622,8 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
             Future<CommitResult> first;
             Future<CommitResult> broken;
             Future<CommitResult> kept;
-            try (Connection c = server.connect(database);
-                    Statement st = c.createStatement()) {
-                c.setAutoCommit(false);
-                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            Held lock = holding("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            try {
                 first = pool.submit(() -> store.commit(List.of(acceptedWrite(s0, g0, null)), List.of()));
                 awaitALockWait();
                 broken = pool.submit(() -> store.commit(List.of(), List.of(nameless)));
@@ -615,7 +631,8 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                         List.of(acceptedWrite(s1, g1, null)),
                         List.of(event(clock.instant(), EventType.ACCEPT, "db/r1", "agent-1", g1.token(), null))));
                 awaitQueued(s, 2);
-                c.rollback();
+            } finally {
+                lock.close();
             }
 
             assertInstanceOf(CommitResult.Committed.class, outcome(first));
@@ -640,17 +657,16 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
             Future<CommitResult> first;
             Future<CommitResult> early;
             Future<CommitResult> late;
-            try (Connection c = server.connect(database);
-                    Statement st = c.createStatement()) {
-                c.setAutoCommit(false);
-                st.execute("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            Held lock = holding("SELECT * FROM fence.resources WHERE resource = 'db/r0' FOR UPDATE");
+            try {
                 first = pool.submit(() -> s.commit(List.of(acceptedWrite(s0, g0, null)), List.of()));
                 awaitALockWait();
                 early = pool.submit(() -> s.commit(List.of(acceptedWrite(s1, g1, null)), List.of()));
                 Thread.sleep(1500);
                 late = pool.submit(() -> s.commit(List.of(acceptedWrite(s2, g2, null)), List.of()));
                 Thread.sleep(200);
-                c.rollback();
+            } finally {
+                lock.close();
             }
 
             assertInstanceOf(CommitResult.Committed.class, outcome(first));
@@ -680,10 +696,8 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                 throws Exception {
             PostgresLeaseStore s = (PostgresLeaseStore) store;
             List<Future<T>> out = new ArrayList<>();
-            try (Connection c = server.connect(database);
-                    Statement st = c.createStatement()) {
-                c.setAutoCommit(false);
-                st.execute("LOCK TABLE fence.resources IN ACCESS EXCLUSIVE MODE");
+            Held lock = holding("LOCK TABLE fence.resources IN ACCESS EXCLUSIVE MODE");
+            try {
                 out.add(pool.submit(reads.get(0)));
                 awaitALockWait();
                 for (java.util.concurrent.Callable<T> r : reads.subList(1, reads.size())) {
@@ -694,7 +708,8 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
                     assertTrue(System.nanoTime() < deadline, "only " + s.queuedReads() + " reads queued");
                     Thread.sleep(5);
                 }
-                c.rollback();
+            } finally {
+                lock.close();
             }
             return out;
         }

@@ -20,6 +20,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
+import dev.fence.testing.Futures;
 import dev.fence.testing.ProcessTest;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -44,7 +45,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -285,14 +285,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         private <T> T outcome(Future<T> f) throws Exception {
-            try {
-                return f.get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
-                throw e;
-            }
+            return Futures.outcome(f);
         }
 
         @Test
