@@ -518,7 +518,7 @@ public final class PostgresLeaseStore implements LeaseStore {
     }
 
     private StoreUnavailableException busy() {
-        return new StoreUnavailableException("PostgreSQL store " + description + " is busy: this process's commits"
+        return new StoreUnavailableException("PostgreSQL store " + description + " is busy: this process's calls"
                 + " queued for longer than the timeout of " + Durations.format(timeout)
                 + " allows; retry, or raise ?timeout= in the store URL");
     }
