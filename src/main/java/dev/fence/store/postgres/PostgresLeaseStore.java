@@ -399,7 +399,7 @@ public final class PostgresLeaseStore implements LeaseStore {
      */
     private CommitResult combined(Pending own) {
         awaitTurn(own, pending, committing, this::lead);
-        return own.outcome();
+        return own.result();
     }
 
     /**
@@ -650,10 +650,9 @@ public final class PostgresLeaseStore implements LeaseStore {
      * One caller's commit, queued for {@link #combined}. Its outcome is written by the thread that ran it
      * before the state turns to done, and read by its caller after it sees done (a volatile handoff).
      */
-    private static final class Pending extends QueuedCall {
+    private static final class Pending extends Handover {
         final List<ResourceWrite> writes;
         final List<LedgerEvent> events;
-        private Object outcome;
 
         Pending(List<ResourceWrite> writes, List<LedgerEvent> events, long deadline) {
             super(deadline);
@@ -661,8 +660,25 @@ public final class PostgresLeaseStore implements LeaseStore {
             this.events = List.copyOf(events);
         }
 
-        /** Settles the commit with a {@link CommitResult} or a {@link Throwable}, and wakes its caller. */
-        void finish(Object outcome) {
+        /** Its {@link CommitResult}, once done; or its failure, thrown. */
+        CommitResult result() {
+            return (CommitResult) outcome();
+        }
+    }
+
+    /**
+     * A queued call whose leader hands its caller one outcome, written before the call is marked done and
+     * read after the caller sees it done (the {@link QueuedCall}'s volatile handoff).
+     */
+    private abstract static class Handover extends QueuedCall {
+        private Object outcome;
+
+        Handover(long deadline) {
+            super(deadline);
+        }
+
+        /** Settles it with a result or a {@link Throwable}, once, and wakes its caller. */
+        final void finish(Object outcome) {
             if (isDone()) {
                 return;
             }
@@ -671,14 +687,14 @@ public final class PostgresLeaseStore implements LeaseStore {
         }
 
         /**
-         * The outcome, to its caller: a failure is thrown anew in the caller's thread, so that the stack
-         * trace shows the caller (and the thread that ran it, as the cause).
+         * The result, to its caller; a failure is thrown anew in the caller's thread ({@link #thrown}), so that
+         * the stack trace shows the caller (and the thread that ran it, as the cause).
          */
-        CommitResult outcome() {
-            if (outcome instanceof CommitResult r) {
-                return r;
+        final Object outcome() {
+            if (outcome instanceof Throwable t) {
+                throw thrown(t);
             }
-            throw thrown((Throwable) outcome);
+            return outcome;
         }
     }
 
@@ -723,11 +739,8 @@ public final class PostgresLeaseStore implements LeaseStore {
         if (schemaReady) {
             Reading own = new Reading(names, deadline);
             awaitTurn(own, readings, reading, this::leadReads);
-            if (own.outcome instanceof IdentifiedSnapshot s) {
+            if (own.outcome() instanceof IdentifiedSnapshot s) {
                 return s;
-            }
-            if (own.outcome instanceof Throwable t) {
-                throw thrown(t);
             }
             // The identity must be written: below, alone, within the same timeout.
         }
@@ -797,23 +810,16 @@ public final class PostgresLeaseStore implements LeaseStore {
     /** A {@link Reading}'s outcome when it must read again in a transaction of its own. */
     private static final Object NEEDS_TRANSACTION = new Object();
 
-    /** One caller's snapshot, queued for {@link #gathered}; its outcome is handed over as {@link Pending}'s. */
-    private static final class Reading extends QueuedCall {
+    /**
+     * One caller's snapshot, queued for {@link #gathered}: its outcome an {@link IdentifiedSnapshot}, or
+     * {@link #NEEDS_TRANSACTION}.
+     */
+    private static final class Reading extends Handover {
         final List<String> names;
-        private Object outcome;
 
         Reading(List<String> names, long deadline) {
             super(deadline);
             this.names = names;
-        }
-
-        /** Settles it with an {@link IdentifiedSnapshot}, a {@link Throwable} or {@link #NEEDS_TRANSACTION}. */
-        void finish(Object outcome) {
-            if (isDone()) {
-                return;
-            }
-            this.outcome = outcome;
-            done();
         }
     }
 
@@ -1760,11 +1766,10 @@ public final class PostgresLeaseStore implements LeaseStore {
             } catch (SQLException e) {
                 if ("42501".equals(e.getSQLState())) {
                     throw new StoreUnavailableException(
-                            "PostgreSQL store " + description + " lacks the functions"
-                                    + " this fence commits with (fence.commit_1, fence.append_1: the store was made by an"
-                                    + " older fence), and fence's role may not create them (" + e.getMessage()
-                                    + "); open"
-                                    + " the store once as the owner of the schema 'fence' (fence doctor --store URL), or"
+                            "PostgreSQL store " + description + " lacks the functions this fence commits"
+                                    + " with (fence.commit_1, fence.append_1: an older fence made the store), and"
+                                    + " fence's role may not create them (" + e.getMessage() + "); open the store"
+                                    + " once as the owner of the schema 'fence' (fence doctor --store URL), or"
                                     + " GRANT CREATE ON SCHEMA fence TO <role>",
                             e);
                 }
