@@ -728,6 +728,21 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aCommitThatWritesOneResourceTwiceIsAnInternalErrorAndWritesNothing() {
+            ResourceState plain = state(PLAIN);
+            List<LedgerEvent> before = store.query(LedgerQuery.all());
+
+            assertThrows(
+                    InternalException.class,
+                    () -> store.commit(
+                            List.of(write(plain, 1, 0, null), write(plain, 2, 0, null)),
+                            List.of(event(clock.instant(), EventType.BUMP, PLAIN, null, 1, null))));
+
+            assertEquals(plain, state(PLAIN));
+            assertEquals(before, store.query(LedgerQuery.all()));
+        }
+
+        @Test
         void loweringTheHighestAcceptedTokenIsAnInternalErrorAndWritesNothing() {
             ResourceState s = state(PLAIN);
             store.commit(List.of(write(s, 10, 10, null)), List.of());
