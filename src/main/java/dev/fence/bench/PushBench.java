@@ -7,15 +7,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * Times pushes: for each scenario a bare repository with its own pre-receive hook (or none) and a clone;
  * each push is one new fast-forward commit pushed with the real {@code git} binary, timed from the
- * start of {@code git push} to its exit. Scenarios take turns push by push (round-robin), so that a
- * change in the machine's load during the run falls on all of them alike.
+ * start of {@code git push} to its exit. Scenarios take turns push by push, so that a change in the
+ * machine's load during the run falls on all of them alike, in a new order each round (a fixed seed, so
+ * a run can be repeated): in a fixed order each scenario would always follow the same one, and one that
+ * follows a push through two JVMs would pay for what that push left behind (caches, a busy core)
+ * every time.
  */
 final class PushBench {
     /** Sets a scenario up once its repository exists; returns the push options its pushes carry. */
@@ -46,6 +51,9 @@ final class PushBench {
         }
     }
 
+    /** The seed of the push order: any fixed number. */
+    private static final long ORDER_SEED = 7;
+
     private final Path work;
     private final Map<String, String> env;
     private final PrintWriter progress;
@@ -72,7 +80,7 @@ final class PushBench {
         scenarios.add(new Scenario(id, label, hook, files, setup));
     }
 
-    /** Sets every scenario up, then pushes {@code warmup + pushes} times round-robin; returns them by id. */
+    /** Sets every scenario up, then pushes {@code warmup + pushes} rounds, each scenario once a round; returns them by id. */
     Map<String, Scenario> run(int pushes, int warmup) throws IOException {
         for (Scenario s : scenarios) {
             try {
@@ -82,8 +90,11 @@ final class PushBench {
                 progress.println("  " + s.id + ": " + s.failure);
             }
         }
+        Random order = new Random(ORDER_SEED);
+        List<Scenario> turns = new ArrayList<>(scenarios);
         for (int round = 0; round < warmup + pushes; round++) {
-            for (Scenario s : scenarios) {
+            Collections.shuffle(turns, order);
+            for (Scenario s : turns) {
                 if (s.failure != null) {
                     continue;
                 }
