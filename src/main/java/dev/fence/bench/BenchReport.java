@@ -105,11 +105,8 @@ public final class BenchReport {
                 if (reference != null && reference > 0 && !s.id.equals("reference")) {
                     r.put("toReference", round(over / reference));
                 }
-                String jdk = jdkOf(s.id);
-                Double floor = jdk == null ? null : over("floor" + jdk);
-                if (floor == null) {
-                    floor = firstFloor();
-                }
+                String floorId = floorOf(s.id);
+                Double floor = floorId == null ? null : over(floorId);
                 if (floor != null && floor > 0 && !s.id.startsWith("floor")) {
                     r.put("toFloor", round(over / floor));
                     r.put("overFloorMs", round(over - floor));
@@ -120,13 +117,51 @@ public final class BenchReport {
         return rows;
     }
 
-    private Double firstFloor() {
+    /** The floor row a scenario is compared with: the floor of its JDK, else the first floor measured. */
+    private String floorOf(String id) {
+        String jdk = jdkOf(id);
+        if (jdk != null && over("floor" + jdk) != null) {
+            return "floor" + jdk;
+        }
         for (PushBench.Scenario s : pushes) {
             if (s.id.startsWith("floor") && over(s.id) != null) {
-                return over(s.id);
+                return s.id;
             }
         }
         return null;
+    }
+
+    /** A measured scenario's push times, by round. */
+    private double[] times(String id) {
+        return scenario(id).millis.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** The rounds every one of these (measured) scenarios has a push of. */
+    private int rounds(String... ids) {
+        int n = Integer.MAX_VALUE;
+        for (String id : ids) {
+            n = Math.min(n, scenario(id).millis.size());
+        }
+        return n;
+    }
+
+    /** The 95 % interval of a Java hook row's median over its floor's (ms). */
+    private double[] overFloorInterval(String id) {
+        double[] hook = times(id);
+        double[] floor = times(floorOf(id));
+        return Bootstrap.interval(rounds(id, floorOf(id)), r -> Bootstrap.median(hook, r) - Bootstrap.median(floor, r));
+    }
+
+    /** The 95 % interval of a row's cost over a push with no hook, as a multiple of the reference hook's. */
+    private double[] toReferenceInterval(String id) {
+        double[] row = times(id);
+        double[] none = times("nohook");
+        double[] reference = times("reference");
+        return Bootstrap.interval(rounds(id, "nohook", "reference"), r -> {
+            double base = Bootstrap.median(none, r);
+            double ref = Bootstrap.median(reference, r) - base;
+            return ref > 0 ? (Bootstrap.median(row, r) - base) / ref : Double.POSITIVE_INFINITY;
+        });
     }
 
     /** The floor budget of a Java hook row ("redis17", "sqlite25", ...). */
@@ -144,17 +179,29 @@ public final class BenchReport {
             if ((id.startsWith("sqlite") || id.startsWith("redis")) && r.containsKey("overFloorMs")) {
                 double over = (Double) r.get("overFloorMs");
                 double budget = hookBudget(id);
+                double[] interval = overFloorInterval(id);
                 out.add(target(
                         String.format(Locale.ROOT, "%s: at most JVM floor + %.0f ms", r.get("scenario"), budget),
-                        String.format(Locale.ROOT, "floor + %.1f ms", over),
-                        over <= budget));
+                        String.format(
+                                Locale.ROOT,
+                                "floor + %.1f ms (95 %% interval %+.1f to %+.1f)",
+                                over,
+                                interval[0],
+                                interval[1]),
+                        over <= budget,
+                        interval,
+                        budget));
             }
             if (id.equals("shim") && r.containsKey("toReference")) {
                 double ratio = (Double) r.get("toReference");
+                double[] interval = toReferenceInterval(id);
                 out.add(target(
                         "curl shim: at most 1.0x the reference hook",
-                        String.format(Locale.ROOT, "%.2fx", ratio),
-                        ratio <= SHIM_TO_REFERENCE));
+                        String.format(
+                                Locale.ROOT, "%.2fx (95 %% interval %.2fx to %.2fx)", ratio, interval[0], interval[1]),
+                        ratio <= SHIM_TO_REFERENCE,
+                        interval,
+                        SHIM_TO_REFERENCE));
             }
         }
         if (verdicts != null) {
@@ -181,6 +228,19 @@ public final class BenchReport {
         m.put("target", what);
         m.put("measured", measured);
         m.put("met", met);
+        return m;
+    }
+
+    /**
+     * As {@link #target(String, String, boolean)}, with the figure's 95 % interval over the run's rounds
+     * ({@link Bootstrap}) and whether the budget lies inside it: then a rerun of the same build on the same
+     * machine could well turn the verdict, and only runs by turns tell two builds apart.
+     */
+    static Map<String, Object> target(String what, String measured, boolean met, double[] interval, double budget) {
+        Map<String, Object> m = target(what, measured, met);
+        m.put("low", round(interval[0]));
+        m.put("high", round(interval[1]));
+        m.put("budgetWithinInterval", interval[0] <= budget && budget <= interval[1]);
         return m;
     }
 
@@ -303,13 +363,21 @@ public final class BenchReport {
         List<Map<String, Object>> targets = targets();
         if (!targets.isEmpty()) {
             out.append(String.format("%nTargets (design section 7)%n"));
+            int close = 0;
             for (Map<String, Object> t : targets) {
+                boolean within = Boolean.TRUE.equals(t.get("budgetWithinInterval"));
+                close += within ? 1 : 0;
                 out.append(String.format(
                         Locale.ROOT,
-                        "  %-4s %-72s %s%n",
+                        "  %-4s %-72s %s%s%n",
                         Boolean.TRUE.equals(t.get("met")) ? "met" : "MISS",
                         t.get("target"),
-                        t.get("measured")));
+                        t.get("measured"),
+                        within ? " *" : ""));
+            }
+            if (close > 0) {
+                out.append("  * the budget lies inside the figure's 95 % interval over this run's rounds: a rerun"
+                        + " could turn the verdict (compare builds by turns, with --baseline-jar)\n");
             }
         }
         for (String n : notes) {
