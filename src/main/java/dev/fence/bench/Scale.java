@@ -477,6 +477,14 @@ public final class Scale {
                 progress.println(k.name() + ": fence serve, " + row.getKey() + " concurrent hooks");
                 report.concurrency(load(k.name(), row.getValue(), Duration.ofSeconds(1), sizes.clientTime()));
             }
+            // The same server's bare exchange at the target's concurrency, right after its verdicts.
+            int clients = ScaleReport.TARGET_CLIENTS;
+            progress.println(k.name() + ": fence serve, " + clients + " concurrent /healthz exchanges");
+            List<ExchangeLoad> exchanges = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                exchanges.add(new ExchangeLoad(server.uri()));
+            }
+            report.exchange(load(k.name(), exchanges, Duration.ofSeconds(1), sizes.clientTime()));
         }
     }
 
@@ -543,8 +551,8 @@ public final class Scale {
     }
 
     /** Every load sends verdicts back to back: {@code warmup} uncounted, then {@code time} counted. */
-    static ScaleReport.ConcurrencyRow load(String name, List<VerdictLoad> loads, Duration warmup, Duration time)
-            throws InterruptedException {
+    static ScaleReport.ConcurrencyRow load(
+            String name, List<? extends LoadClient> loads, Duration warmup, Duration time) throws InterruptedException {
         int n = loads.size();
         List<List<Double>> accepted = new ArrayList<>();
         List<List<Double>> refused = new ArrayList<>();
@@ -558,7 +566,7 @@ public final class Scale {
             List<Double> r = new ArrayList<>();
             accepted.add(a);
             refused.add(r);
-            VerdictLoad load = loads.get(i);
+            LoadClient load = loads.get(i);
             Thread t = new Thread(
                     () -> {
                         try {

@@ -24,7 +24,10 @@ public final class ScaleReport {
     /** GHES's budget for all pre-receive hooks of a push. */
     static final double PUSH_MS = 5000;
 
-    /** fence serve at 64 concurrent hooks. */
+    /** The concurrency of the verdict targets. */
+    static final int TARGET_CLIENTS = 64;
+
+    /** fence serve at {@link #TARGET_CLIENTS} concurrent hooks. */
     static final double VERDICTS_PER_SECOND = 5000;
 
     static final double P99_MS = 20;
@@ -97,6 +100,9 @@ public final class ScaleReport {
     private final List<RefsRow> refs = new ArrayList<>();
     private final List<PushRow> pushes = new ArrayList<>();
     private final List<ConcurrencyRow> concurrency = new ArrayList<>();
+    /** The same servers' bare exchanges ({@link ExchangeLoad}): answered requests count as accepted. */
+    private final List<ConcurrencyRow> exchanges = new ArrayList<>();
+
     private final List<TrimRow> trims = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
@@ -122,6 +128,20 @@ public final class ScaleReport {
 
     void concurrency(ConcurrencyRow r) {
         concurrency.add(r);
+    }
+
+    void exchange(ConcurrencyRow r) {
+        exchanges.add(r);
+    }
+
+    /** The bare exchange rate of a store's server at {@code clients}, or null when it was not measured. */
+    private ConcurrencyRow exchangeOf(String store, int clients) {
+        for (ConcurrencyRow e : exchanges) {
+            if (e.store().equals(store) && e.clients() == clients) {
+                return e;
+            }
+        }
+        return null;
     }
 
     void trim(TrimRow r) {
@@ -202,10 +222,18 @@ public final class ScaleReport {
                     p.hooked().median() < PUSH_MS));
         }
         for (ConcurrencyRow c : concurrency) {
-            if (c.clients() == 64) {
+            if (c.clients() == TARGET_CLIENTS) {
+                ConcurrencyRow bare = exchangeOf(c.store(), c.clients());
                 out.add(BenchReport.target(
                         "fence serve: at least 5,000 verdicts/s at 64 clients (" + c.store() + ")",
-                        String.format(Locale.ROOT, "%.0f/s", c.perSecond()),
+                        String.format(Locale.ROOT, "%.0f/s", c.perSecond())
+                                + (bare == null
+                                        ? ""
+                                        : String.format(
+                                                Locale.ROOT,
+                                                " (%.2f of its bare exchanges' %.0f/s)",
+                                                c.perSecond() / bare.perSecond(),
+                                                bare.perSecond())),
                         c.perSecond() >= VERDICTS_PER_SECOND));
                 out.add(BenchReport.target(
                         "fence serve: p99 under 20 ms at 64 clients (" + c.store() + ")",
@@ -326,6 +354,27 @@ public final class ScaleReport {
             c.add(row);
         }
         m.put("concurrentHooks", c);
+        List<Map<String, Object>> x = new ArrayList<>();
+        for (ConcurrencyRow r : exchanges) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("store", r.store());
+            row.put("clients", r.clients());
+            row.put("exchangesPerSecond", Math.round(r.perSecond()));
+            row.put("p50Ms", round3(r.accept().median()));
+            row.put("p99Ms", round3(r.accept().p99()));
+            row.put("errors", r.errors());
+            ConcurrencyRow verdicts = null;
+            for (ConcurrencyRow v : concurrency) {
+                if (v.store().equals(r.store()) && v.clients() == r.clients()) {
+                    verdicts = v;
+                }
+            }
+            if (verdicts != null && r.perSecond() > 0) {
+                row.put("verdictShare", round3(verdicts.perSecond() / r.perSecond()));
+            }
+            x.add(row);
+        }
+        m.put("bareExchanges", x);
         List<Map<String, Object>> t = new ArrayList<>();
         for (TrimRow r : trims) {
             Map<String, Object> row = new LinkedHashMap<>();
@@ -447,6 +496,22 @@ public final class ScaleReport {
                         num(c.accept().p99()),
                         c.refused(),
                         c.errors()));
+            }
+            for (ConcurrencyRow e : exchanges) {
+                out.append(String.format(
+                        Locale.ROOT,
+                        f,
+                        e.store(),
+                        e.clients(),
+                        Math.round(e.perSecond()) + "*",
+                        num(e.accept().median()),
+                        num(e.accept().p99()),
+                        e.refused(),
+                        e.errors()));
+            }
+            if (!exchanges.isEmpty()) {
+                out.append("* bare exchanges, not verdicts: the same server's /healthz, a connection each, answered"
+                        + " without a store: the most this machine's HTTP exchanges allow\n");
             }
         }
         if (!trims.isEmpty()) {

@@ -16,7 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * versioned text answer, a new connection each), one after another, each a new fast-forward of one branch under a live lease
  * with its ancestry fact, so that every verdict reads the store, accepts and records the push.
  */
-final class VerdictLoad {
+final class VerdictLoad implements LoadClient {
     private final URI server;
     private final String credential;
     private final String repoId;
@@ -66,7 +66,8 @@ final class VerdictLoad {
      *
      * @throws IOException on a connection failure, a time-out, or an answer that is neither
      */
-    Answer attempt() throws IOException {
+    @Override
+    public Answer attempt() throws IOException {
         String next = randomId();
         StringBuilder form = new StringBuilder();
         field(form, "stdin", tip + " " + next + " refs/heads/main\n");

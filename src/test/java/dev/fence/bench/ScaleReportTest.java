@@ -71,6 +71,24 @@ class ScaleReportTest {
     }
 
     @Test
+    void theVerdictRateIsReadAgainstTheSameServersBareExchangesWhichAreNoVerdicts() {
+        ScaleReport r = new ScaleReport();
+        r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 6_000, 0, 0, ms(9), ms(), null));
+        r.exchange(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 20_000, 0, 0, ms(3), ms(), null));
+        var t = r.targets();
+        assertEquals(3, t.size(), "the exchanges are no verdict row of their own: " + t);
+        assertEquals("3000/s (0.30 of its bare exchanges' 10000/s)", t.get(0).get("measured"));
+        assertEquals(false, t.get(0).get("met"));
+        @SuppressWarnings("unchecked")
+        var bare = (List<Map<String, Object>>) r.toMap().get("bareExchanges");
+        assertEquals(10_000L, bare.get(0).get("exchangesPerSecond"));
+        assertEquals(0.3, bare.get(0).get("verdictShare"));
+        String table = r.toTable();
+        assertTrue(table.contains("10000*"), table);
+        assertTrue(table.contains("bare exchanges, not verdicts"), table);
+    }
+
+    @Test
     void aTrimIsJudgedByHowMuchItAddsToTheVerdictsTailBesideTheEmptyStore() {
         ScaleReport r = new ScaleReport();
         r.trim(new ScaleReport.TrimRow("sqlite", 1_000_000, 10, ms(1, 2, 13), ms(1, 2, 4)));
