@@ -146,14 +146,14 @@ public final class BenchReport {
     }
 
     /** The 95 % interval of a Java hook row's median over its floor's (ms). */
-    private double[] overFloorInterval(String id) {
+    private Bootstrap.Interval overFloorInterval(String id) {
         double[] hook = times(id);
         double[] floor = times(floorOf(id));
         return Bootstrap.interval(rounds(id, floorOf(id)), r -> Bootstrap.median(hook, r) - Bootstrap.median(floor, r));
     }
 
     /** The 95 % interval of a row's cost over a push with no hook, as a multiple of the reference hook's. */
-    private double[] toReferenceInterval(String id) {
+    private Bootstrap.Interval toReferenceInterval(String id) {
         double[] row = times(id);
         double[] none = times("nohook");
         double[] reference = times("reference");
@@ -179,26 +179,30 @@ public final class BenchReport {
             if ((id.startsWith("sqlite") || id.startsWith("redis")) && r.containsKey("overFloorMs")) {
                 double over = (Double) r.get("overFloorMs");
                 double budget = hookBudget(id);
-                double[] interval = overFloorInterval(id);
+                Bootstrap.Interval interval = overFloorInterval(id);
                 out.add(target(
                         String.format(Locale.ROOT, "%s: at most JVM floor + %.0f ms", r.get("scenario"), budget),
                         String.format(
                                 Locale.ROOT,
                                 "floor + %.1f ms (95 %% interval %+.1f to %+.1f)",
                                 over,
-                                interval[0],
-                                interval[1]),
+                                interval.low(),
+                                interval.high()),
                         over <= budget,
                         interval,
                         budget));
             }
             if (id.equals("shim") && r.containsKey("toReference")) {
                 double ratio = (Double) r.get("toReference");
-                double[] interval = toReferenceInterval(id);
+                Bootstrap.Interval interval = toReferenceInterval(id);
                 out.add(target(
                         "curl shim: at most 1.0x the reference hook",
                         String.format(
-                                Locale.ROOT, "%.2fx (95 %% interval %.2fx to %.2fx)", ratio, interval[0], interval[1]),
+                                Locale.ROOT,
+                                "%.2fx (95 %% interval %.2fx to %.2fx)",
+                                ratio,
+                                interval.low(),
+                                interval.high()),
                         ratio <= SHIM_TO_REFERENCE,
                         interval,
                         SHIM_TO_REFERENCE));
@@ -236,11 +240,12 @@ public final class BenchReport {
      * ({@link Bootstrap}) and whether the budget lies inside it: then a rerun of the same build on the same
      * machine could well turn the verdict, and only runs by turns tell two builds apart.
      */
-    static Map<String, Object> target(String what, String measured, boolean met, double[] interval, double budget) {
+    static Map<String, Object> target(
+            String what, String measured, boolean met, Bootstrap.Interval interval, double budget) {
         Map<String, Object> m = target(what, measured, met);
-        m.put("low", round(interval[0]));
-        m.put("high", round(interval[1]));
-        m.put("budgetWithinInterval", interval[0] <= budget && budget <= interval[1]);
+        m.put("low", round(interval.low()));
+        m.put("high", round(interval.high()));
+        m.put("budgetWithinInterval", interval.contains(budget));
         return m;
     }
 
@@ -360,30 +365,41 @@ public final class BenchReport {
                         y == null ? "-" : String.format(Locale.ROOT, "%.2fx", f.opsPerSecond() / y.opsPerSecond())));
             }
         }
-        List<Map<String, Object>> targets = targets();
-        if (!targets.isEmpty()) {
-            out.append(String.format("%nTargets (design section 7)%n"));
-            int close = 0;
-            for (Map<String, Object> t : targets) {
-                boolean within = Boolean.TRUE.equals(t.get("budgetWithinInterval"));
-                close += within ? 1 : 0;
-                out.append(String.format(
-                        Locale.ROOT,
-                        "  %-4s %-72s %s%s%n",
-                        Boolean.TRUE.equals(t.get("met")) ? "met" : "MISS",
-                        t.get("target"),
-                        t.get("measured"),
-                        within ? " *" : ""));
-            }
-            if (close > 0) {
-                out.append("  * the budget lies inside the figure's 95 % interval over this run's rounds: a rerun"
-                        + " could turn the verdict (compare builds by turns, with --baseline-jar)\n");
-            }
-        }
+        targetLines(out, targets(), 72, " (compare builds by turns, with --baseline-jar)");
         for (String n : notes) {
             out.append("note: ").append(n).append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * The "Targets" section of a report's table, one line a target (met or MISS, what, the figure); a
+     * target whose budget lies inside its figure's interval is marked {@code *} and explained once below.
+     *
+     * @param width the width of the target column
+     * @param advice what to do about a marked target, appended to its explanation ("" for nothing)
+     */
+    static void targetLines(StringBuilder out, List<Map<String, Object>> targets, int width, String advice) {
+        if (targets.isEmpty()) {
+            return;
+        }
+        out.append(String.format("%nTargets (design section 7)%n"));
+        int close = 0;
+        for (Map<String, Object> t : targets) {
+            boolean within = Boolean.TRUE.equals(t.get("budgetWithinInterval"));
+            close += within ? 1 : 0;
+            out.append(String.format(
+                    Locale.ROOT,
+                    "  %-4s %-" + width + "s %s%s%n",
+                    Boolean.TRUE.equals(t.get("met")) ? "met" : "MISS",
+                    t.get("target"),
+                    t.get("measured"),
+                    within ? " *" : ""));
+        }
+        if (close > 0) {
+            out.append("  * the budget lies inside the figure's 95 % interval over this run's rounds: a rerun could"
+                    + " turn the verdict" + advice + "\n");
+        }
     }
 
     private static String num(Object v) {

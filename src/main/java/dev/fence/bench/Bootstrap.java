@@ -22,6 +22,19 @@ final class Bootstrap {
 
     private Bootstrap() {}
 
+    /**
+     * The ends of an interval of a figure.
+     *
+     * @param low the low end
+     * @param high the high end
+     */
+    record Interval(double low, double high) {
+        /** True when {@code value} lies inside (ends included): a figure's budget that a rerun could cross. */
+        boolean contains(double value) {
+            return low <= value && value <= high;
+        }
+    }
+
     /** A figure computed from rounds' pushes. */
     @FunctionalInterface
     interface Figure {
@@ -35,11 +48,11 @@ final class Bootstrap {
 
     /**
      * The central {@link #LEVEL} interval of {@code figure} over {@link #RESAMPLES} resamples of {@code n}
-     * rounds drawn with replacement: its low and high ends (nearest rank, as {@link Stats}).
+     * rounds drawn with replacement, its ends by nearest rank (as {@link Stats}).
      *
      * @throws IllegalArgumentException for no rounds
      */
-    static double[] interval(int n, Figure figure) {
+    static Interval interval(int n, Figure figure) {
         if (n <= 0) {
             throw new IllegalArgumentException("no rounds");
         }
@@ -54,7 +67,21 @@ final class Bootstrap {
         }
         Arrays.sort(figures);
         double tail = (1 - LEVEL) / 2 * 100;
-        return new double[] {Stats.percentile(figures, tail), Stats.percentile(figures, 100 - tail)};
+        return new Interval(Stats.percentile(figures, tail), Stats.percentile(figures, 100 - tail));
+    }
+
+    /**
+     * The positions of whole blocks: for rounds measured as blocks of {@code size} values each (round
+     * {@code r} is values {@code r * size} to {@code r * size + size - 1}), the values of {@code rounds}.
+     */
+    static int[] blocks(int[] rounds, int size) {
+        int[] at = new int[rounds.length * size];
+        for (int i = 0; i < rounds.length; i++) {
+            for (int j = 0; j < size; j++) {
+                at[i * size + j] = rounds[i] * size + j;
+            }
+        }
+        return at;
     }
 
     /** The median (nearest rank) of {@code values} at {@code rounds}. */

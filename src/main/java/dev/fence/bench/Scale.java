@@ -314,7 +314,26 @@ public final class Scale {
             String name, long leases, long events, StoreProbe base, StoreProbe big, Sizes sizes) throws IOException {
         double[][] r = paired(base, big, sizes.rounds(), sizes.perBlock());
         return new ScaleReport.SizeRow(
-                name, leases, events, Stats.of(r[0]), Stats.of(r[1]), Stats.of(r[2]), Stats.of(r[3]));
+                name,
+                leases,
+                events,
+                Stats.of(r[0]),
+                Stats.of(r[1]),
+                Stats.of(r[2]),
+                Stats.of(r[3]),
+                ratioInterval(r[1], r[0], sizes.rounds(), sizes.perBlock()),
+                ratioInterval(r[3], r[2], sizes.rounds(), sizes.perBlock()));
+    }
+
+    /**
+     * The 95 % interval of {@code median(seeded) / median(empty)} over {@code rounds} rounds of {@code perBlock}
+     * calls on each ({@link #paired}): a round's two blocks are resampled together, as they ran side by side.
+     */
+    static Bootstrap.Interval ratioInterval(double[] seeded, double[] empty, int rounds, int perBlock) {
+        return Bootstrap.interval(rounds, picked -> {
+            int[] at = Bootstrap.blocks(picked, perBlock);
+            return Bootstrap.median(seeded, at) / Bootstrap.median(empty, at);
+        });
     }
 
     /**

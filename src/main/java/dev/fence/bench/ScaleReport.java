@@ -49,7 +49,21 @@ public final class ScaleReport {
             Stats verdictBase,
             Stats verdict,
             Stats acquireBase,
-            Stats acquire) {
+            Stats acquire,
+            Bootstrap.Interval verdictInterval,
+            Bootstrap.Interval acquireInterval) {
+        /** A row whose ratios' intervals are not known. */
+        SizeRow(
+                String store,
+                long leases,
+                long events,
+                Stats verdictBase,
+                Stats verdict,
+                Stats acquireBase,
+                Stats acquire) {
+            this(store, leases, events, verdictBase, verdict, acquireBase, acquire, null, null);
+        }
+
         double verdictRatio() {
             return ratio(verdict.median(), verdictBase.median());
         }
@@ -190,14 +204,10 @@ public final class ScaleReport {
             }
             String where = String.format(
                     Locale.ROOT, "%s, %s leases, %s events", r.store(), count(r.leases()), count(r.events()));
-            out.add(BenchReport.target(
-                    "verdict within 10 % of the empty store (" + where + ")",
-                    ratioText(r.verdictRatio()),
-                    r.verdictRatio() <= SIZE_RATIO));
-            out.add(BenchReport.target(
-                    "acquire within 10 % of the empty store (" + where + ")",
-                    ratioText(r.acquireRatio()),
-                    r.acquireRatio() <= SIZE_RATIO));
+            out.add(ratioTarget(
+                    "verdict within 10 % of the empty store (" + where + ")", r.verdictRatio(), r.verdictInterval()));
+            out.add(ratioTarget(
+                    "acquire within 10 % of the empty store (" + where + ")", r.acquireRatio(), r.acquireInterval()));
         }
         for (QueryRow q : queries) {
             out.add(BenchReport.target(
@@ -266,6 +276,20 @@ public final class ScaleReport {
         return out;
     }
 
+    /** A store-size target: the ratio, and its interval over the row's rounds when known. */
+    private static Map<String, Object> ratioTarget(String what, double ratio, Bootstrap.Interval interval) {
+        if (interval == null) {
+            return BenchReport.target(what, ratioText(ratio), ratio <= SIZE_RATIO);
+        }
+        return BenchReport.target(
+                what,
+                ratioText(ratio) + " (95 % interval " + ratioText(interval.low()) + " to " + ratioText(interval.high())
+                        + ")",
+                ratio <= SIZE_RATIO,
+                interval,
+                SIZE_RATIO);
+    }
+
     private int maxRefs() {
         return refs.stream().mapToInt(RefsRow::refs).max().orElse(0);
     }
@@ -288,10 +312,18 @@ public final class ScaleReport {
             row.put("verdictP99Ms", round3(r.verdict().p99()));
             row.put("verdictBaseMedianMs", round3(r.verdictBase().median()));
             row.put("verdictRatio", round3(r.verdictRatio()));
+            if (r.verdictInterval() != null) {
+                row.put("verdictRatioLow", round3(r.verdictInterval().low()));
+                row.put("verdictRatioHigh", round3(r.verdictInterval().high()));
+            }
             row.put("acquireMedianMs", round3(r.acquire().median()));
             row.put("acquireP99Ms", round3(r.acquire().p99()));
             row.put("acquireBaseMedianMs", round3(r.acquireBase().median()));
             row.put("acquireRatio", round3(r.acquireRatio()));
+            if (r.acquireInterval() != null) {
+                row.put("acquireRatioLow", round3(r.acquireInterval().low()));
+                row.put("acquireRatioHigh", round3(r.acquireInterval().high()));
+            }
             row.put("samples", r.verdict().count());
             s.add(row);
         }
@@ -533,15 +565,7 @@ public final class ScaleReport {
         }
         List<Map<String, Object>> targets = targets();
         if (!targets.isEmpty()) {
-            out.append("\nTargets (design section 7)\n");
-            for (Map<String, Object> t : targets) {
-                out.append(String.format(
-                        Locale.ROOT,
-                        "  %-4s %-78s %s%n",
-                        Boolean.TRUE.equals(t.get("met")) ? "met" : "MISS",
-                        t.get("target"),
-                        t.get("measured")));
-            }
+            BenchReport.targetLines(out, targets, 78, "");
         }
         for (String n : notes) {
             out.append("note: ").append(n).append('\n');

@@ -71,6 +71,52 @@ class ScaleReportTest {
     }
 
     @Test
+    void aStoreSizeRatioCarriesTheIntervalOfItsPairedRoundsAndMarksABudgetInsideIt() {
+        // Ten rounds of ten calls each: the seeded store 4 % slower in half the rounds and 16 % in the other
+        // half (a figure near 10 % that the draw of rounds moves across it); the acquires 30 % slower in
+        // every round alike.
+        java.util.Random random = new java.util.Random(11);
+        int rounds = 10;
+        int perBlock = 10;
+        double[] empty = new double[rounds * perBlock];
+        double[] seeded = new double[rounds * perBlock];
+        double[] slow = new double[rounds * perBlock];
+        for (int i = 0; i < empty.length; i++) {
+            double load = 1 + random.nextDouble() * 0.4;
+            empty[i] = load;
+            seeded[i] = load * ((i / perBlock) % 2 == 0 ? 1.04 : 1.16);
+            slow[i] = load * 1.3;
+        }
+        Bootstrap.Interval verdict = Scale.ratioInterval(seeded, empty, rounds, perBlock);
+        Bootstrap.Interval acquire = Scale.ratioInterval(slow, empty, rounds, perBlock);
+        assertTrue(verdict.contains(1.10), verdict.toString());
+        assertEquals(1.3, acquire.low(), 0.05);
+        assertEquals(1.3, acquire.high(), 0.05);
+
+        ScaleReport r = new ScaleReport();
+        r.size(new ScaleReport.SizeRow(
+                "sqlite",
+                100_000,
+                0,
+                Stats.of(empty),
+                Stats.of(seeded),
+                Stats.of(empty),
+                Stats.of(slow),
+                verdict,
+                acquire));
+        var t = r.targets();
+        assertEquals(true, t.get(0).get("budgetWithinInterval"), t.toString());
+        assertTrue(t.get(0).get("measured").toString().contains("(95 % interval "), t.toString());
+        assertEquals(false, t.get(1).get("met"));
+        assertEquals(false, t.get(1).get("budgetWithinInterval"), "1.3x is clear of 1.1 however drawn");
+        String table = r.toTable();
+        assertTrue(table.contains("a rerun could turn the verdict"), table);
+        @SuppressWarnings("unchecked")
+        var rows = (List<Map<String, Object>>) r.toMap().get("storeSize");
+        assertTrue(rows.get(0).containsKey("verdictRatioLow"), rows.toString());
+    }
+
+    @Test
     void theVerdictRateIsReadAgainstTheSameServersBareExchangesWhichAreNoVerdicts() {
         ScaleReport r = new ScaleReport();
         r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 6_000, 0, 0, ms(9), ms(), null));
