@@ -1,12 +1,7 @@
 package dev.fence.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The HTTP exchange alone, as a hook's request makes it (a new connection, one request, the answer read to
@@ -27,17 +22,7 @@ final class ExchangeLoad implements LoadClient {
         String head = "GET /healthz HTTP/1.1\r\n"
                 + "Host: " + server.getHost() + ":" + server.getPort() + "\r\n"
                 + "Connection: close\r\n\r\n";
-        String reply;
-        try (Socket s = new Socket()) {
-            s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(server.getHost(), server.getPort()), 2000);
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            reply = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String reply = LoadClient.exchange(server, head, new byte[0]);
         String status = reply.isEmpty() ? "" : reply.substring(0, Math.max(0, reply.indexOf("\r\n")));
         if (status.contains(" 200 ")) {
             return new VerdictLoad.Answer(true, false, status, "");

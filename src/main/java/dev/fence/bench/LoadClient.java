@@ -1,6 +1,12 @@
 package dev.fence.bench;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 
 /** One of the concurrent clients of a load on fence serve: sends one request and says what it answered. */
 interface LoadClient {
@@ -10,4 +16,22 @@ interface LoadClient {
      * @throws IOException on a connection failure, a time-out, or an answer of no expected kind
      */
     VerdictLoad.Answer attempt() throws IOException;
+
+    /**
+     * One exchange as a hook makes it: a new connection (2 s to connect, 5 s for each read), the request
+     * head and body, and the whole answer, read until the server closes.
+     */
+    static String exchange(URI server, String head, byte[] body) throws IOException {
+        try (Socket s = new Socket()) {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(server.getHost(), server.getPort()), 2000);
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
 }

@@ -41,6 +41,8 @@ public final class ScaleReport {
      * @param store the store kind
      * @param leases leased branches in the seeded store
      * @param events ledger events in the seeded store
+     * @param verdictInterval the verdict ratio's 95 % interval over the rounds, or null when not known
+     * @param acquireInterval the acquire ratio's, or null
      */
     record SizeRow(
             String store,
@@ -52,18 +54,6 @@ public final class ScaleReport {
             Stats acquire,
             Bootstrap.Interval verdictInterval,
             Bootstrap.Interval acquireInterval) {
-        /** A row whose ratios' intervals are not known. */
-        SizeRow(
-                String store,
-                long leases,
-                long events,
-                Stats verdictBase,
-                Stats verdict,
-                Stats acquireBase,
-                Stats acquire) {
-            this(store, leases, events, verdictBase, verdict, acquireBase, acquire, null, null);
-        }
-
         double verdictRatio() {
             return ratio(verdict.median(), verdictBase.median());
         }
@@ -148,14 +138,25 @@ public final class ScaleReport {
         exchanges.add(r);
     }
 
-    /** The bare exchange rate of a store's server at {@code clients}, or null when it was not measured. */
-    private ConcurrencyRow exchangeOf(String store, int clients) {
-        for (ConcurrencyRow e : exchanges) {
+    /** The row of a store at {@code clients} among {@code rows}, or null when it was not measured. */
+    private static ConcurrencyRow rowOf(List<ConcurrencyRow> rows, String store, int clients) {
+        for (ConcurrencyRow e : rows) {
             if (e.store().equals(store) && e.clients() == clients) {
                 return e;
             }
         }
         return null;
+    }
+
+    /** A load row's JSON: its store, clients, rate (under {@code rateKey}) and answer times. */
+    private static Map<String, Object> rateRow(ConcurrencyRow r, String rateKey) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("store", r.store());
+        row.put("clients", r.clients());
+        row.put(rateKey, Math.round(r.perSecond()));
+        row.put("p50Ms", round3(r.accept().median()));
+        row.put("p99Ms", round3(r.accept().p99()));
+        return row;
     }
 
     void trim(TrimRow r) {
@@ -233,7 +234,7 @@ public final class ScaleReport {
         }
         for (ConcurrencyRow c : concurrency) {
             if (c.clients() == TARGET_CLIENTS) {
-                ConcurrencyRow bare = exchangeOf(c.store(), c.clients());
+                ConcurrencyRow bare = rowOf(exchanges, c.store(), c.clients());
                 out.add(BenchReport.target(
                         "fence serve: at least 5,000 verdicts/s at 64 clients (" + c.store() + ")",
                         String.format(Locale.ROOT, "%.0f/s", c.perSecond())
@@ -370,12 +371,7 @@ public final class ScaleReport {
         m.put("wholePushes", p);
         List<Map<String, Object>> c = new ArrayList<>();
         for (ConcurrencyRow r : concurrency) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("store", r.store());
-            row.put("clients", r.clients());
-            row.put("verdictsPerSecond", Math.round(r.perSecond()));
-            row.put("p50Ms", round3(r.accept().median()));
-            row.put("p99Ms", round3(r.accept().p99()));
+            Map<String, Object> row = rateRow(r, "verdictsPerSecond");
             row.put("accepted", r.accepted());
             row.put("refusedFast", r.refused());
             row.put("refusalP99Ms", round3(r.refusal().p99()));
@@ -388,19 +384,9 @@ public final class ScaleReport {
         m.put("concurrentHooks", c);
         List<Map<String, Object>> x = new ArrayList<>();
         for (ConcurrencyRow r : exchanges) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("store", r.store());
-            row.put("clients", r.clients());
-            row.put("exchangesPerSecond", Math.round(r.perSecond()));
-            row.put("p50Ms", round3(r.accept().median()));
-            row.put("p99Ms", round3(r.accept().p99()));
+            Map<String, Object> row = rateRow(r, "exchangesPerSecond");
             row.put("errors", r.errors());
-            ConcurrencyRow verdicts = null;
-            for (ConcurrencyRow v : concurrency) {
-                if (v.store().equals(r.store()) && v.clients() == r.clients()) {
-                    verdicts = v;
-                }
-            }
+            ConcurrencyRow verdicts = rowOf(concurrency, r.store(), r.clients());
             if (verdicts != null && r.perSecond() > 0) {
                 row.put("verdictShare", round3(verdicts.perSecond() / r.perSecond()));
             }

@@ -1,10 +1,6 @@
 package dev.fence.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -89,18 +85,7 @@ final class VerdictLoad implements LoadClient {
                 + "Content-Type: application/x-www-form-urlencoded\r\n"
                 + "Content-Length: " + body.length + "\r\n"
                 + "Connection: close\r\n\r\n";
-        String reply;
-        try (Socket s = new Socket()) {
-            s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(server.getHost(), server.getPort()), 2000);
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            InputStream in = s.getInputStream();
-            reply = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String reply = LoadClient.exchange(server, head, body);
         int split = reply.indexOf("\r\n\r\n");
         String status = reply.isEmpty() ? "" : reply.substring(0, Math.max(0, reply.indexOf("\r\n")));
         String answer = split < 0 ? "" : reply.substring(split + 4);

@@ -10,10 +10,12 @@ class ScalePlotTest {
     void thePlotDrawsALinePerStoreInEachPanelWithItsPointsAndTheTargets() {
         ScaleReport r = new ScaleReport();
         for (String store : new String[] {"sqlite", "redis"}) {
-            r.size(new ScaleReport.SizeRow(store, 1, 0, Stats.of(1), Stats.of(1), Stats.of(1), Stats.of(1)));
-            r.size(new ScaleReport.SizeRow(store, 100_000, 0, Stats.of(1), Stats.of(1.05), Stats.of(1), Stats.of(1)));
             r.size(new ScaleReport.SizeRow(
-                    store, 100_000, 1_000_000, Stats.of(1), Stats.of(1.5), Stats.of(1), Stats.of(1)));
+                    store, 1, 0, Stats.of(1), Stats.of(1), Stats.of(1), Stats.of(1), null, null));
+            r.size(new ScaleReport.SizeRow(
+                    store, 100_000, 0, Stats.of(1), Stats.of(1.05), Stats.of(1), Stats.of(1), null, null));
+            r.size(new ScaleReport.SizeRow(
+                    store, 100_000, 1_000_000, Stats.of(1), Stats.of(1.5), Stats.of(1), Stats.of(1), null, null));
             r.refs(new ScaleReport.RefsRow(store, 1, 1, Stats.of(0.4), Stats.of(0.4)));
             r.refs(new ScaleReport.RefsRow(store, 10_000, 5000, Stats.of(250), Stats.of(0.4)));
         }
@@ -30,7 +32,7 @@ class ScalePlotTest {
     @Test
     void rowsWithoutAFigureAreLeftOutRatherThanDrawnAtZero() {
         ScaleReport r = new ScaleReport();
-        r.size(new ScaleReport.SizeRow("sqlite", 1, 0, Stats.of(), Stats.of(), Stats.of(), Stats.of()));
+        r.size(new ScaleReport.SizeRow("sqlite", 1, 0, Stats.of(), Stats.of(), Stats.of(), Stats.of(), null, null));
         String svg = ScalePlot.svg(r.toMap());
         assertEquals(0, count(svg, "<circle"), svg);
     }

@@ -17,7 +17,7 @@ class ScaleReportTest {
     @Test
     void aRowIsTheRatioOfItsMedianToTheMedianOfItsBaselineBesideIt() {
         var row = new ScaleReport.SizeRow(
-                "sqlite", 100_000, 0, ms(1, 2, 3), ms(2, 2.2, 9), ms(0.5, 0.5, 0.5), ms(0.5, 0.6, 0.4));
+                "sqlite", 100_000, 0, ms(1, 2, 3), ms(2, 2.2, 9), ms(0.5, 0.5, 0.5), ms(0.5, 0.6, 0.4), null, null);
         assertEquals(1.1, row.verdictRatio(), 1e-9);
         assertEquals(1.0, row.acquireRatio(), 1e-9);
         assertTrue(Double.isNaN(ScaleReport.ratio(1, 0)));
@@ -26,10 +26,10 @@ class ScaleReportTest {
     @Test
     void theTenPercentTargetIsJudgedOnTheLargestSizesOfEachStoreNotOnTheBaseline() {
         ScaleReport r = new ScaleReport();
-        r.size(new ScaleReport.SizeRow("redis", 1, 0, ms(1), ms(5), ms(1), ms(5)));
-        r.size(new ScaleReport.SizeRow("redis", 10_000, 0, ms(1), ms(3), ms(1), ms(3)));
-        r.size(new ScaleReport.SizeRow("redis", 100_000, 0, ms(1), ms(1.05), ms(1), ms(1.2)));
-        r.size(new ScaleReport.SizeRow("redis", 100_000, 1_000_000, ms(1), ms(1.09), ms(1), ms(0.9)));
+        r.size(new ScaleReport.SizeRow("redis", 1, 0, ms(1), ms(5), ms(1), ms(5), null, null));
+        r.size(new ScaleReport.SizeRow("redis", 10_000, 0, ms(1), ms(3), ms(1), ms(3), null, null));
+        r.size(new ScaleReport.SizeRow("redis", 100_000, 0, ms(1), ms(1.05), ms(1), ms(1.2), null, null));
+        r.size(new ScaleReport.SizeRow("redis", 100_000, 1_000_000, ms(1), ms(1.09), ms(1), ms(0.9), null, null));
         List<Map<String, Object>> t = r.targets();
         assertEquals(4, t.size(), t.toString());
         assertTrue(t.get(0).get("target").toString().contains("100k leases, 0 events"), t.toString());
@@ -151,7 +151,7 @@ class ScaleReportTest {
         assertEquals("1500", ScaleReport.count(1500));
         assertEquals("1", ScaleReport.count(1));
         ScaleReport r = new ScaleReport();
-        r.size(new ScaleReport.SizeRow("sqlite", 1, 0, ms(), ms(), ms(), ms()));
+        r.size(new ScaleReport.SizeRow("sqlite", 1, 0, ms(), ms(), ms(), ms(), null, null));
         Map<String, Object> row = rows(r.toMap(), "storeSize").get(0);
         assertNull(row.get("verdictRatio"));
         assertFalse(r.toTable().contains("NaN"), r.toTable());
