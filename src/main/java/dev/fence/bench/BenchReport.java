@@ -243,8 +243,9 @@ public final class BenchReport {
     static Map<String, Object> target(
             String what, String measured, boolean met, Bootstrap.Interval interval, double budget) {
         Map<String, Object> m = target(what, measured, met);
-        m.put("low", round(interval.low()));
-        m.put("high", round(interval.high()));
+        // Unbounded (a resample whose reference cost nothing) is JSON null, not a huge number.
+        m.put("low", Double.isFinite(interval.low()) ? round(interval.low()) : null);
+        m.put("high", Double.isFinite(interval.high()) ? round(interval.high()) : null);
         m.put("budgetWithinInterval", interval.contains(budget));
         return m;
     }

@@ -19,16 +19,20 @@ interface LoadClient {
 
     /**
      * One exchange as a hook makes it: a new connection (2 s to connect, 5 s for each read), the request
-     * head and body, and the whole answer, read until the server closes.
+     * head and body in one write, as the curl shim writes them (with no delay, two writes would reach the
+     * server as two packets, and it would wait for the second), and the whole answer, read until the
+     * server closes.
      */
     static String exchange(URI server, String head, byte[] body) throws IOException {
+        byte[] h = head.getBytes(StandardCharsets.US_ASCII);
+        byte[] request = java.util.Arrays.copyOf(h, h.length + body.length);
+        System.arraycopy(body, 0, request, h.length, body.length);
         try (Socket s = new Socket()) {
             s.setTcpNoDelay(true);
             s.connect(new InetSocketAddress(server.getHost(), server.getPort()), 2000);
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
+            out.write(request);
             out.flush();
             InputStream in = s.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

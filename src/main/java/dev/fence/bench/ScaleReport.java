@@ -515,21 +515,24 @@ public final class ScaleReport {
                         c.refused(),
                         c.errors()));
             }
-            for (ConcurrencyRow e : exchanges) {
-                out.append(String.format(
-                        Locale.ROOT,
-                        f,
-                        e.store(),
-                        e.clients(),
-                        Math.round(e.perSecond()) + "*",
-                        num(e.accept().median()),
-                        num(e.accept().p99()),
-                        e.refused(),
-                        e.errors()));
-            }
             if (!exchanges.isEmpty()) {
-                out.append("* bare exchanges, not verdicts: the same server's /healthz, a connection each, answered"
-                        + " without a store: the most this machine's HTTP exchanges allow\n");
+                out.append(
+                        "\nThe same servers' bare exchanges (GET /healthz, a connection each, answered with no store):"
+                                + " the most this machine's connections allow\n");
+                String g = "%-11s %8s %12s %8s %8s %8s%n";
+                out.append(
+                        String.format(Locale.ROOT, g, "store", "clients", "exchanges/s", "p50 ms", "p99 ms", "errors"));
+                for (ConcurrencyRow e : exchanges) {
+                    out.append(String.format(
+                            Locale.ROOT,
+                            g,
+                            e.store(),
+                            e.clients(),
+                            Math.round(e.perSecond()),
+                            num(e.accept().median()),
+                            num(e.accept().p99()),
+                            e.errors()));
+                }
             }
         }
         if (!trims.isEmpty()) {
