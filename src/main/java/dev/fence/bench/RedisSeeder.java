@@ -124,6 +124,10 @@ final class RedisSeeder implements Seeder {
         flush();
     }
 
+    /** Nothing: Redis keeps no upkeep for later (its expiry and persistence run as they would anyway). */
+    @Override
+    public void settle() {}
+
     @Override
     public long events() throws IOException {
         flush();

@@ -281,7 +281,8 @@ public final class Scale {
         Supplier<StoreIdentity> candidate = Identities.candidates(Clock.systemUTC());
         try (StoreProbe base = new StoreProbe(open(baseUrl));
                 StoreProbe big = new StoreProbe(open(bigUrl));
-                Seeder seeder = k.seeder(bigUrl)) {
+                Seeder seeder = k.seeder(bigUrl);
+                Seeder empty = k.seeder(baseUrl)) {
             StoreIdentity id = big.store.identity(candidate.get());
             long start = System.currentTimeMillis();
             // Seeded events are dated within the minutes before the run, so a one-day query matches them all.
@@ -289,19 +290,19 @@ public final class Scale {
             progress.println(name + ": warming up");
             paired(base, big, 3, sizes.perBlock() * 3);
             long leases = 1;
-            report.size(measure(name, 1, 0, base, big, sizes));
+            report.size(measure(name, 1, 0, base, big, sizes, seeder, empty));
             for (long target : sizes.leases().subList(1, sizes.leases().size())) {
                 progress.println(name + ": seeding leased branches to " + ScaleReport.count(target));
                 seeder.leases(leases, target, id.generation(), id.floor(), start);
                 leases = target;
-                report.size(measure(name, leases, 0, base, big, sizes));
+                report.size(measure(name, leases, 0, base, big, sizes, seeder, empty));
             }
             long events = 0;
             for (long target : sizes.events().subList(1, sizes.events().size())) {
                 progress.println(name + ": seeding ledger events to " + ScaleReport.count(target));
                 seeder.events(events, target, t0);
                 events = target;
-                report.size(measure(name, leases, events, base, big, sizes));
+                report.size(measure(name, leases, events, base, big, sizes, seeder, empty));
             }
             queries(name, big.store, events, report, progress);
             refsPerPush(name, base, sizes, report, progress);
@@ -309,9 +310,22 @@ public final class Scale {
         }
     }
 
-    /** One store-size row: verdicts and acquires in alternating blocks on the empty and the seeded store. */
+    /**
+     * One store-size row: both stores settled ({@link Seeder#settle}), then verdicts and acquires in
+     * alternating blocks on the empty and the seeded store.
+     */
     private static ScaleReport.SizeRow measure(
-            String name, long leases, long events, StoreProbe base, StoreProbe big, Sizes sizes) throws IOException {
+            String name,
+            long leases,
+            long events,
+            StoreProbe base,
+            StoreProbe big,
+            Sizes sizes,
+            Seeder seeded,
+            Seeder empty)
+            throws IOException {
+        seeded.settle();
+        empty.settle();
         double[][] r = paired(base, big, sizes.rounds(), sizes.perBlock());
         return new ScaleReport.SizeRow(
                 name,

@@ -21,6 +21,15 @@ interface Seeder extends AutoCloseable {
     /** How many ledger events the store holds now. */
     long events() throws IOException;
 
+    /**
+     * Brings the store to the state of one that has run for a while, as the rows measure: nothing left
+     * for its background upkeep to do during a measurement (PostgreSQL: vacuumed and analysed, its
+     * checkpoint done). Called on both stores of a comparison before each row, so that neither carries
+     * the other's debt: the seeded one its bulk load, the empty one the dead rows of every verdict the
+     * rows before made on it.
+     */
+    void settle() throws IOException;
+
     @Override
     void close();
 }

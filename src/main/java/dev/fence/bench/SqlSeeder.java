@@ -145,23 +145,7 @@ final class SqlSeeder implements Seeder {
                 st.executeBatch();
             }
             c.commit();
-            if (postgres) {
-                // A store that has run for a while, as the rows measure: autovacuum has vacuumed and analysed
-                // the bulk load (fresh statistics; no vacuum of it left to run during the measurement), and
-                // the checkpoint it set off is done (its writes would otherwise land on whichever store's
-                // verdicts happen to run then).
-                c.setAutoCommit(true);
-                try (Statement s = c.createStatement()) {
-                    s.execute("VACUUM (ANALYZE) " + schema + "resources");
-                    s.execute("VACUUM (ANALYZE) " + schema + "events");
-                    try {
-                        s.execute("CHECKPOINT");
-                    } catch (SQLException e) {
-                        // A role without pg_checkpoint: the server's own checkpoint then runs when it runs.
-                    }
-                }
-                c.setAutoCommit(false);
-            }
+            settle();
         } catch (SQLException e) {
             try {
                 c.rollback();
@@ -169,6 +153,33 @@ final class SqlSeeder implements Seeder {
                 // the connection is going anyway
             }
             throw new IOException("seeding failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * PostgreSQL: as autovacuum leaves a store that has run for a while, vacuumed and analysed (fresh
+     * statistics; no vacuum left to run during the measurement), with the checkpoint its writes set off
+     * done (its writes would otherwise land on whichever store's calls happen to run then). SQLite: nothing.
+     */
+    @Override
+    public void settle() throws IOException {
+        if (!postgres) {
+            return;
+        }
+        try {
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("VACUUM (ANALYZE) " + schema + "resources");
+                s.execute("VACUUM (ANALYZE) " + schema + "events");
+                try {
+                    s.execute("CHECKPOINT");
+                } catch (SQLException e) {
+                    // A role without pg_checkpoint: the server's own checkpoint then runs when it runs.
+                }
+            }
+            c.setAutoCommit(false);
+        } catch (SQLException e) {
+            throw new IOException("cannot vacuum the store: " + e.getMessage(), e);
         }
     }
 
