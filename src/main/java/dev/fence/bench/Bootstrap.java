@@ -4,10 +4,11 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * How far a figure computed from a run's pushes could move on a rerun of the same run: a percentile
- * bootstrap over rounds. The pushes of one round (one push per scenario, taken in turn) are kept
- * together when resampling, so a moment of load that slowed every scenario of a round stays shared by
- * them, as it was in the run; the interval is then that of the figure, not of each row alone.
+ * How far a figure computed from a run's rounds could move on a rerun of the same run: a percentile
+ * bootstrap over rounds. What one round measured (a push of each scenario, taken in turn; a block of
+ * calls on each of two stores) is kept together when resampling, so a moment of load that slowed all of
+ * a round stays shared by what it slowed, as it was in the run; the interval is then that of the
+ * figure, not of each row alone.
  *
  * <p>A fixed seed: the same run always reports the same interval.
  */
@@ -35,7 +36,7 @@ final class Bootstrap {
         }
     }
 
-    /** A figure computed from rounds' pushes. */
+    /** A figure computed from what some rounds measured. */
     @FunctionalInterface
     interface Figure {
         /**
@@ -84,11 +85,11 @@ final class Bootstrap {
         return at;
     }
 
-    /** The median (nearest rank) of {@code values} at {@code rounds}. */
-    static double median(double[] values, int[] rounds) {
-        double[] picked = new double[rounds.length];
-        for (int i = 0; i < rounds.length; i++) {
-            picked[i] = values[rounds[i]];
+    /** The median (nearest rank) of {@code values} at positions {@code at} (repeats counted). */
+    static double median(double[] values, int[] at) {
+        double[] picked = new double[at.length];
+        for (int i = 0; i < at.length; i++) {
+            picked[i] = values[at[i]];
         }
         Arrays.sort(picked);
         return Stats.percentile(picked, 50);

@@ -28,7 +28,9 @@ import picocli.CommandLine.Option;
                     + " verdicts from 16 clients have warmed it until its JIT is quiet, at most 60 s); and"
                     + " lease acquires per second and p99 latency through one long-running client (warmed up"
                     + " first with 3 s of untimed calls) at 1, 8 and 32 callers next to redis-benchmark running"
-                    + " the same script.",
+                    + " the same script. The scenarios push in turns, in a new order each round; each hook and"
+                    + " shim target shows its 95 % interval over the rounds, and one whose budget lies inside it"
+                    + " is marked '*' (a rerun could turn it).",
             "Starts its own redis-server on a free loopback port (rows that need redis-server, redis-cli or"
                     + " redis-benchmark are skipped, with a note, when they are missing), rebuilds the archives"
                     + " for the jar, and removes everything it made. Takes about three minutes; run it on a quiet"
@@ -111,7 +113,8 @@ final class BenchCommand implements Callable<Integer> {
             names = "--scale",
             description = "Instead of the push budget: how cost grows with the store's size (1, 10k, 100k leased"
                     + " branches; 0, 100k, 1M ledger events), ledger queries at 1M events, refs per push (1 to"
-                    + " 10,000), concurrent hooks through fence serve (1 to 256) and verdicts during a ledger trim,"
+                    + " 10,000), concurrent hooks through fence serve (1 to 256, then the same server's bare"
+                    + " HTTP exchanges at 64) and verdicts during a ledger trim,"
                     + " on SQLite, a private Redis and PostgreSQL (with --postgres). Each row is measured beside its"
                     + " baseline and shown as a ratio to it. Takes several minutes per store.")
     boolean scale;
@@ -138,7 +141,8 @@ final class BenchCommand implements Callable<Integer> {
             paramLabel = "ROWS",
             split = ",",
             description = "With --scale: only these groups of rows (store: store size, ledger queries, refs per push"
-                    + " and verdicts during a trim; concurrency: hooks through fence serve; push: the whole largest"
+                    + " and verdicts during a trim; concurrency: hooks through fence serve and its bare exchanges;"
+                    + " push: the whole largest"
                     + " push through the Java hook, SQLite only; default: all).")
     List<String> scaleRows;
 
