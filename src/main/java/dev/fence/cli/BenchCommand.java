@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
                     + " lease acquires per second and p99 latency through one long-running client (warmed up"
                     + " first with 3 s of untimed calls) at 1, 8 and 32 callers next to redis-benchmark running"
                     + " the same script. The scenarios push in turns, in a new order each round; each hook and"
-                    + " shim target shows its 95 % interval over the rounds, and one whose budget lies inside it"
+                    + " shim target shows its 95 %% interval over the rounds, and one whose budget lies inside it"
                     + " is marked '*' (a rerun could turn it).",
             "Starts its own redis-server on a free loopback port (rows that need redis-server, redis-cli or"
                     + " redis-benchmark are skipped, with a note, when they are missing), rebuilds the archives"
