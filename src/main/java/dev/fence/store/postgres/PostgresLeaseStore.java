@@ -545,9 +545,14 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     /** How many commits wait for a transaction; for tests. */
     int queuedCommits() {
+        return queued(pending);
+    }
+
+    /** How many calls of {@code queue} are still queued. */
+    private static int queued(Deque<? extends QueuedCall> queue) {
         int n = 0;
-        for (Pending p : pending) {
-            if (p.isQueued()) {
+        for (QueuedCall c : queue) {
+            if (c.isQueued()) {
                 n++;
             }
         }
@@ -798,13 +803,7 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     /** How many snapshots wait for a statement; for tests. */
     int queuedReads() {
-        int n = 0;
-        for (Reading r : readings) {
-            if (r.isQueued()) {
-                n++;
-            }
-        }
-        return n;
+        return queued(readings);
     }
 
     /** A {@link Reading}'s outcome when it must read again in a transaction of its own. */
