@@ -462,6 +462,7 @@ public final class Scale {
             progress.println(name + ": seeding " + ScaleReport.count(events) + " events two days old");
             seeder.events(
                     0, events, System.currentTimeMillis() - Duration.ofDays(2).toMillis());
+            seeder.settle();
             try (StoreProbe trimmed = new StoreProbe(store)) {
                 long before = seeder.events();
                 progress.println(name + ": retention to 1 day; verdicts while " + ScaleReport.count(before)

@@ -145,7 +145,6 @@ final class SqlSeeder implements Seeder {
                 st.executeBatch();
             }
             c.commit();
-            settle();
         } catch (SQLException e) {
             try {
                 c.rollback();
