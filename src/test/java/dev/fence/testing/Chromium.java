@@ -245,18 +245,36 @@ public final class Chromium implements AutoCloseable {
         } catch (Exception e) {
             // The browser goes below either way.
         }
+        // Chromium's helpers (zygote, network service) outlive the browser process by a moment and go on
+        // writing into the profile; they are stopped and waited for too, or deleting the profile races them.
+        List<ProcessHandle> helpers = process.descendants().toList();
         process.destroy();
+        helpers.forEach(ProcessHandle::destroy);
         try {
             if (!process.waitFor(5, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }
+            for (ProcessHandle h : helpers) {
+                try {
+                    h.onExit().get(5, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    h.destroyForcibly();
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try (Stream<Path> files = Files.walk(profile)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            // A temp directory left behind.
+        deleteProfile();
+    }
+
+    /** Deletes the profile directory; a file that vanishes while it is walked is no failure. */
+    private void deleteProfile() {
+        for (int attempt = 0; attempt < 3 && Files.exists(profile); attempt++) {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException | UncheckedIOException e) {
+                // Something wrote or removed a file under the walk; walk again.
+            }
         }
     }
 

@@ -488,8 +488,8 @@ public final class PostgresServer implements AutoCloseable {
                     // Left for the system's temporary directory cleaner.
                 }
             });
-        } catch (IOException e) {
-            // Same.
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // Same: a file that vanished under the walk, or one that could not be read.
         }
     }
 
