@@ -175,6 +175,46 @@ class LauncherArchiveIT {
         assertEquals("", stale.err(), "a stale archive must not make the JVM warn");
     }
 
+    /** The JVM flags in effect, as {@code -XX:+PrintFlagsFinal} lists them: name to value. */
+    private Map<String, String> flagsOf(Path bin, String... args) throws Exception {
+        Run run = launcher(bin, Map.of("FENCE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "", args);
+        assertEquals(0, run.exit(), run.err());
+        Map<String, String> flags = new java.util.HashMap<>();
+        for (String line : run.out().split("\n")) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length >= 4 && words[2].equals("=")) {
+                flags.put(words[1], words[3]);
+            }
+        }
+        assertTrue(flags.containsKey("UseParallelGC"), "no flag listing: " + run.out());
+        return flags;
+    }
+
+    @Test
+    void theServerRunsOnAYoungGenerationOfFixedSizeAndShortCommandsOnTheSerialCollector() throws Exception {
+        Path bin = installFence();
+        // Left to size itself under load, the parallel collector grew the young generation, and each young
+        // pause then first touched new memory: 46 to 55 ms where a fixed one pauses 15.
+        Map<String, String> serve = flagsOf(bin, "serve", "--help");
+        assertEquals("true", serve.get("UseParallelGC"));
+        assertEquals("false", serve.get("UseAdaptiveSizePolicy"));
+        assertEquals(String.valueOf(512L << 20), serve.get("InitialHeapSize"));
+        assertEquals(
+                flagsOf(bin, "bench", "--help").get("InitialHeapSize"),
+                serve.get("InitialHeapSize"),
+                "the bench measures the server as it runs");
+        Map<String, String> shortLived = flagsOf(bin, "--version");
+        assertEquals("true", shortLived.get("UseSerialGC"));
+        assertNotEquals(serve.get("InitialHeapSize"), shortLived.get("InitialHeapSize"), "a hook's heap starts small");
+        // An operator's flags come last and win.
+        Run sized = launcher(bin, Map.of("FENCE_JAVA_OPTS", "-XX:+PrintFlagsFinal -Xms64m"), "", "serve", "--help");
+        assertTrue(
+                sized.out()
+                        .lines()
+                        .anyMatch(l -> l.matches("\\s*size_t InitialHeapSize\\s+= " + (64L << 20) + "\\s.*")),
+                sized.out());
+    }
+
     @Test
     void aPushThroughAnInstalledSqliteHookRunsFromItsStoresArchive() throws Exception {
         String log = pushesThroughAnInstalledHook("sqlite:" + tmp.resolve("fence.db"));
