@@ -3,6 +3,7 @@ package dev.fence.hook;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.RefNames;
 import dev.fence.core.RefUpdate;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -93,8 +94,12 @@ public final class HookInputParser {
         byte[] line = new byte[Math.min(maxLineBytes, FIRST_LINE_BUFFER)];
         int length = 0;
         try {
-            // fence serve parses a few hundred bytes per request from memory; a hook, a pipe from git.
-            byte[] block = new byte[Math.min(MAX_BLOCK, Math.max(MIN_BLOCK, in.available() + 1))];
+            // fence serve parses a few hundred bytes per request from memory, whose size the stream knows
+            // (an 8 KB block each was a sixth of what a verdict allocated); a hook, a pipe from git, which
+            // says only what it holds so far.
+            int known = in.available() + 1;
+            byte[] block = new byte
+                    [Math.min(MAX_BLOCK, in instanceof ByteArrayInputStream ? known : Math.max(MIN_BLOCK, known))];
             int n;
             while ((n = in.read(block)) != -1) {
                 for (int i = 0; i < n; i++) {
