@@ -42,6 +42,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
  * The {@code fence serve} HTTP server: routes, authentication, limits, metrics and a graceful stop.
@@ -88,6 +89,10 @@ public final class HookServer implements AutoCloseable {
     private final Consumer<String> log;
     private final List<Route> routes = new ArrayList<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+
+    /** Queue-wait timers set and neither fired nor cancelled (see {@code Exchange#dispatch}). */
+    private final AtomicInteger shedTimers = new AtomicInteger();
+
     private final Object stopLock = new Object();
     private final StoreCalls calls;
     private final Clock clock;
@@ -243,6 +248,14 @@ public final class HookServer implements AutoCloseable {
         return new InetSocketAddress(settings.listen().getAddress(), connector.getLocalPort());
     }
 
+    /**
+     * Queue-wait timers still set: one per request waiting for a thread, none once every request has been
+     * taken or answered.
+     */
+    int shedTimersPending() {
+        return shedTimers.get();
+    }
+
     /** {@code http://host:port}. */
     public URI uri() {
         InetSocketAddress a = address();
@@ -310,6 +323,9 @@ public final class HookServer implements AutoCloseable {
         /** The request's body has been read whole (set before the handler is handed to the pool). */
         private volatile boolean bodyRead;
 
+        /** The {@link #shed} timer, while one is set. */
+        private volatile Scheduler.Task shedding;
+
         Exchange(Request request, Response response, Callback callback) {
             this.request = request;
             this.response = response;
@@ -376,6 +392,7 @@ public final class HookServer implements AutoCloseable {
             call.ready(ready);
             Runnable run = () -> {
                 if (started.compareAndSet(false, true)) {
+                    cancelShedding();
                     answer(invoke(route));
                 }
             };
@@ -388,14 +405,32 @@ public final class HookServer implements AutoCloseable {
             }
             if (!requestPool.getQueue().isEmpty()) {
                 long left = maxQueueWaitNanos() - (System.nanoTime() - ready);
-                request.getComponents()
+                shedding = request.getComponents()
                         .getScheduler()
                         .schedule(() -> shed(run), Math.max(0, left), TimeUnit.NANOSECONDS);
+                shedTimers.incrementAndGet();
+                if (started.get()) {
+                    // A thread took it before the timer was set.
+                    cancelShedding();
+                }
+            }
+        }
+
+        /**
+         * Cancels the {@link #shed} timer of a request a thread has taken. Left to fire, each would hold
+         * its whole request (body, form, answer) for half the store timeout: at thousands of verdicts a
+         * second, tens of megabytes that every young collection copied.
+         */
+        private void cancelShedding() {
+            Scheduler.Task timer = shedding;
+            if (timer != null && timer.cancel()) {
+                shedTimers.decrementAndGet();
             }
         }
 
         /** The queue-wait bound of {@link #dispatch}: answers a request no thread has taken yet. */
         private void shed(Runnable queued) {
+            shedTimers.decrementAndGet();
             if (started.compareAndSet(false, true)) {
                 // Its place in the queue goes to a request that can still be answered in time.
                 requestPool.remove(queued);

@@ -119,6 +119,35 @@ class OverloadTest {
     }
 
     @Test
+    void aRequestAThreadTookLeavesNoQueueWaitTimerBehind() throws Exception {
+        // Each timer left to fire holds its whole request for half the store timeout; at thousands of
+        // verdicts a second that was tens of megabytes every young collection copied.
+        redis.freeze();
+        List<CompletableFuture<TestServer.Response>> sent = new ArrayList<>();
+        try {
+            sent.add(CompletableFuture.supplyAsync(this::verdict));
+            Thread.sleep(200);
+            for (int i = 0; i < 3; i++) {
+                sent.add(CompletableFuture.supplyAsync(this::verdict));
+            }
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (t.server().shedTimersPending() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(3, t.server().shedTimersPending(), "a timer for each request waiting for the only thread");
+        } finally {
+            // The running verdict's store answers; the waiting three are taken well within their 1.5 s.
+            redis.thaw();
+        }
+        for (CompletableFuture<TestServer.Response> r : sent) {
+            assertEquals(200, r.get().status(), r.get().body());
+        }
+        assertEquals(0, t.server().shedTimersPending(), "the taken requests' timers were cancelled, not left to fire");
+        assertEquals(200, verdict().status());
+        assertEquals(0, t.server().shedTimersPending(), "a request no other waited behind sets none");
+    }
+
+    @Test
     void aVerdictThatWaitedForAThreadGetsWhatIsLeftOfTheStoreTimeout() throws Exception {
         redis.freeze();
         try {
