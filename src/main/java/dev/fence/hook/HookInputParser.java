@@ -98,8 +98,8 @@ public final class HookInputParser {
             // (an 8 KB block each was a sixth of what a verdict allocated); a hook, a pipe from git, which
             // says only what it holds so far.
             int known = in.available() + 1;
-            byte[] block = new byte
-                    [Math.min(MAX_BLOCK, in instanceof ByteArrayInputStream ? known : Math.max(MIN_BLOCK, known))];
+            int size = in instanceof ByteArrayInputStream ? known : Math.max(MIN_BLOCK, known);
+            byte[] block = new byte[Math.min(MAX_BLOCK, size)];
             int n;
             while ((n = in.read(block)) != -1) {
                 for (int i = 0; i < n; i++) {
