@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -179,7 +180,7 @@ class LauncherArchiveIT {
     private Map<String, String> flagsOf(Path bin, String... args) throws Exception {
         Run run = launcher(bin, Map.of("FENCE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "", args);
         assertEquals(0, run.exit(), run.err());
-        Map<String, String> flags = new java.util.HashMap<>();
+        Map<String, String> flags = new HashMap<>();
         for (String line : run.out().split("\n")) {
             String[] words = line.trim().split("\\s+");
             if (words.length >= 4 && words[2].equals("=")) {

@@ -488,7 +488,7 @@ public final class PostgresServer implements AutoCloseable {
                     // Left for the system's temporary directory cleaner.
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             // Same: a file that vanished under the walk, or one that could not be read.
         }
     }
