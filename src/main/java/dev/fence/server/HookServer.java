@@ -405,10 +405,11 @@ public final class HookServer implements AutoCloseable {
             }
             if (!requestPool.getQueue().isEmpty()) {
                 long left = maxQueueWaitNanos() - (System.nanoTime() - ready);
+                // Counted before it is set: a timer due at once may fire, and count itself off, first.
+                shedTimers.incrementAndGet();
                 shedding = request.getComponents()
                         .getScheduler()
                         .schedule(() -> shed(run), Math.max(0, left), TimeUnit.NANOSECONDS);
-                shedTimers.incrementAndGet();
                 if (started.get()) {
                     // A thread took it before the timer was set.
                     cancelShedding();
