@@ -166,6 +166,7 @@ final class SqlSeeder implements Seeder {
             return;
         }
         try {
+            // VACUUM runs outside a transaction; the seeding writes after it batch in one again.
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
                 s.execute("VACUUM (ANALYZE) " + schema + "resources");
@@ -175,8 +176,9 @@ final class SqlSeeder implements Seeder {
                 } catch (SQLException e) {
                     // A role without pg_checkpoint: the server's own checkpoint then runs when it runs.
                 }
+            } finally {
+                c.setAutoCommit(false);
             }
-            c.setAutoCommit(false);
         } catch (SQLException e) {
             throw new IOException("cannot vacuum the store: " + e.getMessage(), e);
         }
