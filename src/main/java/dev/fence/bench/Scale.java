@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -584,7 +585,14 @@ public final class Scale {
                 share < QUIET_JIT_SHARE ? "" : " (still above " + QUIET_JIT_SHARE * 100 + " %: the rows include JIT)");
     }
 
-    /** Every load sends verdicts back to back: {@code warmup} uncounted, then {@code time} counted. */
+    /** Where {@link #load} reads the machine's and this process's CPU times ({@link CpuShare}). */
+    private static final Path PROC = Path.of("/proc");
+
+    /**
+     * Every load sends verdicts back to back: {@code warmup} uncounted, then {@code time} counted, over which
+     * the row also reads where the CPU went ({@link CpuShare}): the clients' threads time themselves from their
+     * first counted request.
+     */
     static ScaleReport.ConcurrencyRow load(
             String name, List<? extends LoadClient> loads, Duration warmup, Duration time) throws InterruptedException {
         int n = loads.size();
@@ -593,6 +601,9 @@ public final class Scale {
         AtomicLong errors = new AtomicLong();
         AtomicReference<String> firstError = new AtomicReference<>();
         CountDownLatch done = new CountDownLatch(n);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        boolean timed = threads.isCurrentThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled();
+        AtomicLong clientNanos = new AtomicLong();
         long begin = System.nanoTime() + warmup.toNanos();
         long end = begin + time.toNanos();
         for (int i = 0; i < n; i++) {
@@ -603,6 +614,7 @@ public final class Scale {
             LoadClient load = loads.get(i);
             Thread t = new Thread(
                     () -> {
+                        long cpuFrom = -1;
                         try {
                             while (true) {
                                 long s = System.nanoTime();
@@ -610,6 +622,9 @@ public final class Scale {
                                     break;
                                 }
                                 boolean counted = s >= begin;
+                                if (counted && cpuFrom < 0 && timed) {
+                                    cpuFrom = threads.getCurrentThreadCpuTime();
+                                }
                                 try {
                                     VerdictLoad.Answer answer = load.attempt();
                                     double ms = (System.nanoTime() - s) / 1e6;
@@ -624,6 +639,9 @@ public final class Scale {
                                 }
                             }
                         } finally {
+                            if (cpuFrom >= 0) {
+                                clientNanos.addAndGet(threads.getCurrentThreadCpuTime() - cpuFrom);
+                            }
                             done.countDown();
                         }
                     },
@@ -631,6 +649,10 @@ public final class Scale {
             t.setDaemon(true);
             t.start();
         }
+        sleepUntil(begin);
+        CpuShare.Times before = CpuShare.take(PROC);
+        sleepUntil(end);
+        CpuShare.Times after = CpuShare.take(PROC);
         done.await();
         List<Double> a = new ArrayList<>();
         List<Double> r = new ArrayList<>();
@@ -645,7 +667,14 @@ public final class Scale {
                 errors.get(),
                 Stats.of(a),
                 Stats.of(r),
-                firstError.get());
+                firstError.get(),
+                timed ? CpuShare.between(before, after, clientNanos.get(), a.size() + r.size()) : null);
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        for (long left; (left = nanoTime - System.nanoTime()) > 0; ) {
+            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        }
     }
 
     /**

@@ -79,7 +79,11 @@ public final class ScaleReport {
     /** A whole {@code git push} of {@code refs} refs through the Java hook, beside the same push with no hook. */
     record PushRow(String store, int refs, int fenced, Stats hooked, Stats noHook) {}
 
-    /** Verdicts through fence serve at one concurrency. */
+    /**
+     * Verdicts through fence serve at one concurrency.
+     *
+     * @param cpu where the CPU went over the counted window, per answer; null where it could not be read
+     */
     record ConcurrencyRow(
             String store,
             int clients,
@@ -89,7 +93,8 @@ public final class ScaleReport {
             long errors,
             Stats accept,
             Stats refusal,
-            String firstError) {
+            String firstError,
+            CpuShare cpu) {
         double perSecond() {
             return accepted / seconds;
         }
@@ -156,7 +161,56 @@ public final class ScaleReport {
         row.put(rateKey, Math.round(r.perSecond()));
         row.put("p50Ms", round3(r.accept().median()));
         row.put("p99Ms", round3(r.accept().p99()));
+        if (r.cpu() != null) {
+            Map<String, Object> cpu = new LinkedHashMap<>();
+            cpu.put("serveMicros", round3(r.cpu().serveMicros()));
+            cpu.put("clientMicros", round3(r.cpu().clientMicros()));
+            cpu.put("otherMicros", round3(r.cpu().otherMicros()));
+            cpu.put("idleShare", round3(r.cpu().idleShare()));
+            cpu.put("stolenShare", round3(r.cpu().stolenShare()));
+            row.put("cpuPerAnswer", cpu);
+        }
         return row;
+    }
+
+    /**
+     * The rows' CPU per answer ({@link CpuShare}), under a heading that says where each column is read; nothing
+     * when no row has it.
+     */
+    private static void cpuTable(StringBuilder out, String answer, List<ConcurrencyRow> rows) {
+        if (rows.stream().allMatch(r -> r.cpu() == null)) {
+            return;
+        }
+        out.append("\nWhere the CPU went, microseconds per ")
+                .append(answer)
+                .append(" (this JVM less its load clients' threads: fence serve, its JIT and collector;"
+                        + " other processes: the store's server and anything else running)\n");
+        String f = "%-11s %8s %12s %13s %16s %7s %9s%n";
+        out.append(String.format(
+                Locale.ROOT,
+                f,
+                "store",
+                "clients",
+                "fence serve",
+                "load clients",
+                "other processes",
+                "idle %",
+                "stolen %"));
+        for (ConcurrencyRow r : rows) {
+            if (r.cpu() == null) {
+                continue;
+            }
+            out.append(String.format(
+                    Locale.ROOT,
+                    f,
+                    r.store(),
+                    r.clients(),
+                    String.format(Locale.ROOT, "%.0f", r.cpu().serveMicros()),
+                    String.format(Locale.ROOT, "%.0f", r.cpu().clientMicros()),
+                    String.format(Locale.ROOT, "%.0f", r.cpu().otherMicros()),
+                    String.format(Locale.ROOT, "%.1f", r.cpu().idleShare() * 100),
+                    String.format(Locale.ROOT, "%.1f", r.cpu().stolenShare() * 100)));
+        }
     }
 
     void trim(TrimRow r) {
@@ -244,7 +298,13 @@ public final class ScaleReport {
                                                 Locale.ROOT,
                                                 " (%.2f of its bare exchanges' %.0f/s)",
                                                 c.perSecond() / bare.perSecond(),
-                                                bare.perSecond())),
+                                                bare.perSecond()))
+                                + (c.cpu() == null
+                                        ? ""
+                                        : String.format(
+                                                Locale.ROOT,
+                                                ", the machine %.0f %% idle",
+                                                c.cpu().idleShare() * 100)),
                         c.perSecond() >= VERDICTS_PER_SECOND));
                 out.add(BenchReport.target(
                         "fence serve: p99 under 20 ms at 64 clients (" + c.store() + ")",
@@ -515,6 +575,7 @@ public final class ScaleReport {
                         c.refused(),
                         c.errors()));
             }
+            cpuTable(out, "answer", concurrency);
             if (!exchanges.isEmpty()) {
                 out.append(
                         "\nThe same servers' bare exchanges (GET /healthz, a connection each, answered with no store):"
@@ -533,6 +594,7 @@ public final class ScaleReport {
                             num(e.accept().p99()),
                             e.errors()));
                 }
+                cpuTable(out, "exchange", exchanges);
             }
         }
         if (!trims.isEmpty()) {

@@ -60,8 +60,8 @@ class ScaleReportTest {
         double[] fast = new double[100];
         java.util.Arrays.fill(fast, 2.0);
         fast[99] = 30;
-        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 64, 2.0, 12_000, 50, 0, ms(fast), ms(1), null));
-        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 256, 2.0, 9_000, 900, 3, ms(5), ms(1), "refused"));
+        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 64, 2.0, 12_000, 50, 0, ms(fast), ms(1), null, null));
+        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 256, 2.0, 9_000, 900, 3, ms(5), ms(1), "refused", null));
         var t = r.targets();
         assertEquals(3, t.size(), t.toString());
         assertEquals("6000/s", t.get(0).get("measured"));
@@ -119,8 +119,8 @@ class ScaleReportTest {
     @Test
     void theVerdictRateIsReadAgainstTheSameServersBareExchangesWhichAreNoVerdicts() {
         ScaleReport r = new ScaleReport();
-        r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 6_000, 0, 0, ms(9), ms(), null));
-        r.exchange(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 20_000, 0, 0, ms(3), ms(), null));
+        r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 6_000, 0, 0, ms(9), ms(), null, null));
+        r.exchange(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 20_000, 0, 0, ms(3), ms(), null, null));
         var t = r.targets();
         assertEquals(3, t.size(), "the exchanges are no verdict row of their own: " + t);
         assertEquals("3000/s (0.30 of its bare exchanges' 10000/s)", t.get(0).get("measured"));
@@ -132,6 +132,44 @@ class ScaleReportTest {
         String table = r.toTable();
         assertTrue(table.contains("bare exchanges (GET /healthz"), table);
         assertTrue(table.lines().anyMatch(l -> l.startsWith("sqlite") && l.contains(" 10000 ")), table);
+    }
+
+    @Test
+    void whereTheCpuWentIsShownPerAnswerAndTheRateTargetSaysHowIdleTheMachineWas() {
+        ScaleReport r = new ScaleReport();
+        var cpu = new CpuShare(221.6, 90.4, 5.2, 0.194, 0.001);
+        r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 64, 2.0, 9_000, 0, 0, ms(9), ms(), null, cpu));
+        r.concurrency(new ScaleReport.ConcurrencyRow("sqlite", 256, 2.0, 9_000, 0, 0, ms(30), ms(), null, null));
+        r.exchange(new ScaleReport.ConcurrencyRow(
+                "sqlite", 64, 2.0, 20_000, 0, 0, ms(3), ms(), null, new CpuShare(129, 91, 1, 0.018, 0)));
+        assertEquals(
+                "4500/s (0.45 of its bare exchanges' 10000/s), the machine 19 % idle",
+                r.targets().get(0).get("measured"));
+        Map<String, Object> row = rows(r.toMap(), "concurrentHooks").get(0);
+        assertEquals(
+                Map.of(
+                        "serveMicros", 221.6,
+                        "clientMicros", 90.4,
+                        "otherMicros", 5.2,
+                        "idleShare", 0.194,
+                        "stolenShare", 0.001),
+                row.get("cpuPerAnswer"));
+        assertNull(rows(r.toMap(), "concurrentHooks").get(1).get("cpuPerAnswer"), "not read: left out");
+        assertEquals(
+                129.0, ((Map<?, ?>) rows(r.toMap(), "bareExchanges").get(0).get("cpuPerAnswer")).get("serveMicros"));
+        String table = r.toTable();
+        assertTrue(table.contains("Where the CPU went, microseconds per answer"), table);
+        assertTrue(table.contains("Where the CPU went, microseconds per exchange"), table);
+        assertTrue(table.lines().anyMatch(l -> l.matches("sqlite +64 +222 +90 +5 +19\\.4 +0\\.1")), table);
+        assertFalse(table.lines().anyMatch(l -> l.matches("sqlite +256 +\\d+ +\\d+ +\\d+ +[0-9.]+ +[0-9.]+")), table);
+    }
+
+    @Test
+    void withoutCpuFiguresThereIsNoCpuTable() {
+        ScaleReport r = new ScaleReport();
+        r.concurrency(new ScaleReport.ConcurrencyRow("redis", 64, 2.0, 9_000, 0, 0, ms(9), ms(), null, null));
+        assertFalse(r.toTable().contains("Where the CPU went"), r.toTable());
+        assertFalse(r.targets().get(0).get("measured").toString().contains("idle"));
     }
 
     @Test
