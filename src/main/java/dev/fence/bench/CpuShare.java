@@ -110,15 +110,15 @@ record CpuShare(double serveMicros, double clientMicros, double otherMicros, dou
         if (before == null || after == null || answers <= 0) {
             return null;
         }
-        double process = (after.process() - before.process()) * MICROS_PER_TICK;
-        double busy = (after.busy() - before.busy()) * MICROS_PER_TICK;
+        long busy = after.busy() - before.busy();
         long idle = after.idle() - before.idle();
         long stolen = after.stolen() - before.stolen();
-        long all = after.busy() - before.busy() + idle + stolen;
+        long all = busy + idle + stolen;
+        double process = (after.process() - before.process()) * MICROS_PER_TICK;
         double clients = clientNanos / 1e3;
         // Tick counts are coarse (10 ms): over a short window one part can read a little above the whole.
         double serve = Math.max(0, process - clients);
-        double other = Math.max(0, busy - process);
+        double other = Math.max(0, busy * MICROS_PER_TICK - process);
         return new CpuShare(
                 serve / answers,
                 clients / answers,

@@ -185,10 +185,9 @@ public final class ScaleReport {
                 .append(answer)
                 .append(" (this JVM less its load clients' threads: fence serve, its JIT and collector;"
                         + " other processes: the store's server and anything else running)\n");
-        String f = "%-11s %8s %12s %13s %16s %7s %9s%n";
         out.append(String.format(
                 Locale.ROOT,
-                f,
+                "%-11s %8s %12s %13s %16s %7s %9s%n",
                 "store",
                 "clients",
                 "fence serve",
@@ -202,14 +201,14 @@ public final class ScaleReport {
             }
             out.append(String.format(
                     Locale.ROOT,
-                    f,
+                    "%-11s %8d %12.0f %13.0f %16.0f %7.1f %9.1f%n",
                     r.store(),
                     r.clients(),
-                    String.format(Locale.ROOT, "%.0f", r.cpu().serveMicros()),
-                    String.format(Locale.ROOT, "%.0f", r.cpu().clientMicros()),
-                    String.format(Locale.ROOT, "%.0f", r.cpu().otherMicros()),
-                    String.format(Locale.ROOT, "%.1f", r.cpu().idleShare() * 100),
-                    String.format(Locale.ROOT, "%.1f", r.cpu().stolenShare() * 100)));
+                    r.cpu().serveMicros(),
+                    r.cpu().clientMicros(),
+                    r.cpu().otherMicros(),
+                    r.cpu().idleShare() * 100,
+                    r.cpu().stolenShare() * 100));
         }
     }
 
