@@ -1,5 +1,6 @@
 package dev.fence.bench;
 
+import dev.fence.server.VerdictClient;
 import java.io.IOException;
 import java.net.URI;
 
@@ -18,17 +19,17 @@ final class ExchangeLoad implements LoadClient {
 
     /** One exchange; accepted when the server answered 200. */
     @Override
-    public VerdictLoad.Answer attempt() throws IOException {
+    public VerdictClient.Answer attempt() throws IOException {
         String head = "GET /healthz HTTP/1.1\r\n"
                 + "Host: " + server.getHost() + ":" + server.getPort() + "\r\n"
                 + "Connection: close\r\n\r\n";
-        String reply = LoadClient.exchange(server, head, new byte[0]);
+        String reply = VerdictClient.exchange(server, head, new byte[0]);
         String status = reply.isEmpty() ? "" : reply.substring(0, Math.max(0, reply.indexOf("\r\n")));
         if (status.contains(" 200 ")) {
-            return new VerdictLoad.Answer(true, false, status, "");
+            return new VerdictClient.Answer(true, false, status, "");
         }
         if (status.contains(" 503 ")) {
-            return new VerdictLoad.Answer(false, true, status, "");
+            return new VerdictClient.Answer(false, true, status, "");
         }
         throw new IOException("unexpected answer from /healthz: " + status);
     }

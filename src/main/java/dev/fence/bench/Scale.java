@@ -12,6 +12,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
 import dev.fence.server.Role;
+import dev.fence.server.VerdictClient;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
@@ -626,7 +627,7 @@ public final class Scale {
                                     cpuFrom = threads.getCurrentThreadCpuTime();
                                 }
                                 try {
-                                    VerdictLoad.Answer answer = load.attempt();
+                                    VerdictClient.Answer answer = load.attempt();
                                     double ms = (System.nanoTime() - s) / 1e6;
                                     if (counted) {
                                         (answer.accepted() ? a : r).add(ms);

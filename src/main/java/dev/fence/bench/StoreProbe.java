@@ -12,6 +12,7 @@ import dev.fence.core.PushOptions;
 import dev.fence.core.RefUpdate;
 import dev.fence.core.Resources;
 import dev.fence.core.Verdict;
+import dev.fence.server.VerdictClient;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,7 +50,7 @@ final class StoreProbe implements AutoCloseable {
 
     /** One verdict: the next fast-forward of the leased branch; its time in ms. */
     double verdict() throws IOException {
-        String next = VerdictLoad.randomId();
+        String next = VerdictClient.randomId();
         PushAttempt push = new PushAttempt(
                 REPO,
                 new Actor("bench", HostKind.PLAIN, null),
@@ -84,7 +85,7 @@ final class StoreProbe implements AutoCloseable {
      * the whole admission in ms.
      */
     double push(String prefix, int fenced, int tags) throws IOException {
-        String sha = VerdictLoad.randomId();
+        String sha = VerdictClient.randomId();
         List<RefUpdate> updates = new ArrayList<>(fenced + tags);
         for (int i = 0; i < tags; i++) {
             updates.add(new RefUpdate(ZERO, sha, "refs/tags/" + prefix + "-t" + i));
