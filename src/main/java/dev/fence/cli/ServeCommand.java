@@ -13,14 +13,22 @@ import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
 import dev.fence.server.Role;
 import dev.fence.server.ServerSettings;
+import dev.fence.server.Warmup;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -94,6 +102,22 @@ final class ServeCommand implements Callable<Integer> {
                     + " e.g. 'https://git.example.com/{repo}/-/commit/{sha}'.")
     String commitUrl;
 
+    @Option(
+            names = "--warm-up",
+            paramLabel = "N",
+            defaultValue = "" + DEFAULT_WARM_UP,
+            description = "Verdicts to send at start, in the background, through a scratch server of its own (a"
+                    + " loopback port, a SQLite store and a credential in a temporary directory, removed after), so"
+                    + " that the JIT has compiled the verdict path before hooks wait for it; the real store, ledger"
+                    + " and credentials are not touched (default: ${DEFAULT-VALUE}; 0: none).")
+    int warmUp;
+
+    /** About what compiles the verdict path on two cores (a few seconds of CPU). */
+    static final int DEFAULT_WARM_UP = 10_000;
+
+    /** The warm-up's concurrent clients: a shim's one-at-a-time verdicts and a group commit's shared ones. */
+    private static final int WARM_UP_CLIENTS = 2;
+
     ServeCommand(Context ctx) {
         this.ctx = ctx;
     }
@@ -109,6 +133,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (maxBody < 1024) {
             throw new InvalidInputException("--max-body must be at least 1024 bytes");
+        }
+        if (warmUp < 0 || warmUp > 1_000_000) {
+            throw new InvalidInputException("--warm-up must be from 0 to 1000000 verdicts");
         }
         // The policy comes from the file alone, as for the hook; requests never set it.
         HookConfig hookConfig = HookConfig.load(null, config, null);
@@ -131,16 +158,96 @@ final class ServeCommand implements Callable<Integer> {
                 0,
                 StoreOptions.defaults().waitTimeout());
         refuseUnsafeStore(url, options);
-        HookServer server = HookServer.start(settings, u -> Stores.open(u, options), ctx.clock(), line -> {
-            ctx.err().println("fence serve: " + line);
-            ctx.err().flush();
-        });
-        Thread hook = new Thread(server::close, "fence-serve-shutdown");
+        Consumer<String> log = line -> {
+            synchronized (ctx.err()) {
+                ctx.err().println("fence serve: " + line);
+                ctx.err().flush();
+            }
+        };
+        HookServer server = HookServer.start(settings, u -> Stores.open(u, options), ctx.clock(), log);
+        AtomicBoolean stopping = new AtomicBoolean();
+        Thread warming = warmUp > 0 ? startWarmUp(stopping, log) : null;
+        Thread hook = new Thread(
+                () -> {
+                    stopping.set(true);
+                    server.close();
+                    awaitWarmUp(warming);
+                },
+                "fence-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         ctx.out().println("listening on " + server.uri());
         ctx.out().flush();
         server.awaitStop();
+        stopping.set(true);
+        awaitWarmUp(warming);
         return ExitCode.OK.code();
+    }
+
+    /**
+     * Starts the warm-up ({@link Warmup}) on a thread of its own, while the real server already answers: a
+     * restart must not leave hooks without a server for the seconds it takes. Its scratch directory is removed
+     * when it ends; a warm-up that fails is logged and changes nothing else.
+     */
+    private Thread startWarmUp(AtomicBoolean stopping, Consumer<String> log) {
+        Thread t = new Thread(
+                () -> {
+                    Path dir = null;
+                    try {
+                        dir = Files.createTempDirectory("fence-serve-warm-up");
+                        StoreOptions scratch = StoreOptions.defaults();
+                        Warmup.Outcome o = Warmup.run(
+                                "sqlite:" + dir.resolve("warm-up.db"),
+                                dir.resolve("credentials"),
+                                u -> Stores.open(u, scratch),
+                                ctx.clock(),
+                                warmUp,
+                                WARM_UP_CLIENTS,
+                                stopping::get);
+                        if (!o.stopped()) {
+                            log.accept(String.format(
+                                    Locale.ROOT,
+                                    "warmed the verdict path with %d verdicts through a scratch server in %.1f s",
+                                    o.verdicts(),
+                                    o.took().toMillis() / 1000.0));
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        log.accept("the warm-up did not finish (" + e.getMessage() + "); the first verdicts are"
+                                + " answered more slowly, nothing else changes");
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        if (dir != null) {
+                            deleteTree(dir);
+                        }
+                    }
+                },
+                "fence-serve-warm-up");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Waits a little for the warm-up to see that the server stops and remove its scratch directory. */
+    private static void awaitWarmUp(Thread warming) {
+        if (warming == null) {
+            return;
+        }
+        try {
+            warming.join(WARM_UP_STOP_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** How long a stop waits for the warm-up: its requests end within their own timeouts, far sooner. */
+    private static final long WARM_UP_STOP_MILLIS = 10_000;
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // A scratch directory left in the temporary directory holds no secret of the real server.
+        }
     }
 
     /**
