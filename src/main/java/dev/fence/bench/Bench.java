@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,13 +40,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * {@code fence bench}: measures, in one run on one machine, what design §7 budgets. Pushes through no
  * hook, a bash + redis-cli reference hook, a JVM hello-world (the floor), the Java hook on SQLite and on
  * Redis (JDK 17 with its CDS archive, JDK 25 with its AOT cache), and the curl shim through an
- * in-process {@code fence serve}; the server's verdict latency; and lease throughput through a
+ * in-process {@code fence serve}; the server's verdict latency, warm, and a new server's first verdicts
+ * with and without its warm-up; and lease throughput through a
  * long-running client next to {@code redis-benchmark} running the same script. Starts its own
  * {@code redis-server} on a free loopback port and removes everything it made.
  */
@@ -334,6 +337,18 @@ public final class Bench {
             server.close();
             server = null;
 
+            if (build.launcher() != null) {
+                // A new server's first verdicts, as hooks meet one after a restart: without fence serve's warm-up
+                // and after it. This JVM's client has long been compiled by now; the servers are new processes.
+                for (int warmUp : List.of(0, NEW_SERVER_WARM_UP)) {
+                    progress.println("a new fence serve (--warm-up " + warmUp + "): its first " + NEW_SERVER_VERDICTS
+                            + " verdicts");
+                    report.newServer(
+                            warmUp,
+                            Stats.of(newServerVerdicts(build, env, work, credentials, hookCredential, warmUp, stores)));
+                }
+            }
+
             if (redis != null) {
                 leases(o, env, redis, redisBenchmark, report, progress, stores);
             }
@@ -398,6 +413,82 @@ public final class Bench {
                 ServerSettings.of(new InetSocketAddress("127.0.0.1", 0), storeUrl, credentials, config);
         StoreOptions options = StoreOptions.defaults();
         return HookServer.start(settings, u -> Stores.open(u, options), Clock.systemUTC(), line -> {});
+    }
+
+    /** The verdicts timed of each new server: about as many as a day of a small host's pushes. */
+    static final int NEW_SERVER_VERDICTS = 200;
+
+    /** The new server's warm-up in the row that has one: fence serve's default. */
+    private static final int NEW_SERVER_WARM_UP = 10_000;
+
+    /**
+     * Starts {@code fence serve} (this build's launcher) on a new SQLite store with {@code --warm-up warmUp},
+     * waits until it listens and, with a warm-up, until it says the warm-up is done, and times its first
+     * {@link #NEW_SERVER_VERDICTS} verdicts, one after another as shims send them.
+     */
+    private static double[] newServerVerdicts(
+            Build build,
+            Map<String, String> env,
+            Path work,
+            Path credentials,
+            String hookCredential,
+            int warmUp,
+            List<LeaseStore> stores)
+            throws IOException, InterruptedException {
+        Path dir = Files.createDirectories(work.resolve("new-server-" + warmUp));
+        String store = "sqlite:" + dir.resolve("fence.db");
+        ProcessBuilder pb = new ProcessBuilder(
+                        build.launcher().toString(),
+                        "serve",
+                        "--listen",
+                        "127.0.0.1:0",
+                        "--store",
+                        store,
+                        "--credentials",
+                        credentials.toString(),
+                        "--warm-up",
+                        Integer.toString(warmUp))
+                .directory(dir.toFile())
+                .redirectOutput(dir.resolve("out").toFile())
+                .redirectError(dir.resolve("err").toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        Process serve = pb.start();
+        try {
+            String listening = awaitLine(serve, dir, "out", "listening on ");
+            if (warmUp > 0) {
+                awaitLine(serve, dir, "err", "warmed the verdict path");
+            }
+            URI uri = URI.create(listening.substring("listening on ".length()).trim());
+            VerdictLoad load =
+                    new VerdictLoad(uri, hookCredential, "bench-new", grantOptions(store, "bench-new", stores));
+            return load.run(0, NEW_SERVER_VERDICTS);
+        } finally {
+            serve.destroy();
+            if (!serve.waitFor(30, TimeUnit.SECONDS)) {
+                serve.destroyForcibly();
+            }
+        }
+    }
+
+    /** The first line of the process's {@code file} that starts with {@code text}, once it is there (2 min). */
+    private static String awaitLine(Process p, Path dir, String file, String text)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            for (String line : Files.readAllLines(dir.resolve(file))) {
+                int at = line.indexOf(text);
+                if (at >= 0) {
+                    return line.substring(at);
+                }
+            }
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                throw new IOException(
+                        "fence serve did not say '" + text.trim() + "' (" + (p.isAlive() ? "in 2 min" : "exited")
+                                + "): " + Files.readString(dir.resolve("err")).trim());
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** A lease on the repository's main branch in the store at {@code url}; the push options it needs. */

@@ -27,6 +27,9 @@ public final class BenchReport {
     private Map<String, Object> machine = new LinkedHashMap<>();
     private final List<PushBench.Scenario> pushes = new ArrayList<>();
     private Stats verdicts;
+    /** A new server's first verdicts, by its {@code --warm-up}. */
+    private final Map<Integer, Stats> newServers = new LinkedHashMap<>();
+
     private final List<LeaseLoad.Row[]> leases = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private String loadAtEnd = "?";
@@ -41,6 +44,10 @@ public final class BenchReport {
 
     void verdicts(Stats s) {
         verdicts = s;
+    }
+
+    void newServer(int warmUp, Stats s) {
+        newServers.put(warmUp, s);
     }
 
     void lease(LeaseLoad.Row fence, LeaseLoad.Row redisBenchmark) {
@@ -265,6 +272,18 @@ public final class BenchReport {
             v.put("p99Ms", round3(verdicts.p99()));
             m.put("serverVerdicts", v);
         }
+        if (!newServers.isEmpty()) {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            newServers.forEach((warmUp, s) -> {
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("warmUp", warmUp);
+                r.put("requests", s.count());
+                r.put("medianMs", round3(s.median()));
+                r.put("p90Ms", round3(s.p90()));
+                rows.add(r);
+            });
+            m.put("newServerVerdicts", rows);
+        }
         List<Map<String, Object>> l = new ArrayList<>();
         for (LeaseLoad.Row[] row : leases) {
             Map<String, Object> r = new LinkedHashMap<>();
@@ -343,6 +362,16 @@ public final class BenchReport {
                     verdicts.median(),
                     verdicts.p90(),
                     verdicts.p99()));
+        }
+        if (!newServers.isEmpty()) {
+            out.append(String.format("%nA new fence serve's first verdicts (its own process, a new SQLite store)%n"));
+            newServers.forEach((warmUp, s) -> out.append(String.format(
+                    Locale.ROOT,
+                    "  %-34s %d verdicts: median %.2f ms, p90 %.2f ms%n",
+                    warmUp == 0 ? "--warm-up 0 (none):" : "after its --warm-up " + warmUp + ":",
+                    s.count(),
+                    s.median(),
+                    s.p90())));
         }
         if (!leases.isEmpty()) {
             out.append(String.format(

@@ -77,6 +77,28 @@ class BenchReportTest {
     }
 
     @Test
+    void aNewServersFirstVerdictsAreShownByItsWarmUp() {
+        BenchReport report = new BenchReport();
+        report.newServer(0, Stats.of(9.0, 5.0, 7.0));
+        report.newServer(10_000, Stats.of(1.5, 1.0, 2.0));
+
+        String table = report.toTable();
+        assertTrue(table.contains("--warm-up 0 (none):"), table);
+        assertTrue(table.contains("3 verdicts: median 7.00 ms"), table);
+        assertTrue(table.contains("after its --warm-up 10000:"), table);
+        assertTrue(table.contains("3 verdicts: median 1.50 ms"), table);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows =
+                (List<Map<String, Object>>) report.toMap().get("newServerVerdicts");
+        assertEquals(2, rows.size());
+        assertEquals(0, rows.get(0).get("warmUp"));
+        assertEquals(7.0, rows.get(0).get("medianMs"));
+        assertEquals(10_000, rows.get(1).get("warmUp"));
+        assertEquals(1.5, rows.get(1).get("medianMs"));
+        assertEquals(3, rows.get(1).get("requests"));
+    }
+
+    @Test
     void theIntervalIsTheSameForTheSameRunAndHoldsTheFigure() {
         double[] values = noisy(new Random(5), 100, 20).stream()
                 .mapToDouble(Double::doubleValue)
