@@ -343,9 +343,14 @@ public final class Bench {
                 for (int warmUp : List.of(0, NEW_SERVER_WARM_UP)) {
                     progress.println("a new fence serve (--warm-up " + warmUp + "): its first " + NEW_SERVER_VERDICTS
                             + " verdicts");
-                    report.newServer(
-                            warmUp,
-                            Stats.of(newServerVerdicts(build, env, work, credentials, hookCredential, warmUp, stores)));
+                    try {
+                        report.newServer(
+                                warmUp,
+                                Stats.of(newServerVerdicts(
+                                        build, env, work, credentials, hookCredential, warmUp, stores)));
+                    } catch (IOException e) {
+                        report.note("a new fence serve (--warm-up " + warmUp + ") was not measured: " + e.getMessage());
+                    }
                 }
             }
 
@@ -453,11 +458,17 @@ public final class Bench {
                 .redirectError(dir.resolve("err").toFile());
         pb.environment().clear();
         pb.environment().putAll(env);
+        // Its warm-up's scratch directory goes into the bench's, which the bench removes whatever happens.
+        pb.environment().merge("FENCE_JAVA_OPTS", "-Djava.io.tmpdir=" + dir, (mine, tmp) -> mine + " " + tmp);
         Process serve = pb.start();
         try {
             String listening = awaitLine(serve, dir, "out", "listening on ");
             if (warmUp > 0) {
-                awaitLine(serve, dir, "err", "warmed the verdict path");
+                String over = awaitLine(
+                        serve, dir, "err", "fence serve: warmed the verdict path", "fence serve: the warm-up");
+                if (!over.startsWith("fence serve: warmed")) {
+                    throw new IOException(over);
+                }
             }
             URI uri = URI.create(listening.substring("listening on ".length()).trim());
             VerdictLoad load =
@@ -471,21 +482,28 @@ public final class Bench {
         }
     }
 
-    /** The first line of the process's {@code file} that starts with {@code text}, once it is there (2 min). */
-    private static String awaitLine(Process p, Path dir, String file, String text)
+    /**
+     * The first whole line (its newline written) of the process's {@code file} that holds one of {@code texts},
+     * from where it does, once it is there (at most 2 min).
+     */
+    private static String awaitLine(Process p, Path dir, String file, String... texts)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         while (true) {
-            for (String line : Files.readAllLines(dir.resolve(file))) {
-                int at = line.indexOf(text);
-                if (at >= 0) {
-                    return line.substring(at);
+            String written = Files.readString(dir.resolve(file));
+            for (String line :
+                    written.substring(0, written.lastIndexOf('\n') + 1).split("\n")) {
+                for (String text : texts) {
+                    int at = line.indexOf(text);
+                    if (at >= 0) {
+                        return line.substring(at);
+                    }
                 }
             }
             if (!p.isAlive() || System.nanoTime() > deadline) {
-                throw new IOException(
-                        "fence serve did not say '" + text.trim() + "' (" + (p.isAlive() ? "in 2 min" : "exited")
-                                + "): " + Files.readString(dir.resolve("err")).trim());
+                throw new IOException("fence serve did not say '" + texts[0] + "' ("
+                        + (p.isAlive() ? "in 2 min" : "exited") + "): "
+                        + Files.readString(dir.resolve("err")).trim());
             }
             Thread.sleep(50);
         }

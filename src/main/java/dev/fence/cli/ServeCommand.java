@@ -17,16 +17,23 @@ import dev.fence.server.Warmup;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -109,11 +116,15 @@ final class ServeCommand implements Callable<Integer> {
             description = "Verdicts to send at start, in the background, through a scratch server of its own (a"
                     + " loopback port, a SQLite store and a credential in a temporary directory, removed after), so"
                     + " that the JIT has compiled the verdict path before hooks wait for it; the real store, ledger"
-                    + " and credentials are not touched (default: ${DEFAULT-VALUE}; 0: none).")
+                    + " and credentials are not touched. It stops early once the server has answered 1000 real"
+                    + " verdicts (default: ${DEFAULT-VALUE}; 0: none; at most 100000).")
     int warmUp;
 
     /** About what compiles the verdict path on two cores (a few seconds of CPU). */
     static final int DEFAULT_WARM_UP = 10_000;
+
+    /** The most: its scratch ledger (a few hundred bytes a verdict) stays a few tens of MB. */
+    private static final int MOST_WARM_UP = 100_000;
 
     /** The warm-up's concurrent clients: a shim's one-at-a-time verdicts and a group commit's shared ones. */
     private static final int WARM_UP_CLIENTS = 2;
@@ -134,8 +145,8 @@ final class ServeCommand implements Callable<Integer> {
         if (maxBody < 1024) {
             throw new InvalidInputException("--max-body must be at least 1024 bytes");
         }
-        if (warmUp < 0 || warmUp > 1_000_000) {
-            throw new InvalidInputException("--warm-up must be from 0 to 1000000 verdicts");
+        if (warmUp < 0 || warmUp > MOST_WARM_UP) {
+            throw new InvalidInputException("--warm-up must be from 0 to " + MOST_WARM_UP + " verdicts");
         }
         // The policy comes from the file alone, as for the hook; requests never set it.
         HookConfig hookConfig = HookConfig.load(null, config, null);
@@ -166,34 +177,43 @@ final class ServeCommand implements Callable<Integer> {
         };
         HookServer server = HookServer.start(settings, u -> Stores.open(u, options), ctx.clock(), log);
         AtomicBoolean stopping = new AtomicBoolean();
-        Thread warming = warmUp > 0 ? startWarmUp(stopping, log) : null;
+        AtomicReference<Thread> warming = new AtomicReference<>();
+        // Registered before the warm-up starts, so that a stop at any moment waits for it to clean up.
         Thread hook = new Thread(
                 () -> {
                     stopping.set(true);
                     server.close();
-                    awaitWarmUp(warming);
+                    awaitWarmUp(warming.get());
                 },
                 "fence-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        if (warmUp > 0) {
+            // Real verdicts warm the server too; once it has answered this many it is busy, and the warm-up
+            // would only take their cores.
+            warming.set(startWarmUp(() -> stopping.get() || server.verdictsAnswered() >= BUSY_VERDICTS, log));
+        }
         ctx.out().println("listening on " + server.uri());
         ctx.out().flush();
         server.awaitStop();
         stopping.set(true);
-        awaitWarmUp(warming);
+        awaitWarmUp(warming.get());
         return ExitCode.OK.code();
     }
 
     /**
      * Starts the warm-up ({@link Warmup}) on a thread of its own, while the real server already answers: a
      * restart must not leave hooks without a server for the seconds it takes. Its scratch directory is removed
-     * when it ends; a warm-up that fails is logged and changes nothing else.
+     * when it ends (and those of warm-ups killed an hour or more ago, which nothing removed); a warm-up that
+     * fails is logged and changes nothing else.
      */
-    private Thread startWarmUp(AtomicBoolean stopping, Consumer<String> log) {
+    private Thread startWarmUp(BooleanSupplier stop, Consumer<String> log) {
         Thread t = new Thread(
                 () -> {
                     Path dir = null;
+                    String done = null;
                     try {
-                        dir = Files.createTempDirectory("fence-serve-warm-up");
+                        removeStaleScratch(ctx.clock(), log);
+                        dir = Files.createTempDirectory(SCRATCH_PREFIX);
                         StoreOptions scratch = StoreOptions.defaults();
                         Warmup.Outcome o = Warmup.run(
                                 "sqlite:" + dir.resolve("warm-up.db"),
@@ -202,23 +222,28 @@ final class ServeCommand implements Callable<Integer> {
                                 ctx.clock(),
                                 warmUp,
                                 WARM_UP_CLIENTS,
-                                stopping::get);
-                        if (!o.stopped()) {
-                            log.accept(String.format(
-                                    Locale.ROOT,
-                                    "warmed the verdict path with %d verdicts through a scratch server in %.1f s",
-                                    o.verdicts(),
-                                    o.took().toMillis() / 1000.0));
-                        }
+                                stop);
+                        done = String.format(
+                                Locale.ROOT,
+                                o.stopped()
+                                        ? "the warm-up stopped after %d verdicts in %.1f s (the server is stopping,"
+                                                + " or busy enough to warm itself)"
+                                        : "warmed the verdict path with %d verdicts through a scratch server in %.1f s",
+                                o.verdicts(),
+                                o.took().toMillis() / 1000.0);
                     } catch (IOException | RuntimeException e) {
-                        log.accept("the warm-up did not finish (" + e.getMessage() + "); the first verdicts are"
-                                + " answered more slowly, nothing else changes");
+                        done = "the warm-up did not finish (" + e.getMessage() + "); the first verdicts are answered"
+                                + " more slowly, nothing else changes";
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     } finally {
-                        if (dir != null) {
-                            deleteTree(dir);
+                        if (dir != null && !deleteTree(dir)) {
+                            log.accept("could not remove the warm-up's scratch directory " + dir);
                         }
+                    }
+                    // Said once its scratch directory is gone: the line means the warm-up is over.
+                    if (done != null) {
+                        log.accept(done);
                     }
                 },
                 "fence-serve-warm-up");
@@ -226,6 +251,37 @@ final class ServeCommand implements Callable<Integer> {
         t.start();
         return t;
     }
+
+    /**
+     * Removes the scratch directories of warm-ups that were killed before they could (SIGKILL, out of memory)
+     * and are an hour old: a warm-up takes seconds, so no running server's directory is that old.
+     */
+    private static void removeStaleScratch(Clock clock, Consumer<String> log) throws IOException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Instant hourAgo = clock.instant().minus(Duration.ofHours(1));
+        try (Stream<Path> dirs = Files.list(tmp)) {
+            for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith(SCRATCH_PREFIX))
+                    .toList()) {
+                try {
+                    if (Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                            && Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS)
+                                    .toInstant()
+                                    .isBefore(hourAgo)
+                            && !deleteTree(d)) {
+                        log.accept("could not remove an old warm-up's scratch directory " + d);
+                    }
+                } catch (IOException e) {
+                    // Another user's, or gone already: not this server's to remove.
+                }
+            }
+        }
+    }
+
+    /** The name every warm-up's scratch directory starts with. */
+    private static final String SCRATCH_PREFIX = "fence-serve-warm-up";
+
+    /** Real verdicts after which the warm-up stops: a server this busy compiles its path without one. */
+    private static final long BUSY_VERDICTS = 1_000;
 
     /** Waits a little for the warm-up to see that the server stops and remove its scratch directory. */
     private static void awaitWarmUp(Thread warming) {
@@ -242,12 +298,14 @@ final class ServeCommand implements Callable<Integer> {
     /** How long a stop waits for the warm-up: its requests end within their own timeouts, far sooner. */
     private static final long WARM_UP_STOP_MILLIS = 10_000;
 
-    private static void deleteTree(Path dir) {
+    /** Deletes {@code dir} and everything in it; false if anything is left. */
+    private static boolean deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // A scratch directory left in the temporary directory holds no secret of the real server.
+        } catch (IOException | UncheckedIOException e) {
+            // Said below, if the directory is still there.
         }
+        return !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
     }
 
     /**

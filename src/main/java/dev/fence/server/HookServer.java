@@ -256,6 +256,11 @@ public final class HookServer implements AutoCloseable {
         return shedTimers.get();
     }
 
+    /** Pre-receive verdicts this server has answered since it started. */
+    public long verdictsAnswered() {
+        return metrics.preReceiveVerdicts();
+    }
+
     /** {@code http://host:port}. */
     public URI uri() {
         InetSocketAddress a = address();

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The server's Prometheus metrics, in a registry of its own (never the global default one, so that two
@@ -57,6 +58,7 @@ final class ServerMetrics {
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter verdicts;
+    private final LongAdder preReceiveVerdicts = new LongAdder();
     private final Counter leaseOps;
     private final Counter storeErrors;
     private final Counter authFailures;
@@ -156,6 +158,14 @@ final class ServerMetrics {
 
     void verdict(String hook, String verdict, String reason) {
         verdicts.labelValues(hook, verdict, reason).inc();
+        if (hook.equals("pre-receive") && !verdict.equals("need")) {
+            preReceiveVerdicts.increment();
+        }
+    }
+
+    /** Pre-receive verdicts answered so far (not counting questions for ancestry). */
+    long preReceiveVerdicts() {
+        return preReceiveVerdicts.sum();
     }
 
     void leaseOperation(String operation, String outcome) {

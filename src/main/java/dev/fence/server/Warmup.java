@@ -56,7 +56,8 @@ public final class Warmup {
      * @param credentialsFile a credentials file that nothing else uses; a hook credential is added to it
      * @param openStore opens a store URL, as for the real server
      * @param stop checked between requests: true ends the warm-up early (the real server is stopping)
-     * @throws IOException when a request fails (the warm-up stops at the first failure)
+     * @throws IOException when a request fails (the warm-up stops at the first failure, and throws it once its
+     *     server is closed)
      */
     public static Outcome run(
             String scratchStore,
@@ -81,7 +82,7 @@ public final class Warmup {
         ServerSettings settings = ServerSettings.of(
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), scratchStore, credentialsFile, config);
         AtomicInteger answered = new AtomicInteger();
-        AtomicReference<IOException> failure = new AtomicReference<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
         try (HookServer server = HookServer.start(settings, openStore, clock, line -> {})) {
             List<VerdictClient> branches = new ArrayList<>();
             LeaseStore store = openStore.apply(scratchStore);
@@ -112,7 +113,7 @@ public final class Warmup {
                                     branch.verdict();
                                     answered.incrementAndGet();
                                 }
-                            } catch (IOException e) {
+                            } catch (IOException | RuntimeException e) {
                                 failure.compareAndSet(null, e);
                             }
                         },
@@ -125,8 +126,11 @@ public final class Warmup {
                 t.join();
             }
         }
-        if (failure.get() != null) {
-            throw failure.get();
+        if (failure.get() instanceof IOException e) {
+            throw e;
+        }
+        if (failure.get() instanceof RuntimeException e) {
+            throw e;
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         return new Outcome(answered.get(), took, answered.get() < verdicts);

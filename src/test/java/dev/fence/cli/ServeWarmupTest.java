@@ -10,11 +10,16 @@ import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.TestLauncher;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,6 +93,7 @@ class ServeWarmupTest {
                 assertEquals(List.of(), real.query(LedgerQuery.all()), "no warm-up verdict in the real ledger");
             }
             assertFalse(Files.readString(credentials).contains("warm-up"), "nor a credential in the real file");
+            assertFalse(Files.readString(tmp.resolve("err")).contains("caller=warm-up"), "nor a real request");
         } finally {
             serve.destroy();
             assertTrue(serve.waitFor(30, TimeUnit.SECONDS));
@@ -95,8 +101,30 @@ class ServeWarmupTest {
     }
 
     @Test
+    void aWarmUpBeyondItsBoundsIsAUsageError() {
+        for (String n : List.of("-1", "100001")) {
+            StringWriter err = new StringWriter();
+            int exit = Main.run(
+                    new Context(
+                            new ByteArrayInputStream(new byte[0]),
+                            new PrintWriter(new StringWriter()),
+                            new PrintWriter(err),
+                            Map.of("HOME", tmp.toString()),
+                            Clock.systemUTC(),
+                            tmp),
+                    "serve",
+                    "--credentials",
+                    credentials.toString(),
+                    "--warm-up",
+                    n);
+            assertEquals(ExitCode.USAGE.code(), exit, err.toString());
+            assertTrue(err.toString().contains("--warm-up must be from 0 to 100000 verdicts"), err.toString());
+        }
+    }
+
+    @Test
     void aStopDuringTheWarmUpRemovesItsScratchDirectory() throws Exception {
-        Process serve = serve("sqlite:" + tmp.resolve("real.db"), "1000000");
+        Process serve = serve("sqlite:" + tmp.resolve("real.db"), "100000");
         try {
             awaitLine(serve, tmp.resolve("out"), "listening on");
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -266,6 +266,7 @@ class HookServerApiTest {
     void hookVerdictsComeAsJsonOrPlainTextAndTheLedgerIsQueryable() throws Exception {
         String sha = "2".repeat(40);
         String line = "0".repeat(40) + " " + sha + " refs/heads/main\n";
+        long answered = t.server().verdictsAnswered();
         var text = t.post(
                 "/v1/hook/pre-receive",
                 hook,
@@ -287,6 +288,8 @@ class HookServerApiTest {
         assertEquals("accept", json(accepted).get("verdict").asText(), accepted.body());
         assertEquals(0, json(accepted).get("exitCode").asInt());
         assertEquals("bumped", json(accepted).get("reason").asText());
+        // What fence serve's warm-up watches to stop early on a busy server: every verdict, a refusal too.
+        assertEquals(answered + 2, t.server().verdictsAnswered());
 
         var lines = t.get("/v1/audit?repo=led&rejected=true", auditor, null);
         assertEquals(200, lines.status(), lines.body());
