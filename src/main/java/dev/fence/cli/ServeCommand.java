@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -212,8 +213,8 @@ final class ServeCommand implements Callable<Integer> {
                     Path dir = null;
                     String done = null;
                     try {
-                        removeStaleScratch(ctx.clock(), log);
                         dir = Files.createTempDirectory(SCRATCH_PREFIX);
+                        removeStaleScratch(dir, ctx.clock(), log);
                         StoreOptions scratch = StoreOptions.defaults();
                         Warmup.Outcome o = Warmup.run(
                                 "sqlite:" + dir.resolve("warm-up.db"),
@@ -253,17 +254,19 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Removes the scratch directories of warm-ups that were killed before they could (SIGKILL, out of memory)
-     * and are an hour old: a warm-up takes seconds, so no running server's directory is that old.
+     * Removes the scratch directories beside {@code own} of warm-ups that were killed before they could
+     * (SIGKILL, out of memory), are an hour old (a warm-up takes seconds, so no running server's directory
+     * is that old) and belong to the same account as {@code own} (never another user's).
      */
-    private static void removeStaleScratch(Clock clock, Consumer<String> log) throws IOException {
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    private static void removeStaleScratch(Path own, Clock clock, Consumer<String> log) throws IOException {
+        UserPrincipal account = Files.getOwner(own, LinkOption.NOFOLLOW_LINKS);
         Instant hourAgo = clock.instant().minus(Duration.ofHours(1));
-        try (Stream<Path> dirs = Files.list(tmp)) {
+        try (Stream<Path> dirs = Files.list(own.getParent())) {
             for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith(SCRATCH_PREFIX))
                     .toList()) {
                 try {
                     if (Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
+                            && account.equals(Files.getOwner(d, LinkOption.NOFOLLOW_LINKS))
                             && Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS)
                                     .toInstant()
                                     .isBefore(hourAgo)
@@ -271,7 +274,7 @@ final class ServeCommand implements Callable<Integer> {
                         log.accept("could not remove an old warm-up's scratch directory " + d);
                     }
                 } catch (IOException e) {
-                    // Another user's, or gone already: not this server's to remove.
+                    // Gone already, or not readable: not this server's to remove.
                 }
             }
         }

@@ -16,8 +16,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -83,12 +85,17 @@ class ServeWarmupTest {
 
     @Test
     void theWarmUpTouchesNeitherTheRealStoreNorLeavesItsScratchDirectory() throws Exception {
+        // One a killed server left two hours ago is removed; one of a server that may still be warming is not.
+        Path killed = Files.createDirectories(scratchParent.resolve("fence-serve-warm-up-killed"));
+        Files.writeString(killed.resolve("warm-up.db"), "x");
+        Files.setLastModifiedTime(killed, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+        Path recent = Files.createDirectories(scratchParent.resolve("fence-serve-warm-up-recent"));
         String store = "sqlite:" + tmp.resolve("real.db");
         Process serve = serve(store, "300");
         try {
             awaitLine(serve, tmp.resolve("out"), "listening on");
             awaitLine(serve, tmp.resolve("err"), "fence serve: warmed the verdict path with 300 verdicts");
-            assertEquals(List.of(), leftInScratchParent());
+            assertEquals(List.of(recent), leftInScratchParent());
             try (LeaseStore real = Stores.open(store, StoreOptions.defaults())) {
                 assertEquals(List.of(), real.query(LedgerQuery.all()), "no warm-up verdict in the real ledger");
             }
