@@ -7,7 +7,6 @@ import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
-import dev.fence.core.Resources;
 import dev.fence.core.StoreIdentity;
 import dev.fence.server.CredentialsFile;
 import dev.fence.server.HookServer;
@@ -529,11 +528,8 @@ public final class Scale {
             LeaseService leases, HookServer server, String credential, String prefix, int clients) {
         List<VerdictLoad> loads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
-            String repo = prefix + "-" + i;
-            var outcome = leases.acquire(Resources.forRef(repo, "refs/heads/main"), "bench", Duration.ofHours(1), null);
-            var g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
-            loads.add(new VerdictLoad(
-                    server.uri(), credential, repo, List.of("fence=" + g.token(), "fence-proof=" + g.proof())));
+            loads.add(
+                    new VerdictLoad(VerdictClient.leased(leases, server.uri(), credential, prefix + "-" + i, "bench")));
         }
         return loads;
     }

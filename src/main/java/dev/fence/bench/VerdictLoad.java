@@ -14,7 +14,11 @@ final class VerdictLoad implements LoadClient {
     private final VerdictClient client;
 
     VerdictLoad(URI server, String credential, String repoId, List<String> pushOptions) {
-        this.client = new VerdictClient(server, credential, repoId, "bench", pushOptions);
+        this(new VerdictClient(server, credential, repoId, "bench", pushOptions));
+    }
+
+    VerdictLoad(VerdictClient client) {
+        this.client = client;
     }
 
     /** Sends {@code warmup} verdict requests, then times {@code count} more; milliseconds each. */

@@ -1,5 +1,8 @@
 package dev.fence.server;
 
+import dev.fence.core.Grant;
+import dev.fence.core.LeaseService;
+import dev.fence.core.Resources;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +12,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -45,6 +49,23 @@ public final class VerdictClient {
         this.repoId = repoId;
         this.pusher = pusher;
         this.pushOptions = List.copyOf(pushOptions);
+    }
+
+    /**
+     * A client of {@code server} pushing {@code repoId}'s {@code refs/heads/main} under a lease taken now from
+     * {@code leases}, held by {@code account} (also the pusher) for an hour: longer than any warm-up or load.
+     *
+     * @throws IllegalStateException when the lease is held by another
+     */
+    public static VerdictClient leased(
+            LeaseService leases, URI server, String credential, String repoId, String account) {
+        var outcome = leases.acquire(Resources.forRef(repoId, "refs/heads/main"), account, Duration.ofHours(1), null);
+        if (!(outcome instanceof LeaseService.AcquireOutcome.Acquired acquired)) {
+            throw new IllegalStateException("no lease on " + repoId + "'s main branch: " + outcome);
+        }
+        Grant g = acquired.grant();
+        return new VerdictClient(
+                server, credential, repoId, account, List.of("fence=" + g.token(), "fence-proof=" + g.proof()));
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.fence.server;
 import dev.fence.core.FencePolicy;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
-import dev.fence.core.Resources;
 import dev.fence.hook.HookConfig;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,9 +33,6 @@ import java.util.function.Function;
  * real server is touched: not its listener, store, ledger, credentials, metrics or access log.
  */
 public final class Warmup {
-    /** The lease each client pushes under: longer than any warm-up. */
-    private static final Duration LEASE = Duration.ofHours(1);
-
     private Warmup() {}
 
     /**
@@ -89,15 +85,7 @@ public final class Warmup {
             try {
                 LeaseService leases = new LeaseService(store, clock);
                 for (int i = 0; i < clients; i++) {
-                    String repo = "warm-up-" + i;
-                    var outcome = leases.acquire(Resources.forRef(repo, "refs/heads/main"), "warm-up", LEASE, null);
-                    var grant = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
-                    branches.add(new VerdictClient(
-                            server.uri(),
-                            credential,
-                            repo,
-                            "warm-up",
-                            List.of("fence=" + grant.token(), "fence-proof=" + grant.proof())));
+                    branches.add(VerdictClient.leased(leases, server.uri(), credential, "warm-up-" + i, "warm-up"));
                 }
             } finally {
                 store.close();
