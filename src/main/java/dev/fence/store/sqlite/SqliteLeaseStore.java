@@ -42,6 +42,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -65,7 +66,9 @@ import org.sqlite.core.DirectAccess;
  * SQLite's sleeping busy handler); other processes are kept out by SQLite's file locks. Writes that its
  * threads make at the same time share a transaction and its commit, each in a savepoint of its own, and
  * reads made at the same time share a read transaction, as if run one after another (group commit, see
- * {@link #combined}).
+ * {@link #combined}). A read made while the lock is held, and every ledger query, runs instead on a
+ * read-only connection of its own ({@link Reader}, a few kept open), so that it neither waits for the
+ * commit in progress nor, when long, holds up the writes behind it.
  *
  * <p><b>Bounded waits:</b> the time spent queueing behind this instance's other threads and waiting for
  * other processes' locks together stays within {@link StoreOptions#timeout()}; past it, and on a
@@ -518,7 +521,7 @@ public final class SqliteLeaseStore implements LeaseStore {
                 + (where.isEmpty() ? "" : "\n WHERE " + String.join(" AND ", where))
                 + "\n"
                 + Sql.SQL.get("event.select.order");
-        return run("query ledger", false, c -> {
+        return runLong("query ledger", c -> {
             List<LedgerEvent> out = new ArrayList<>();
             try (SqliteDb.Statement st = c.prepare(sql)) {
                 for (int i = 0; i < args.size(); i++) {
@@ -550,6 +553,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             Thread.currentThread().interrupt();
             locked = lock.tryLock();
         }
+        closeReaders();
         if (locked) {
             try {
                 dropConnection();
@@ -589,7 +593,181 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (closed) {
             throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
         }
-        return combined(new Job<>(what, write, work, System.nanoTime() + timeoutNanos));
+        long deadline = System.nanoTime() + timeoutNanos;
+        if (!write && lock.isLocked()) {
+            Reader.Outcome<T> read = readAside(work, deadline, false);
+            if (read != null) {
+                return read.value();
+            }
+        }
+        return combined(new Job<>(what, write, work, deadline));
+    }
+
+    /**
+     * Runs a read that may take long (a ledger query) on a read-only connection of its own, so that it never
+     * holds this instance's lock, and the verdicts and grants queued behind it, for its whole length; on
+     * the store's own connection ({@link #run}) only if no reader can be opened.
+     */
+    private <T> T runLong(String what, Work<T> work) {
+        if (closed) {
+            throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        Reader.Outcome<T> read = readAside(work, deadline, true);
+        return read != null ? read.value() : combined(new Job<>(what, false, work, deadline));
+    }
+
+    /** {@code work} on a reader ({@link #reader}); null when none could be had or the read failed on it. */
+    private <T> Reader.Outcome<T> readAside(Work<T> work, long deadline, boolean beyondPool) {
+        Reader reader = reader(deadline, beyondPool);
+        return reader == null ? null : reader.read(work, deadline);
+    }
+
+    // --- readers ------------------------------------------------------------------------------------
+
+    /**
+     * The most read-only connections an instance opens besides its own: enough that a busy server's reads
+     * overlap its commits on two cores, few enough that their page caches stay small.
+     */
+    private static final int MOST_READERS = 4;
+
+    /** Idle read-only connections, the most recently used first (its page cache is the warmest). */
+    private final ConcurrentLinkedDeque<Reader> idleReaders = new ConcurrentLinkedDeque<>();
+
+    /** Read-only connections open, idle or in use. */
+    private final AtomicInteger readers = new AtomicInteger();
+
+    /**
+     * An idle read-only connection, or a new one while fewer than {@link #MOST_READERS} are open (or past
+     * that, when {@code beyondPool}: closed after its read); null when none can be had at once, and the read
+     * then queues for the lock.
+     */
+    private Reader reader(long deadline, boolean beyondPool) {
+        Reader r;
+        while ((r = idleReaders.pollFirst()) != null) {
+            if (!r.fileReplaced()) {
+                return r;
+            }
+            discard(r);
+        }
+        if (beyondPool) {
+            readers.incrementAndGet();
+        } else {
+            int open = readers.get();
+            if (open >= MOST_READERS || !readers.compareAndSet(open, open + 1)) {
+                return null;
+            }
+        }
+        try {
+            return openReader(deadline);
+        } catch (SQLException | RuntimeException e) {
+            // The queued path opens the file itself and reports what is wrong with it.
+            readers.decrementAndGet();
+            return null;
+        }
+    }
+
+    private Reader openReader(long deadline) throws SQLException {
+        SQLiteConfig config = new SQLiteConfig();
+        Startup.awaitLibrary(deadline);
+        config.setBusyTimeout(remainingMillis(deadline));
+        SqliteDb c = SqliteDb.open(file, config);
+        try {
+            Object key = fileKey();
+            // Only a file the store's own connection has already made a fence store of, in WAL mode: a reader
+            // creates, converts and repairs nothing.
+            if (!"wal".equalsIgnoreCase(c.queryText("PRAGMA journal_mode"))
+                    || pragmaInt(c, "PRAGMA user_version") != SCHEMA_VERSION
+                    || pragmaInt(c, "PRAGMA application_id") != APPLICATION_ID
+                    || key == null) {
+                throw new StoreUnavailableException("SQLite store " + file + " is not ready for readers");
+            }
+            // A bug that wrote through a reader would bypass the write lock and the group commit.
+            c.exec("PRAGMA query_only = 1");
+            return new Reader(c, key);
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(c);
+            throw e;
+        }
+    }
+
+    /** Puts an idle reader back, or closes it if more are open than the pool keeps or the store closed. */
+    private void release(Reader r) {
+        if (readers.get() > MOST_READERS) {
+            discard(r);
+            return;
+        }
+        idleReaders.offerFirst(r);
+        if (closed) {
+            closeReaders();
+        }
+    }
+
+    private void discard(Reader r) {
+        readers.decrementAndGet();
+        closeQuietly(r.db);
+    }
+
+    private void closeReaders() {
+        for (Reader r; (r = idleReaders.pollFirst()) != null; ) {
+            discard(r);
+        }
+    }
+
+    /**
+     * A read-only connection of its own for one read at a time, on the caller's thread. WAL gives each read
+     * transaction the snapshot of the last commit before it began, so a read here sees every write whose
+     * caller has been answered, as on the store's own connection, and it neither waits for this instance's
+     * lock nor holds it: reads overlap the group commit's writing and syncing, and an auditor's long query
+     * does not hold up verdicts.
+     */
+    private final class Reader {
+        final SqliteDb db;
+        final Object fileKey;
+
+        Reader(SqliteDb db, Object fileKey) {
+            this.db = db;
+            this.fileKey = fileKey;
+        }
+
+        boolean fileReplaced() {
+            Object key = fileKey();
+            return key == null || !key.equals(fileKey);
+        }
+
+        /** A read's value; a record so that a read whose value is null is told from one that did not run. */
+        record Outcome<T>(T value) {}
+
+        /**
+         * Runs {@code work} in a read transaction and puts the reader back. On any failure the reader is
+         * closed and null returned: the read, which wrote nothing, is then queued on the store's own
+         * connection, whose handling of busy, damaged or replaced files is the one the store answers with.
+         */
+        <T> Outcome<T> read(Work<T> work, long deadline) {
+            boolean begun = false;
+            try {
+                db.busyTimeout(remainingMillis(deadline));
+                db.run("BEGIN");
+                begun = true;
+                T value = work.run(db);
+                db.run("COMMIT");
+                release(this);
+                return new Outcome<>(value);
+            } catch (Throwable e) {
+                if (begun) {
+                    try {
+                        db.run("ROLLBACK");
+                    } catch (SQLException | RuntimeException ignored) {
+                        // Closed below either way.
+                    }
+                }
+                discard(this);
+                if (e instanceof Error err && !(err instanceof LinkageError)) {
+                    throw err;
+                }
+                return null;
+            }
+        }
     }
 
     private StoreUnavailableException busy(String what) {

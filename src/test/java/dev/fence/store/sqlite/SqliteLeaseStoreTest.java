@@ -518,6 +518,82 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                     AcquireResult.Granted.class,
                     impatient.acquire("db/late0", "a", TTL, clock.instant(), null, candidate));
         }
+        /**
+         * Reads made while other threads hold the lock run on read-only connections of their own: each must
+         * still see every write its caller was answered for, as on the store's own connection.
+         */
+        @Test
+        void aReadAfterAnAnsweredWriteSeesItWhileOtherThreadsWrite() throws Exception {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 12; t++) {
+                int worker = t;
+                workers.add(pool.submit(() -> {
+                    for (int i = 0; i < 40; i++) {
+                        String resource = "db/w" + worker + "-" + i;
+                        AcquireResult.Granted g = assertInstanceOf(
+                                AcquireResult.Granted.class,
+                                store.acquire(resource, "agent-" + worker, TTL, clock.instant(), null, candidate));
+                        assertEquals(
+                                g.token(),
+                                store.snapshot(List.of(resource)).get(resource).latestGranted(),
+                                resource);
+                        assertEquals(
+                                List.of(EventType.GRANT),
+                                store.query(LedgerQuery.forResource(resource)).stream()
+                                        .map(LedgerEvent::type)
+                                        .toList(),
+                                resource);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> w : workers) {
+                outcome(w);
+            }
+        }
+
+        /**
+         * An auditor's query of the whole ledger (through fence serve, the store is the verdicts') reads on a
+         * connection of its own: it must not hold the store's lock, and with it every verdict's commit, for
+         * its whole length (long enough, on a big ledger, for verdicts to time out as store-down).
+         */
+        @Test
+        void aLongLedgerQueryHoldsUpNeitherWritesNorReads() throws Exception {
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(30), Duration.ofDays(90), 0, Duration.ZERO));
+            s.identity(candidate);
+            List<LedgerEvent> many = new ArrayList<>();
+            for (int i = 0; i < 150_000; i++) {
+                many.add(event(clock.instant(), EventType.ALLOW, "db/audited" + i % 100, "x", 0, null));
+            }
+            s.append(many);
+            long alone = System.nanoTime();
+            assertEquals(150_000, s.query(LedgerQuery.all()).size());
+            long aloneMillis = (System.nanoTime() - alone) / 1_000_000;
+
+            long start = System.nanoTime();
+            Future<Long> query = pool.submit(() -> {
+                assertEquals(150_000, s.query(LedgerQuery.all()).size());
+                return System.nanoTime();
+            });
+            // Well inside the query, which took aloneMillis by itself.
+            Thread.sleep(Math.max(20, aloneMillis / 4));
+            long writeFrom = System.nanoTime();
+            AcquireResult.Granted granted = assertInstanceOf(
+                    AcquireResult.Granted.class, s.acquire("db/busy", "a", TTL, clock.instant(), null, candidate));
+            assertEquals(
+                    granted.token(),
+                    s.snapshot(List.of("db/busy")).get("db/busy").latestGranted());
+            long writeDone = System.nanoTime();
+            long queryDone = query.get(30, TimeUnit.SECONDS);
+            assertTrue(
+                    writeFrom < queryDone,
+                    "inconclusive: the query (" + aloneMillis + " ms alone) had ended before the grant began");
+            assertTrue(
+                    writeDone < queryDone,
+                    "the grant and read, begun " + (writeFrom - start) / 1_000_000 + " ms into a query of "
+                            + (queryDone - start) / 1_000_000 + " ms, answered only after it, at "
+                            + (writeDone - start) / 1_000_000 + " ms");
+        }
     }
 
     @Nested
