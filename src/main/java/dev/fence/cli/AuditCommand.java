@@ -7,6 +7,7 @@ import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.json.Json;
 import dev.fence.server.client.RemoteAudit;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -89,6 +90,13 @@ final class AuditCommand implements Callable<Integer> {
                         "Only events since WHEN: an ISO-8601 instant (2026-11-29T14:00:00Z) or an age (30m, 2h, 7d).")
         String since;
 
+        @Option(
+                names = "--until",
+                paramLabel = "WHEN",
+                description = "Only events at or before WHEN (the same forms as --since); with --limit, the newest"
+                        + " up to it: the page before one whose oldest event is at WHEN.")
+        String until;
+
         @Option(names = "--rejected", description = "Only rejected pushes.")
         boolean rejected;
 
@@ -103,7 +111,8 @@ final class AuditCommand implements Callable<Integer> {
                 names = "--limit",
                 paramLabel = "N",
                 defaultValue = "1000",
-                description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all).")
+                description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all). Through"
+                        + " --server at most 100000 (more is refused): narrow the query, or page it with --until.")
         int limit;
 
         LedgerQuery query(Context ctx) {
@@ -115,7 +124,12 @@ final class AuditCommand implements Callable<Integer> {
                 throw new dev.fence.core.InvalidInputException("--limit must be 0 or more");
             }
             String fullRef = ref == null ? null : dev.fence.core.RefNames.full(ref);
-            return new LedgerQuery(resource, repo, fullRef, holder, Since.parse(since, ctx.clock()), t, limit);
+            Instant from = Since.parse(since, ctx.clock());
+            Instant to = Since.parse("--until", until, ctx.clock());
+            if (from != null && to != null && to.isBefore(from)) {
+                throw new dev.fence.core.InvalidInputException("--until is before --since");
+            }
+            return new LedgerQuery(resource, repo, fullRef, holder, from, t, limit).until(to);
         }
     }
 }

@@ -29,6 +29,14 @@ import java.util.Set;
 final class AuditApi {
     private static final int DEFAULT_LIMIT = 1000;
 
+    /**
+     * The most events one answer carries. A query that matches more and asks for all of them ({@code
+     * limit=0}, the timeline) is refused with what to do instead, rather than read whole into the server's
+     * memory: a million events is more than a gigabyte of objects and JSON, enough to stop the verdicts of
+     * a server with a small heap.
+     */
+    static final int MAX_ANSWER_EVENTS = 100_000;
+
     /** The page's window when none is asked for. */
     static final String PAGE_WINDOW = "24h";
 
@@ -78,7 +86,42 @@ final class AuditApi {
                         types,
                         limit)
                 .until(instant("until", q.get("until")));
-        return events(call, calls.call("audit", () -> store.query(query)));
+        return events(call, bounded("audit", query));
+    }
+
+    /**
+     * The events of {@code query}, at most {@link #MAX_ANSWER_EVENTS}: a larger limit is refused before the
+     * store is asked, and "all" is asked for one more than that, to tell "all of them" from "too many".
+     *
+     * @throws InvalidInputException when more would be answered than one answer carries
+     */
+    private List<LedgerEvent> bounded(String operation, LedgerQuery query) {
+        if (query.limit() > MAX_ANSWER_EVENTS) {
+            throw new InvalidInputException("limit is at most " + MAX_ANSWER_EVENTS + " events per request; got "
+                    + query.limit() + "; read more in pages: the next page is the same query with until set to"
+                    + " the oldest event's time (events at that instant come again; their seq tells them apart)");
+        }
+        if (query.limit() > 0) {
+            return calls.call(operation, () -> store.query(query));
+        }
+        LedgerQuery capped = new LedgerQuery(
+                query.resource(),
+                query.repo(),
+                query.ref(),
+                query.holder(),
+                query.since(),
+                query.types(),
+                MAX_ANSWER_EVENTS + 1,
+                query.until());
+        List<LedgerEvent> events = calls.call(operation, () -> store.query(capped));
+        if (events.size() > MAX_ANSWER_EVENTS) {
+            throw new InvalidInputException("more than " + MAX_ANSWER_EVENTS + " events match, more than one answer"
+                    + " carries; narrow the query (resource, repo and ref, holder, type, since) or read it in pages:"
+                    + " limit=" + MAX_ANSWER_EVENTS + " answers the newest, and the same query with until set to the"
+                    + " oldest event's time the page before (events at that instant come again; their seq tells"
+                    + " them apart)");
+        }
+        return events;
     }
 
     /**
@@ -142,7 +185,7 @@ final class AuditApi {
         Form q = call.query();
         String resource = Params.of(q).resource();
         LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
-        return events(call, calls.call("audit", () -> store.query(query)));
+        return events(call, bounded("audit", query));
     }
 
     /**
@@ -178,7 +221,7 @@ final class AuditApi {
         }
         LedgerQuery query = new LedgerQuery(
                 resource, null, null, holder, since(q.get("since")), Set.of(EventType.GRANT), limit(q.get("limit")));
-        return events(call, calls.call("grants", () -> store.query(query)));
+        return events(call, bounded("grants", query));
     }
 
     private static String required(Form q, String name) {
