@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -134,6 +135,12 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /** Guarded by {@link #lock}; the opened file's inode (or platform equivalent), null if unknown. */
     private Object openedFileKey;
+
+    /**
+     * {@link #openedFileKey}, for readers, which do not take the lock: a reader serves only the file the
+     * store's own connection has open. Null while it has none.
+     */
+    private volatile Object connectionFileKey;
 
     private final PrunePacing pruning = new PrunePacing();
 
@@ -595,7 +602,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
         long deadline = System.nanoTime() + timeoutNanos;
         if (!write && lock.isLocked()) {
-            Reader.Outcome<T> read = readAside(work, deadline, false);
+            Reader.Outcome<T> read = readAside(what, work, deadline, false);
             if (read != null) {
                 return read.value();
             }
@@ -613,14 +620,43 @@ public final class SqliteLeaseStore implements LeaseStore {
             throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
         }
         long deadline = System.nanoTime() + timeoutNanos;
-        Reader.Outcome<T> read = readAside(work, deadline, true);
-        return read != null ? read.value() : combined(new Job<>(what, false, work, deadline));
+        boolean permitted = false;
+        try {
+            permitted = longReads.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while waiting for SQLite store " + file);
+        }
+        if (!permitted) {
+            throw new StoreUnavailableException("SQLite store " + file + " is busy: " + MOST_LONG_READS
+                    + " other ledger queries of this process ran for longer than the timeout of "
+                    + Durations.format(timeout) + " (" + what + "); narrow the query, or retry");
+        }
+        try {
+            Reader.Outcome<T> read = readAside(what, work, deadline, true);
+            return read != null ? read.value() : combined(new Job<>(what, false, work, deadline));
+        } finally {
+            longReads.release();
+        }
     }
 
-    /** {@code work} on a reader ({@link #reader}); null when none could be had or the read failed on it. */
-    private <T> Reader.Outcome<T> readAside(Work<T> work, long deadline, boolean beyondPool) {
+    /**
+     * {@code work} on a reader ({@link #reader}); null when none could be had, and the read is then the
+     * queued path's.
+     *
+     * @throws RuntimeException what the read failed with on the reader, as the queued path would say it
+     */
+    private <T> Reader.Outcome<T> readAside(String what, Work<T> work, long deadline, boolean beyondPool) {
         Reader reader = reader(deadline, beyondPool);
-        return reader == null ? null : reader.read(work, deadline);
+        if (reader == null) {
+            return null;
+        }
+        if (closed) {
+            // Closed while it was taken: the queued path says "used after close".
+            discard(reader);
+            return null;
+        }
+        return reader.read(what, work, deadline);
     }
 
     // --- readers ------------------------------------------------------------------------------------
@@ -636,6 +672,14 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /** Read-only connections open, idle or in use. */
     private final AtomicInteger readers = new AtomicInteger();
+
+    /**
+     * The most ledger queries that read at once: each may scan the whole ledger on a connection of its own,
+     * and an overlapping run of long reads keeps SQLite from restarting its log; the lock held them to one.
+     */
+    private static final int MOST_LONG_READS = 2;
+
+    private final Semaphore longReads = new Semaphore(MOST_LONG_READS);
 
     /**
      * An idle read-only connection, or a new one while fewer than {@link #MOST_READERS} are open (or past
@@ -658,36 +702,53 @@ public final class SqliteLeaseStore implements LeaseStore {
                 return null;
             }
         }
+        Reader opened = null;
         try {
-            return openReader(deadline);
-        } catch (SQLException | RuntimeException e) {
-            // The queued path opens the file itself and reports what is wrong with it.
-            readers.decrementAndGet();
+            opened = openReader(deadline);
+            return opened;
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            // The queued path opens the file itself and reports what is wrong with it (a driver mismatch too).
             return null;
+        } finally {
+            if (opened == null) {
+                readers.decrementAndGet();
+            }
         }
     }
 
+    /**
+     * A reader of the file the store's own connection has open, or null: only a file that connection has
+     * already made a fence store of, in WAL mode, and the same file before and after it was opened, so that
+     * a replacement at that moment cannot leave a reader on the old file under the new one's key. A reader
+     * opens read-only: it creates, converts and repairs nothing.
+     */
     private Reader openReader(long deadline) throws SQLException {
+        Object key = connectionFileKey;
+        if (key == null || !key.equals(fileKey())) {
+            return null;
+        }
         SQLiteConfig config = new SQLiteConfig();
+        config.setReadOnly(true);
         Startup.awaitLibrary(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
         SqliteDb c = SqliteDb.open(file, config);
+        boolean kept = false;
         try {
-            Object key = fileKey();
-            // Only a file the store's own connection has already made a fence store of, in WAL mode: a reader
-            // creates, converts and repairs nothing.
             if (!"wal".equalsIgnoreCase(c.queryText("PRAGMA journal_mode"))
                     || pragmaInt(c, "PRAGMA user_version") != SCHEMA_VERSION
                     || pragmaInt(c, "PRAGMA application_id") != APPLICATION_ID
-                    || key == null) {
-                throw new StoreUnavailableException("SQLite store " + file + " is not ready for readers");
+                    || !key.equals(fileKey())
+                    || !key.equals(connectionFileKey)) {
+                return null;
             }
-            // A bug that wrote through a reader would bypass the write lock and the group commit.
+            // Belt and braces: a bug that wrote through a reader would bypass the write lock and group commit.
             c.exec("PRAGMA query_only = 1");
+            kept = true;
             return new Reader(c, key);
-        } catch (SQLException | RuntimeException e) {
-            closeQuietly(c);
-            throw e;
+        } finally {
+            if (!kept) {
+                closeQuietly(c);
+            }
         }
     }
 
@@ -730,43 +791,46 @@ public final class SqliteLeaseStore implements LeaseStore {
             this.fileKey = fileKey;
         }
 
+        /** True when its file is no longer at the path, or no longer the one the store's own connection has. */
         boolean fileReplaced() {
             Object key = fileKey();
-            return key == null || !key.equals(fileKey);
+            return key == null || !key.equals(fileKey) || !fileKey.equals(connectionFileKey);
         }
 
         /** A read's value; a record so that a read whose value is null is told from one that did not run. */
         record Outcome<T>(T value) {}
 
         /**
-         * Runs {@code work} in a read transaction and puts the reader back. On any failure the reader is
-         * closed and null returned: the read, which wrote nothing, is then queued on the store's own
+         * Runs {@code work} in a read transaction and puts the reader back. If the transaction cannot begin,
+         * the reader is closed and null returned: nothing ran, and the read is queued on the store's own
          * connection, whose handling of busy, damaged or replaced files is the one the store answers with.
+         * A failure of the read itself closes the reader too, and is the caller's, said as the queued path
+         * says it: run again under the lock, a long read that fails would hold up every write behind it.
          */
-        <T> Outcome<T> read(Work<T> work, long deadline) {
-            boolean begun = false;
+        <T> Outcome<T> read(String what, Work<T> work, long deadline) {
             try {
                 db.busyTimeout(remainingMillis(deadline));
                 db.run("BEGIN");
-                begun = true;
-                T value = work.run(db);
-                db.run("COMMIT");
-                release(this);
-                return new Outcome<>(value);
-            } catch (Throwable e) {
-                if (begun) {
-                    try {
-                        db.run("ROLLBACK");
-                    } catch (SQLException | RuntimeException ignored) {
-                        // Closed below either way.
-                    }
-                }
+            } catch (SQLException | RuntimeException e) {
                 discard(this);
-                if (e instanceof Error err && !(err instanceof LinkageError)) {
-                    throw err;
-                }
                 return null;
             }
+            T value;
+            try {
+                value = work.run(db);
+                db.run("COMMIT");
+            } catch (Throwable e) {
+                try {
+                    db.run("ROLLBACK");
+                } catch (SQLException | RuntimeException ignored) {
+                    // The reader is closed below either way.
+                }
+                discard(this);
+                throw failure(e, what);
+            }
+            // Not in the try above: once back in the pool, another thread may be using it.
+            release(this);
+            return new Outcome<>(value);
         }
     }
 
@@ -1159,6 +1223,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             c.exec("PRAGMA synchronous = FULL");
             initialiseSchema(c);
             openedFileKey = fileKey();
+            connectionFileKey = openedFileKey;
             return c;
         } catch (SQLException | RuntimeException e) {
             closeQuietly(c);
@@ -1232,6 +1297,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         SqliteDb c = connection;
         connection = null;
         openedFileKey = null;
+        connectionFileKey = null;
         if (c != null) {
             closeQuietly(c);
         }

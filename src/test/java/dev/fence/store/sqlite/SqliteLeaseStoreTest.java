@@ -263,6 +263,28 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             assertEquals(other, store.identity(candidate));
             assertEquals(List.of(), store.query(LedgerQuery.all()));
         }
+
+        /** A ledger query reads on a connection of its own, kept between queries: it must follow too. */
+        @Test
+        void aLedgerQueryAfterTheFileWasReplacedReadsTheNewFile() throws Exception {
+            grant(MAIN, "alice");
+            assertEquals(1, store.query(LedgerQuery.forResource(MAIN)).size());
+            Path elsewhere = dir.resolve("elsewhere.db");
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(elsewhere, StoreOptions.defaults())) {
+                s.identity(Identities.candidate(clock.instant()));
+                s.append(List.of(event(clock.instant(), EventType.GRANT, "db/elsewhere", "bob", 1, null)));
+            }
+            loseAllData();
+            Files.move(elsewhere, file());
+
+            // Before anything else notices: the old file's events must not come back from a kept reader.
+            assertEquals(
+                    List.of("db/elsewhere"),
+                    store.query(LedgerQuery.all()).stream()
+                            .map(LedgerEvent::resource)
+                            .toList());
+            assertEquals(List.of(), store.query(LedgerQuery.forResource(MAIN)));
+        }
     }
 
     @Override
