@@ -50,6 +50,7 @@ import java.util.function.Supplier;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteException;
 import org.sqlite.SQLiteJDBCLoader;
+import org.sqlite.SQLiteOpenMode;
 import org.sqlite.core.DirectAccess;
 
 /**
@@ -151,6 +152,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         this.askedRetentionMillis = Math.max(0, saturatedMillis(options.retention()));
         this.retentionAsked = options.retentionAsked();
         this.callerClock = options.callerClock();
+        this.checkpointer = options.singleConnection() ? null : new Checkpointer();
     }
 
     /**
@@ -561,6 +563,9 @@ public final class SqliteLeaseStore implements LeaseStore {
             locked = lock.tryLock();
         }
         closeReaders();
+        if (checkpointer != null) {
+            checkpointer.stop();
+        }
         if (locked) {
             try {
                 dropConnection();
@@ -834,6 +839,141 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
+    // --- checkpoints ---------------------------------------------------------------------------------
+
+    /**
+     * Copies the log into the file off the write path, for the store of a long-running process ({@link
+     * StoreOptions#singleConnection()} off); null for a one-shot process's, which keeps SQLite's own.
+     */
+    private final Checkpointer checkpointer;
+
+    /**
+     * SQLite checkpoints inside the commit that takes its log past a thousand pages: under this instance's
+     * lock, with every call queued behind it, it copies those pages into the file and syncs it. While a big
+     * ledger was trimmed (each trimming write dirties pages of five indexes), that put 10 to 30 ms into about
+     * one verdict in a hundred. Here a thread of its own checkpoints on a connection of its own (SQLite's
+     * {@code PASSIVE} mode, which neither takes nor waits for the write lock) at most every {@link
+     * #INTERVAL_NANOS} while writes come, and once after they stop; the store's connection checkpoints only
+     * past {@link #SAFETY_NET_PAGES}, should this fall behind. The thread starts with the first write and
+     * ends with the store. A failed checkpoint is tried again at the next write: nothing depends on it but
+     * the log's length.
+     */
+    private final class Checkpointer implements Runnable {
+        /** The most often the log is copied while writes keep coming. */
+        static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+        static final int SAFETY_NET_PAGES = 10_000;
+
+        private volatile boolean due;
+        private volatile boolean stopped;
+        private Thread thread;
+
+        /** Guarded by being used by the thread only. */
+        private SqliteDb db;
+
+        private Object dbKey;
+
+        /** A write transaction committed: a checkpoint is due. Cheap: a wake-up at most once per round. */
+        void written() {
+            if (due) {
+                return;
+            }
+            due = true;
+            Thread t = started();
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+
+        private synchronized Thread started() {
+            if (thread == null && !stopped) {
+                thread = new Thread(this, "fence-sqlite-checkpoint " + file);
+                thread.setDaemon(true);
+                thread.start();
+            }
+            return thread;
+        }
+
+        /**
+         * Stops the thread and waits (up to the store timeout) until it has closed its connection: the
+         * store's own must be the file's last, which SQLite checkpoints into the file and then deletes the
+         * log. Left open, the log would hold writes that a copy of the file alone (a backup) would miss.
+         */
+        void stop() {
+            Thread t;
+            synchronized (this) {
+                stopped = true;
+                t = thread;
+            }
+            if (t == null || t == Thread.currentThread()) {
+                return;
+            }
+            LockSupport.unpark(t);
+            try {
+                t.join(Math.max(1, timeout.toMillis()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (!stopped && !closed) {
+                    if (!due) {
+                        LockSupport.park(this);
+                        continue;
+                    }
+                    // Lets a round's writes gather into one checkpoint.
+                    LockSupport.parkNanos(this, INTERVAL_NANOS);
+                    due = false;
+                    if (!stopped && !closed) {
+                        checkpoint();
+                    }
+                }
+            } finally {
+                drop();
+            }
+        }
+
+        private void checkpoint() {
+            try {
+                Object key = connectionFileKey;
+                if (db != null && (key == null || !key.equals(dbKey) || !key.equals(fileKey()))) {
+                    drop();
+                }
+                if (db == null) {
+                    if (key == null || !key.equals(fileKey())) {
+                        return;
+                    }
+                    SQLiteConfig config = new SQLiteConfig();
+                    // The file the store's own connection has open, never a new one.
+                    config.resetOpenMode(SQLiteOpenMode.CREATE);
+                    config.setBusyTimeout(0);
+                    SqliteDb opened = SqliteDb.open(file, config);
+                    if (!key.equals(fileKey())) {
+                        closeQuietly(opened);
+                        return;
+                    }
+                    db = opened;
+                    dbKey = key;
+                }
+                db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+            } catch (SQLException | RuntimeException | LinkageError e) {
+                // Tried again after the next write, on a new connection.
+                drop();
+            }
+        }
+
+        private void drop() {
+            if (db != null) {
+                closeQuietly(db);
+                db = null;
+                dbKey = null;
+            }
+        }
+    }
+
     private StoreUnavailableException busy(String what) {
         return new StoreUnavailableException("SQLite store " + file + " is busy: other threads of this process"
                 + " held it for longer than the timeout of " + Durations.format(timeout) + " (" + what
@@ -1016,6 +1156,9 @@ public final class SqliteLeaseStore implements LeaseStore {
                 }
                 c.run("COMMIT");
                 committed = true;
+                if (write && checkpointer != null) {
+                    checkpointer.written();
+                }
             } finally {
                 if (!committed) {
                     rollback(c);
@@ -1221,6 +1364,10 @@ public final class SqliteLeaseStore implements LeaseStore {
                         + "); fence needs a local file system that supports shared memory and locks");
             }
             c.exec("PRAGMA synchronous = FULL");
+            if (checkpointer != null) {
+                // Only a net, should the checkpointer fall behind: it keeps the log far below this.
+                c.exec("PRAGMA wal_autocheckpoint = " + Checkpointer.SAFETY_NET_PAGES);
+            }
             initialiseSchema(c);
             openedFileKey = fileKey();
             connectionFileKey = openedFileKey;

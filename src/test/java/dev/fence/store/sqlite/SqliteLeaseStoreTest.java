@@ -618,6 +618,89 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
         }
     }
 
+    /**
+     * A long-running process's store copies SQLite's log into the file on a thread of its own, so that no
+     * commit (and no call queued behind it) pays for a checkpoint; a one-shot process's leaves it to SQLite.
+     * What has been copied is read from the log's index ({@code -shm}, SQLite's documented WAL-index
+     * format): {@code mxFrame} at byte 16 of its header, {@code nBackfill} at byte 96, native byte order.
+     */
+    @Nested
+    class Checkpoints {
+        private Path db;
+
+        @org.junit.jupiter.api.BeforeEach
+        void file() {
+            db = dir.resolve("checkpoints.db");
+        }
+
+        private int[] framesAndCopied() throws IOException {
+            ByteBuffer shm =
+                    ByteBuffer.wrap(Files.readAllBytes(Path.of(db + "-shm"))).order(java.nio.ByteOrder.nativeOrder());
+            return new int[] {shm.getInt(16), shm.getInt(96)};
+        }
+
+        private void write(LeaseStore s, int commits) {
+            for (int i = 0; i < commits; i++) {
+                s.append(List.of(event(clock.instant(), EventType.GRANT, "db/c" + i, "a", i + 1, null)));
+            }
+        }
+
+        private boolean copiedWithin(Duration wait) throws Exception {
+            long end = System.nanoTime() + wait.toNanos();
+            while (true) {
+                int[] f = framesAndCopied();
+                if (f[0] > 0 && f[1] == f[0]) {
+                    return true;
+                }
+                if (System.nanoTime() > end) {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
+        }
+
+        private boolean checkpointThreadAlive() {
+            return Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().equals("fence-sqlite-checkpoint " + db) && t.isAlive());
+        }
+
+        @Test
+        void aLongRunningProcesssStoreCopiesTheLogSoonAfterWritesAndStopsWithTheStore() throws Exception {
+            SqliteLeaseStore s = SqliteLeaseStore.open(db, StoreOptions.defaults());
+            try {
+                s.identity(candidate);
+                // Far below the thousand pages at which SQLite would copy the log inside a commit.
+                write(s, 40);
+                assertTrue(
+                        copiedWithin(Duration.ofSeconds(5)),
+                        "log frames and copied: " + Arrays.toString(framesAndCopied()));
+                assertTrue(checkpointThreadAlive());
+            } finally {
+                s.close();
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (checkpointThreadAlive() && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(!checkpointThreadAlive(), "the checkpoint thread outlived its store");
+            // The store's connection was the file's last: SQLite copied the log in and removed it, so that the
+            // file alone (a backup's copy) holds every write.
+            assertTrue(!Files.exists(Path.of(db + "-wal")), "the log outlived the store");
+        }
+
+        @Test
+        void aOneShotProcesssStoreLeavesCheckpointsToSqlite() throws Exception {
+            try (SqliteLeaseStore s =
+                    SqliteLeaseStore.open(db, StoreOptions.defaults().withSingleConnection(true))) {
+                s.identity(candidate);
+                write(s, 40);
+                Thread.sleep(300);
+                int[] f = framesAndCopied();
+                assertTrue(f[0] > 0 && f[1] < f[0], "log frames and copied: " + Arrays.toString(f));
+            }
+        }
+    }
+
     @Nested
     @ProcessTest
     class Processes {
