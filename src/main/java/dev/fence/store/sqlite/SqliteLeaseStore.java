@@ -860,7 +860,7 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private final class Checkpointer implements Runnable {
         /** The most often the log is copied while writes keep coming. */
-        static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+        static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
         static final int SAFETY_NET_PAGES = 10_000;
 
@@ -873,23 +873,34 @@ public final class SqliteLeaseStore implements LeaseStore {
 
         private Object dbKey;
 
-        /** A write transaction committed: a checkpoint is due. Cheap: a wake-up at most once per round. */
+        /**
+         * A write transaction committed: a checkpoint is due. Cheap (a wake-up at most once per round), and
+         * never throws: the commit it follows has been made and its callers must hear so.
+         */
         void written() {
             if (due) {
                 return;
             }
             due = true;
-            Thread t = started();
-            if (t != null) {
-                LockSupport.unpark(t);
+            try {
+                Thread t = started();
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+            } catch (Throwable e) {
+                // No thread (out of memory, say): SQLite's own checkpoint past SAFETY_NET_PAGES still bounds the
+                // log, and the next write tries again.
+                due = false;
             }
         }
 
+        /** The thread, started (again, should it have died) unless the store is stopping. */
         private synchronized Thread started() {
-            if (thread == null && !stopped) {
-                thread = new Thread(this, "fence-sqlite-checkpoint " + file);
-                thread.setDaemon(true);
-                thread.start();
+            if ((thread == null || !thread.isAlive()) && !stopped) {
+                Thread t = new Thread(this, "fence-sqlite-checkpoint " + file);
+                t.setDaemon(true);
+                t.start();
+                thread = t;
             }
             return thread;
         }
@@ -928,7 +939,12 @@ public final class SqliteLeaseStore implements LeaseStore {
                     LockSupport.parkNanos(this, INTERVAL_NANOS);
                     due = false;
                     if (!stopped && !closed) {
-                        checkpoint();
+                        try {
+                            checkpoint();
+                        } catch (Throwable e) {
+                            // Out of memory, say: tried again on a new connection after the next write.
+                            drop();
+                        }
                     }
                 }
             } finally {
@@ -951,12 +967,27 @@ public final class SqliteLeaseStore implements LeaseStore {
                     config.resetOpenMode(SQLiteOpenMode.CREATE);
                     config.setBusyTimeout(0);
                     SqliteDb opened = SqliteDb.open(file, config);
-                    if (!key.equals(fileKey())) {
-                        closeQuietly(opened);
+                    // Reading the schema opens the log and its index, by path: if the file was replaced since the
+                    // key was read, they may be the new file's beside the old file's descriptor, and a checkpoint
+                    // would copy the new file's log into the old file and mark it copied. So the key is read again
+                    // after that, before any checkpoint. (Closing such a connection is safe: SQLite neither
+                    // checkpoints nor deletes the log of a file that has moved, SQLITE_FCNTL_HAS_MOVED.)
+                    boolean kept = false;
+                    try {
+                        opened.queryText("SELECT count(*) FROM sqlite_schema");
+                        if (key.equals(fileKey()) && key.equals(connectionFileKey)) {
+                            db = opened;
+                            dbKey = key;
+                            kept = true;
+                        }
+                    } finally {
+                        if (!kept) {
+                            closeQuietly(opened);
+                        }
+                    }
+                    if (!kept) {
                         return;
                     }
-                    db = opened;
-                    dbKey = key;
                 }
                 db.exec("PRAGMA wal_checkpoint(PASSIVE)");
             } catch (SQLException | RuntimeException | LinkageError e) {
