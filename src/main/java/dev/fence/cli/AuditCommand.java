@@ -93,8 +93,8 @@ final class AuditCommand implements Callable<Integer> {
         @Option(
                 names = "--until",
                 paramLabel = "WHEN",
-                description = "Only events at or before WHEN (the same forms as --since); with --limit, the newest"
-                        + " up to it: the page before one whose oldest event is at WHEN.")
+                description = "Only events at or before WHEN (the same forms as --since): with --since, a time"
+                        + " window (both ends inclusive).")
         String until;
 
         @Option(names = "--rejected", description = "Only rejected pushes.")
@@ -112,7 +112,8 @@ final class AuditCommand implements Callable<Integer> {
                 paramLabel = "N",
                 defaultValue = "1000",
                 description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all). Through"
-                        + " --server at most 100000 (more is refused): narrow the query, or page it with --until.")
+                        + " --server at most 100000 (more is refused): narrow the query, or read it in time windows"
+                        + " with --since and --until.")
         int limit;
 
         LedgerQuery query(Context ctx) {

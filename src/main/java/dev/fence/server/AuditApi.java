@@ -30,12 +30,21 @@ final class AuditApi {
     private static final int DEFAULT_LIMIT = 1000;
 
     /**
-     * The most events one answer carries. A query that matches more and asks for all of them ({@code
-     * limit=0}, the timeline) is refused with what to do instead, rather than read whole into the server's
-     * memory: a million events is more than a gigabyte of objects and JSON, enough to stop the verdicts of
-     * a server with a small heap.
+     * The most events one answer of {@code /v1/audit} or {@code /v1/audit/timeline} carries. A query that
+     * matches more and asks for all of them ({@code limit=0}, the timeline) is refused with what to do
+     * instead, rather than read whole into the server's memory: a million events is more than a gigabyte of
+     * objects and JSON, enough to stop the verdicts of a server with a small heap. ({@code
+     * /v1/leases/grants} is one holder's grants, which its lease keepers read whole to renew them.)
      */
     static final int MAX_ANSWER_EVENTS = 100_000;
+
+    /** What a refused query can do instead, by route: each names only parameters its route takes. */
+    private static final String NARROW_AUDIT = "narrow the query (resource, repo and ref, holder, type, since), or"
+            + " read it in time windows of fewer events with since and until (both inclusive: an event at a"
+            + " window's edge comes in both windows; seq tells them apart)";
+
+    private static final String NARROW_TIMELINE =
+            "narrow it with since, or read it through /v1/audit in time windows with since and until";
 
     /** The page's window when none is asked for. */
     static final String PAGE_WINDOW = "24h";
@@ -86,23 +95,23 @@ final class AuditApi {
                         types,
                         limit)
                 .until(instant("until", q.get("until")));
-        return events(call, bounded("audit", query));
+        return events(call, bounded(query, NARROW_AUDIT));
     }
 
     /**
      * The events of {@code query}, at most {@link #MAX_ANSWER_EVENTS}: a larger limit is refused before the
      * store is asked, and "all" is asked for one more than that, to tell "all of them" from "too many".
      *
+     * @param instead what the caller can do instead, for the refusal
      * @throws InvalidInputException when more would be answered than one answer carries
      */
-    private List<LedgerEvent> bounded(String operation, LedgerQuery query) {
+    private List<LedgerEvent> bounded(LedgerQuery query, String instead) {
         if (query.limit() > MAX_ANSWER_EVENTS) {
             throw new InvalidInputException("limit is at most " + MAX_ANSWER_EVENTS + " events per request; got "
-                    + query.limit() + "; read more in pages: the next page is the same query with until set to"
-                    + " the oldest event's time (events at that instant come again; their seq tells them apart)");
+                    + query.limit() + "; " + instead);
         }
         if (query.limit() > 0) {
-            return calls.call(operation, () -> store.query(query));
+            return calls.call("audit", () -> store.query(query));
         }
         LedgerQuery capped = new LedgerQuery(
                 query.resource(),
@@ -113,13 +122,10 @@ final class AuditApi {
                 query.types(),
                 MAX_ANSWER_EVENTS + 1,
                 query.until());
-        List<LedgerEvent> events = calls.call(operation, () -> store.query(capped));
+        List<LedgerEvent> events = calls.call("audit", () -> store.query(capped));
         if (events.size() > MAX_ANSWER_EVENTS) {
-            throw new InvalidInputException("more than " + MAX_ANSWER_EVENTS + " events match, more than one answer"
-                    + " carries; narrow the query (resource, repo and ref, holder, type, since) or read it in pages:"
-                    + " limit=" + MAX_ANSWER_EVENTS + " answers the newest, and the same query with until set to the"
-                    + " oldest event's time the page before (events at that instant come again; their seq tells"
-                    + " them apart)");
+            throw new InvalidInputException(
+                    "more than " + MAX_ANSWER_EVENTS + " events match, more than one answer carries; " + instead);
         }
         return events;
     }
@@ -185,7 +191,7 @@ final class AuditApi {
         Form q = call.query();
         String resource = Params.of(q).resource();
         LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
-        return events(call, bounded("audit", query));
+        return events(call, bounded(query, NARROW_TIMELINE));
     }
 
     /**
@@ -221,7 +227,7 @@ final class AuditApi {
         }
         LedgerQuery query = new LedgerQuery(
                 resource, null, null, holder, since(q.get("since")), Set.of(EventType.GRANT), limit(q.get("limit")));
-        return events(call, bounded("grants", query));
+        return events(call, calls.call("grants", () -> store.query(query)));
     }
 
     private static String required(Form q, String name) {

@@ -22,7 +22,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code fence audit}'s window: a ledger read in pages with {@code --limit} and {@code --until}. */
+/** {@code fence audit}'s window: {@code --until} ends it, {@code --limit} keeps its newest events. */
 class AuditCommandTest {
     @TempDir
     Path tmp;
@@ -56,7 +56,7 @@ class AuditCommandTest {
     }
 
     @Test
-    void pagesWithLimitAndUntilCoverTheLedgerNewestFirst() throws Exception {
+    void untilEndsTheWindowAndLimitKeepsItsNewest() throws Exception {
         Instant start = Instant.now().minusSeconds(600);
         List<LedgerEvent> events = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
