@@ -70,7 +70,8 @@ import org.sqlite.core.DirectAccess;
  * reads made at the same time share a read transaction, as if run one after another (group commit, see
  * {@link #combined}). A read made while the lock is held, and every ledger query, runs instead on a
  * read-only connection of its own ({@link Reader}, a few kept open), so that it neither waits for the
- * commit in progress nor, when long, holds up the writes behind it.
+ * commit in progress nor, when long, holds up the writes behind it. In a long-running process a thread of
+ * the store's own copies SQLite's log into the file ({@link Checkpointer}), so that no commit does.
  *
  * <p><b>Bounded waits:</b> the time spent queueing behind this instance's other threads and waiting for
  * other processes' locks together stays within {@link StoreOptions#timeout()}; past it, and on a
