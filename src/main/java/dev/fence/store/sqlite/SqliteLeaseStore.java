@@ -604,7 +604,7 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private <T> T run(String what, boolean write, Work<T> work) {
         if (closed) {
-            throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
+            throw usedAfterClose(what);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         if (!write && lock.isLocked()) {
@@ -623,7 +623,7 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private <T> T runLong(String what, Work<T> work) {
         if (closed) {
-            throw new InternalException("SQLite store " + file + " used after close (" + what + ")");
+            throw usedAfterClose(what);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         boolean permitted = false;
@@ -723,34 +723,47 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /**
-     * A reader of the file the store's own connection has open, or null: only a file that connection has
-     * already made a fence store of, in WAL mode, and the same file before and after it was opened, so that
-     * a replacement at that moment cannot leave a reader on the old file under the new one's key. A reader
-     * opens read-only: it creates, converts and repairs nothing.
+     * A reader of the file the store's own connection has open ({@link #openBeside}), or null: only a file
+     * that connection has already made a fence store of, in WAL mode. A reader opens read-only: it creates,
+     * converts and repairs nothing.
      */
     private Reader openReader(long deadline) throws SQLException {
         Object key = connectionFileKey;
-        if (key == null || !key.equals(fileKey())) {
-            return null;
-        }
         SQLiteConfig config = new SQLiteConfig();
         config.setReadOnly(true);
         Startup.awaitLibrary(deadline);
         config.setBusyTimeout(remainingMillis(deadline));
+        SqliteDb c = openBeside(key, config, db -> {
+            if (!"wal".equalsIgnoreCase(db.queryText("PRAGMA journal_mode"))
+                    || pragmaInt(db, "PRAGMA user_version") != SCHEMA_VERSION
+                    || pragmaInt(db, "PRAGMA application_id") != APPLICATION_ID) {
+                return false;
+            }
+            // Belt and braces: a bug that wrote through a reader would bypass the write lock and group commit.
+            db.exec("PRAGMA query_only = 1");
+            return true;
+        });
+        return c == null ? null : new Reader(c, key);
+    }
+
+    /**
+     * A connection of its own on the file the store's own connection has open (whose key is {@code key}),
+     * for a reader or the checkpointer; null when the path does not lead to that file, or {@code prepare}
+     * (which reads) turns it down. Its first read opens the log and its index by path: had the file been
+     * replaced since it was opened, they could be the new file's beside the old file's descriptor, so the
+     * path must still lead to {@code key}'s file after that read, and the store's connection still have
+     * it. (Closing a connection turned down here is safe: SQLite neither checkpoints nor deletes the log of
+     * a file that has moved, {@code SQLITE_FCNTL_HAS_MOVED}.)
+     */
+    private SqliteDb openBeside(Object key, SQLiteConfig config, Work<Boolean> prepare) throws SQLException {
+        if (key == null || !key.equals(fileKey())) {
+            return null;
+        }
         SqliteDb c = SqliteDb.open(file, config);
         boolean kept = false;
         try {
-            if (!"wal".equalsIgnoreCase(c.queryText("PRAGMA journal_mode"))
-                    || pragmaInt(c, "PRAGMA user_version") != SCHEMA_VERSION
-                    || pragmaInt(c, "PRAGMA application_id") != APPLICATION_ID
-                    || !key.equals(fileKey())
-                    || !key.equals(connectionFileKey)) {
-                return null;
-            }
-            // Belt and braces: a bug that wrote through a reader would bypass the write lock and group commit.
-            c.exec("PRAGMA query_only = 1");
-            kept = true;
-            return new Reader(c, key);
+            kept = prepare.run(c) && key.equals(fileKey()) && key.equals(connectionFileKey);
+            return kept ? c : null;
         } finally {
             if (!kept) {
                 closeQuietly(c);
@@ -960,35 +973,18 @@ public final class SqliteLeaseStore implements LeaseStore {
                     drop();
                 }
                 if (db == null) {
-                    if (key == null || !key.equals(fileKey())) {
-                        return;
-                    }
                     SQLiteConfig config = new SQLiteConfig();
                     // The file the store's own connection has open, never a new one.
                     config.resetOpenMode(SQLiteOpenMode.CREATE);
                     config.setBusyTimeout(0);
-                    SqliteDb opened = SqliteDb.open(file, config);
-                    // Reading the schema opens the log and its index, by path: if the file was replaced since the
-                    // key was read, they may be the new file's beside the old file's descriptor, and a checkpoint
-                    // would copy the new file's log into the old file and mark it copied. So the key is read again
-                    // after that, before any checkpoint. (Closing such a connection is safe: SQLite neither
-                    // checkpoints nor deletes the log of a file that has moved, SQLITE_FCNTL_HAS_MOVED.)
-                    boolean kept = false;
-                    try {
-                        opened.queryText("SELECT count(*) FROM sqlite_schema");
-                        if (key.equals(fileKey()) && key.equals(connectionFileKey)) {
-                            db = opened;
-                            dbKey = key;
-                            kept = true;
-                        }
-                    } finally {
-                        if (!kept) {
-                            closeQuietly(opened);
-                        }
-                    }
-                    if (!kept) {
+                    db = openBeside(key, config, c -> {
+                        c.queryText("SELECT count(*) FROM sqlite_schema");
+                        return true;
+                    });
+                    if (db == null) {
                         return;
                     }
+                    dbKey = key;
                 }
                 db.exec("PRAGMA wal_checkpoint(PASSIVE)");
             } catch (SQLException | RuntimeException | LinkageError e) {
@@ -1004,6 +1000,10 @@ public final class SqliteLeaseStore implements LeaseStore {
                 dbKey = null;
             }
         }
+    }
+
+    private InternalException usedAfterClose(String what) {
+        return new InternalException("SQLite store " + file + " used after close (" + what + ")");
     }
 
     private StoreUnavailableException busy(String what) {
@@ -1127,7 +1127,7 @@ public final class SqliteLeaseStore implements LeaseStore {
         try {
             if (closed) {
                 for (Job<?> j : jobs) {
-                    j.fail(new InternalException("SQLite store " + file + " used after close (" + j.what + ")"));
+                    j.fail(usedAfterClose(j.what));
                 }
             } else {
                 again = transaction(jobs, write);
