@@ -54,6 +54,9 @@ set -u
 shopt -s extglob
 # git's messages are read below, and bash's own pattern matching must not depend on the locale.
 export LC_ALL=C
+# Ancestry is asked of the objects as pushed: replace refs (refs/replace/*, which a pusher may write) would
+# make git answer for the history they substitute instead.
+export GIT_NO_REPLACE_OBJECTS=1
 unset FENCE_SERVER FENCE_CREDENTIAL FENCE_SHIM_BUDGET FENCE_SHIM_HOOK FENCE_SHIM_TRANSPORT \
   FENCE_PUSH_VARIABLES FENCE_REPO_ID FENCE_REPO_ID_FROM FENCE_FENCED_REFS
 

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Ancestry answered by the real {@code git} binary ({@code git merge-base --is-ancestor}), run with the
- * hook's own environment so that {@code GIT_DIR}, {@code GIT_OBJECT_DIRECTORY} and {@code
+ * hook's own environment (replace refs turned off) so that {@code GIT_DIR}, {@code GIT_OBJECT_DIRECTORY} and {@code
  * GIT_ALTERNATE_OBJECT_DIRECTORIES} point into the push's quarantine, where the pushed objects are.
  *
  * <p>A separate process costs a few milliseconds and is spent only when the admission rule needs an
@@ -35,16 +35,22 @@ public final class GitAncestry implements Ancestry {
     private final Map<String, Boolean> shown = new HashMap<>();
 
     /**
-     * @param env the environment the hook was started with (passed to git unchanged)
+     * @param env the environment the hook was started with (passed to git with {@code
+     *     GIT_NO_REPLACE_OBJECTS} set)
      * @param dir the directory to run git in (the repository)
      * @param git the git binary ({@link HookConfig#git()}: from the configuration, never the environment,
      *     which on a local-path remote is the pusher's)
      */
     public GitAncestry(Map<String, String> env, Path dir, String git) {
-        this.env = env;
+        // Replace refs (refs/replace/*) are refs like any other, which a pusher may write: with them git
+        // would answer for the history they substitute, not the one the ref will hold. Every question here
+        // is about the objects as pushed, so git and the loose reader both read them with replacements off.
+        Map<String, String> plain = new HashMap<>(env);
+        plain.put("GIT_NO_REPLACE_OBJECTS", "1");
+        this.env = plain;
         this.dir = dir;
         this.git = git;
-        this.loose = LooseCommits.of(env, dir);
+        this.loose = LooseCommits.of(plain, dir);
     }
 
     /** {@inheritDoc} From loose commits (see {@link LooseCommits}); null when they do not show it. */

@@ -498,6 +498,62 @@ class ShimEnforcementTest {
                 "the shim went through an ancestry round trip:\n" + metrics);
     }
 
+    /**
+     * A replace ref (an unfenced ref any pusher may write) makes git read another commit in place of the
+     * pushed one; ancestry must be the pushed objects' own on every side, or a rewrite passes as a
+     * fast-forward.
+     */
+    @Test
+    void aReplaceRefCannotMakeARewriteLookLikeAFastForwardOnAnySide() throws Exception {
+        var pushes = onEverySide("replace", (s, p) -> {
+            commit(s, "r.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/r"));
+            Lease one = acquire(s, "r", "agent-1", "600ms");
+            commit(s, "r.txt", "one\n");
+            p.add(push(
+                    s,
+                    pusher("agent-1"),
+                    "-o",
+                    "fence=" + one.token(),
+                    "-o",
+                    proofArg(one),
+                    "origin",
+                    "HEAD:refs/heads/r"));
+            String x = GitProcess.run(s.work, env(), "rev-parse", "HEAD").strip();
+            String tree =
+                    GitProcess.run(s.work, env(), "rev-parse", "HEAD^{tree}").strip();
+            String rewrite = GitProcess.run(s.work, env(), "commit-tree", "-p", x + "~1", "-m", "drops one", tree)
+                    .strip();
+            String fake = GitProcess.run(s.work, env(), "commit-tree", "-p", x, "-m", "stand-in", tree)
+                    .strip();
+            p.add(push(s, pusher("alice"), "origin", fake + ":refs/replace/" + rewrite));
+            Thread.sleep(700);
+            Lease two = acquire(s, "r", "agent-2", "30s");
+            p.add(push(
+                    s,
+                    pusher("agent-2"),
+                    "-f",
+                    "-o",
+                    "fence=" + two.token(),
+                    "-o",
+                    proofArg(two),
+                    "origin",
+                    rewrite + ":refs/heads/r"));
+            p.add(push(s, pusher("alice"), "-f", "origin", rewrite + ":refs/heads/r"));
+            assertEquals(
+                    x,
+                    GitProcess.run(s.bare, env(), "rev-parse", "refs/heads/r").strip(),
+                    s.name);
+        });
+        assertEquals(List.of("exit=0"), pushes.get(2), "the replace ref itself is outside the patterns");
+        assertTrue(
+                pushes.get(3).size() > 1 && pushes.get(3).get(1).endsWith("reason=foreign-overwrite"),
+                pushes.get(3).toString());
+        assertTrue(
+                pushes.get(4).size() > 1 && pushes.get(4).get(1).endsWith("reason=tokenless-overwrite"),
+                pushes.get(4).toString());
+    }
+
     @Test
     void staleTokenAfterASuccessorGrantIsFenced() throws Exception {
         var pushes = onEverySide("b", (s, p) -> {
