@@ -260,9 +260,13 @@ public final class Admission {
                             + ") was admitted moments ago from a different base; fetch, rebase onto it and push again");
         }
         boolean baseIsMine = s.baseToken() == n && s.baseSha() != null;
+        // The commits between the base and the old tip are n's own only when the store saw n write that
+        // tip. A ref moved with no record (a fast-forward accepted while the store was down, a branch
+        // created again) holds commits no token wrote, and n may not discard them either.
+        boolean oldTipIsMine = baseIsMine && recordedUnder(s, n, u.oldId());
         switch (u.kind()) {
             case DELETE:
-                if (!(baseIsMine && ObjectIds.isZero(s.baseSha()))) {
+                if (!(oldTipIsMine && ObjectIds.isZero(s.baseSha()))) {
                     return refused(
                             u,
                             resource,
@@ -273,7 +277,7 @@ public final class Admission {
                 }
                 break;
             case UPDATE:
-                String mustContain = baseIsMine ? s.baseSha() : u.oldId();
+                String mustContain = oldTipIsMine ? s.baseSha() : u.oldId();
                 if (!ObjectIds.isZero(mustContain)
                         && !extendsOwnTip(s, n, u, ancestry)
                         && !ancestry.isAncestor(mustContain, u.newId())) {
@@ -291,7 +295,9 @@ public final class Admission {
             case NONE:
                 break;
         }
-        String base = baseIsMine ? s.baseSha() : (u.kind() == RefUpdate.Kind.CREATE ? ObjectIds.ZERO : u.oldId());
+        // Where the old tip is not one n was seen to write, the base moves up to it: what n may rewrite
+        // from now on starts there.
+        String base = oldTipIsMine ? s.baseSha() : (u.kind() == RefUpdate.Kind.CREATE ? ObjectIds.ZERO : u.oldId());
         ResourceWrite w = new ResourceWrite(
                 resource,
                 s.version(),
@@ -411,6 +417,22 @@ public final class Admission {
      * so it is in the new tip too: the usual question (is the base in the new tip?), which may need a
      * walk through many commits or a round trip to the pusher's side, needs no answer.
      */
+    /**
+     * True when {@code sha} is where the store last saw the ref under n: its base, or the tip last admitted
+     * under n (on a state without a recorded tip, the last token-written tip, which only n can have written
+     * since its base while n is current).
+     */
+    private static boolean recordedUnder(ResourceState s, long n, String sha) {
+        if (sameId(s.baseSha(), sha)) {
+            return true;
+        }
+        Tip tip = s.tip();
+        if (tip != null) {
+            return tip.token() == n && sameId(tip.sha(), sha);
+        }
+        return sameId(s.lastTokenWriteSha(), sha);
+    }
+
     private static boolean extendsOwnTip(ResourceState s, long n, RefUpdate u, Ancestry ancestry) {
         Tip tip = s.tip();
         return tip != null

@@ -15,8 +15,8 @@ import java.util.Map;
 
 /**
  * Settles the repository's pending landings ({@link PendingLandings}) against its refs, under the lock of
- * its record ({@link HostRecord}): an update whose ref is at its new id landed ({@link Landings#land});
- * one whose receiving process is gone, or has finished its updates, with the ref elsewhere did not
+ * its record ({@link HostRecord}): an update whose ref is at its new id, or has moved on past it, landed
+ * ({@link Landings#land}); one whose receiving process is gone, or has finished its updates, with the ref elsewhere did not
  * ({@link Landings#unlanded}); the rest are still in flight and stay. Run by the post-receive hook with
  * the updates git reports as done, and by the pre-receive hook before it judges a push, so that a push
  * is never judged against a state that misses an update that landed (a post-receive that did not run,
@@ -85,7 +85,11 @@ final class LandingRecorder {
             if (atNew && !u.newId().equals(u.oldId())) {
                 landed.add(e.pending());
             } else if (e.pid() == finishedReceiver || !e.inFlight()) {
-                dropped.add(e.pending());
+                if (movedPast(git, u, tip)) {
+                    landed.add(e.pending());
+                } else {
+                    dropped.add(e.pending());
+                }
             } else {
                 kept.add(e);
             }
@@ -95,6 +99,24 @@ final class LandingRecorder {
         Landings.unlanded(store, dropped, clock.instant());
         pending.write(kept);
         return done.lines();
+    }
+
+    /**
+     * True when the ref, no longer at the update's new id, has moved on past it: the new id is in its
+     * history. The update landed and was built on by a push that left no pending entry (a fast-forward
+     * accepted while the store was down); counting it as not landed would leave its commits unprotected.
+     * Asked only of an entry about to be dropped, so an ordinary landing starts no process for it.
+     */
+    private static boolean movedPast(GitAncestry git, RefUpdate u, String tip) {
+        if (ObjectIds.isZero(u.newId()) || ObjectIds.isZero(tip) || u.newId().equals(u.oldId())) {
+            return false;
+        }
+        try {
+            return git.isAncestor(u.newId(), tip);
+        } catch (RuntimeException e) {
+            // Not decidable now (git failed): leave it to the rule that it did not land, as before.
+            return false;
+        }
     }
 
     /**

@@ -195,6 +195,60 @@ class AdmissionTest {
     }
 
     @Test
+    void commitsThatReachedTheRefOutsideTheRecordAreForeignToTheHoldersRewrite() {
+        // 1001 wrote B from base A, admitted long enough ago to be settled; then C reached the ref with no
+        // record (a fast-forward accepted while the store was down). D keeps A and B but drops C.
+        Tip wroteB = new Tip(
+                B, 1001, "agent-a", "alice", NOW.minus(Admission.IN_FLIGHT).minusSeconds(1));
+        var s = new ResourceState(RES, 6, 1001, 1001, null, 1001, A, B, wroteB);
+        Map<String, Set<String>> graph = new HashMap<>(ANCESTORS);
+        String e = "e".repeat(40);
+        graph.put(e, Set.of(A, B, e));
+        String f = "f".repeat(40);
+        graph.put(f, Set.of(A, B, C, f));
+        Ancestry history = (ancestor, descendant) ->
+                graph.getOrDefault(descendant, Set.of()).contains(ancestor);
+        Map<String, ResourceState> states = new HashMap<>(Map.of(RES, s));
+        var dropsC = Admission.decide(
+                withToken(1001, new RefUpdate(C, e, MAIN)), states, ID, FencePolicy.defaults(), history, NOW);
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(dropsC));
+        assertTrue(
+                dropsC.verdict().refusals().get(0).fenced().detail().contains(ObjectIds.abbreviate(C)),
+                "the message names the commit the rewrite would discard");
+        // Rewriting from the tip it wrote, or from its base, is still its own business.
+        assertTrue(Admission.decide(
+                        withToken(1001, new RefUpdate(B, e, MAIN)), states, ID, FencePolicy.defaults(), history, NOW)
+                .verdict()
+                .accepted());
+        assertTrue(Admission.decide(
+                        withToken(1001, new RefUpdate(A, D, MAIN)), states, ID, FencePolicy.defaults(), history, NOW)
+                .verdict()
+                .accepted());
+        // Building on C keeps it: accepted.
+        assertTrue(Admission.decide(
+                        withToken(1001, new RefUpdate(C, f, MAIN)), states, ID, FencePolicy.defaults(), history, NOW)
+                .verdict()
+                .accepted());
+    }
+
+    @Test
+    void aBranchRecreatedOutsideTheRecordIsNotTheHoldersToDelete() {
+        // 1001 created the branch (base zero), wrote B and deleted it; C then created it again with no record.
+        Tip deleted = new Tip(
+                Z, 1001, "agent-a", "alice", NOW.minus(Admission.IN_FLIGHT).minusSeconds(1));
+        var s = new ResourceState(RES, 7, 1001, 1001, null, 1001, Z, null, deleted);
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(decide(withToken(1001, new RefUpdate(C, Z, MAIN)), s)));
+        assertEquals(Reason.FOREIGN_OVERWRITE, refusal(decide(withToken(1001, new RefUpdate(C, D, MAIN)), s)));
+        // Its own creation it may still delete.
+        Tip created = new Tip(
+                C, 1001, "agent-a", "alice", NOW.minus(Admission.IN_FLIGHT).minusSeconds(1));
+        var own = new ResourceState(RES, 7, 1001, 1001, null, 1001, Z, C, created);
+        assertTrue(decide(withToken(1001, new RefUpdate(C, Z, MAIN)), own)
+                .verdict()
+                .accepted());
+    }
+
+    @Test
     void tokenlessFastForwardBumpsAndSupersedesTheLease() {
         var plan =
                 decide(push("human", null, null, new RefUpdate(C, C, MAIN)), state(1002, 1002, "agent-b", 1002, A, C));

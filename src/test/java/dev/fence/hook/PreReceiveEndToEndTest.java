@@ -7,13 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.cli.Main;
+import dev.fence.core.CommitResult;
 import dev.fence.core.EventType;
 import dev.fence.core.Grant;
+import dev.fence.core.Identities;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
+import dev.fence.core.ResourceState;
+import dev.fence.core.ResourceWrite;
 import dev.fence.core.Resources;
+import dev.fence.core.StoreIdentity;
+import dev.fence.core.Tip;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.HookedRepo;
@@ -63,6 +69,26 @@ abstract class PreReceiveEndToEndTest {
 
     /** Undoes {@link #breakStore}. */
     abstract void repairStore() throws Exception;
+
+    /**
+     * Runs {@code during} while the store cannot be reached but keeps what it holds (a stall or a
+     * partition, not a restart, which on Redis is a new generation that fences old tokens by itself).
+     * By default {@link #breakStore} is such an outage.
+     */
+    void outage(Outage during) throws Exception {
+        breakStore();
+        try {
+            during.run();
+        } finally {
+            repairStore();
+        }
+    }
+
+    /** What a test does while the store is out. */
+    @FunctionalInterface
+    interface Outage {
+        void run() throws Exception;
+    }
 
     @BeforeEach
     void createRepo() {
@@ -622,6 +648,95 @@ abstract class PreReceiveEndToEndTest {
         } finally {
             repairStore();
         }
+    }
+
+    /**
+     * Dates the resource's last admission {@code IN_FLIGHT} and a second back, through the store's own
+     * commit, as though that long had passed since: the rules after the in-flight window, without the wait.
+     */
+    void ageLastAdmission(String ref) {
+        String res = resource(ref);
+        StoreIdentity id = store.identity(Identities.candidate(java.time.Instant.now()));
+        ResourceState s = store.snapshot(List.of(res)).get(res);
+        Tip t = s.tip();
+        assertNotNull(t, "an admission was recorded");
+        Tip aged = new Tip(t.sha(), t.token(), t.holder(), t.pusher(), t.at().minusSeconds(31));
+        CommitResult r = store.commit(
+                List.of(new ResourceWrite(
+                        res,
+                        s.version(),
+                        s.latestGranted(),
+                        s.highestAccepted(),
+                        false,
+                        s.baseToken(),
+                        s.baseSha(),
+                        s.lastTokenWriteSha(),
+                        aged,
+                        id.generation())),
+                List.of());
+        assertTrue(r instanceof CommitResult.Committed, "aged: " + r);
+    }
+
+    @Test
+    void aCommitThatLandedWhileTheStoreWasDownIsForeignToTheHoldersLaterRewrite() throws Exception {
+        Clone human = seeded("human");
+        Grant g = acquire("agent-a");
+        Clone a = repo.clone("agent-a");
+        String x = a.sync("main").commit("X, under the lease");
+        assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok());
+        outage(() -> {
+            human.sync("main").commit("H, while the store is down");
+            Run ff = human.push(List.of(), "HEAD:" + MAIN);
+            assertTrue(ff.ok(), "a fast-forward follows on-store-down = accept:\n" + ff.err());
+        });
+        String h = repo.tip(MAIN);
+        ageLastAdmission(MAIN);
+        a.reset(x).commit("the holder rewrites H away");
+        assertFenced(a.push(opts(g), "+HEAD:" + MAIN), "foreign-overwrite");
+        assertEquals(h, repo.tip(MAIN), "H is still there");
+        a.sync("main").commit("the holder builds on H");
+        Run on = a.push(opts(g), "HEAD:" + MAIN);
+        assertTrue(on.ok(), "building on it is the holder's to do:\n" + on.err());
+        String mine = repo.tip(MAIN);
+        ageLastAdmission(MAIN);
+        a.reset(x).commit("and then drops H with its own commit");
+        assertFenced(a.push(opts(g), "+HEAD:" + MAIN), "foreign-overwrite");
+        assertEquals(mine, repo.tip(MAIN));
+    }
+
+    @Test
+    void aLandingThePostReceiveMissedCountsOnceTheRefHasMovedPastIt() throws Exception {
+        Clone human = seeded("human");
+        String seed = repo.tip(MAIN);
+        Grant g = acquire("agent-a");
+        Clone a = repo.clone("agent-a");
+        String x = a.sync("main").commit("X, under the lease");
+        Path postReceive = repo.bare().resolve("hooks").resolve("post-receive");
+        Path aside = repo.bare().resolve("post-receive.aside");
+        boolean hadPostReceive = Files.exists(postReceive);
+        if (hadPostReceive) {
+            // A post-receive that did not run (killed, timed out, the store down for it).
+            Files.move(postReceive, aside);
+        }
+        try {
+            assertTrue(a.push(opts(g), "HEAD:" + MAIN).ok());
+        } finally {
+            if (hadPostReceive) {
+                Files.move(aside, postReceive);
+            }
+        }
+        outage(() -> {
+            human.sync("main").commit("H, while the store is down");
+            Run ff = human.push(List.of(), "HEAD:" + MAIN);
+            assertTrue(ff.ok(), ff.err());
+        });
+        String h = repo.tip(MAIN);
+        human.reset(seed).commit("a tokenless rewrite that drops X");
+        assertFenced(human.push(List.of(), "+HEAD:" + MAIN), "tokenless-overwrite");
+        assertEquals(h, repo.tip(MAIN));
+        assertTrue(
+                ledger().stream().noneMatch(e -> e.type() == EventType.UNLANDED && x.equals(e.newSha())),
+                "X landed, and is not recorded as unlanded: " + ledger());
     }
 
     @Test

@@ -33,6 +33,21 @@ class RedisPreReceiveTest extends PreReceiveEndToEndTest {
         redis.server().restart();
     }
 
+    /** A stall: every client's commands wait (CLIENT PAUSE) for longer than the hook's store timeout. */
+    @Override
+    void outage(Outage during) throws Exception {
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(3_000);
+        redis.server().command("CLIENT", "PAUSE", "3000", "ALL");
+        try {
+            during.run();
+        } finally {
+            long left = until - System.nanoTime();
+            if (left > 0) {
+                Thread.sleep(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left) + 50);
+            }
+        }
+    }
+
     /**
      * The incident on a Redis with snapshot-only persistence: A's grant is newer than the last snapshot,
      * the server crashes and comes back from it, and the same token number would go to B. The restart

@@ -44,4 +44,11 @@ class SentinelPreReceiveTest extends PreReceiveEndToEndTest {
     void repairStore() {
         cluster.restartEmpty(cluster.dataPorts().get(0));
     }
+
+    /** This cluster's outage is a failover to an empty server (a new generation): none that keeps the data. */
+    @Override
+    void outage(Outage during) {
+        org.junit.jupiter.api.Assumptions.abort(
+                "an outage that keeps the data is shown on the single Redis (RedisPreReceiveTest)");
+    }
 }
