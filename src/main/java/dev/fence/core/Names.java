@@ -4,7 +4,8 @@ package dev.fence.core;
  * Validation of the names users give fence: resources, holders, repo ids and pushers.
  *
  * <p>A name is 1 to {@value #MAX_LENGTH} characters long and contains no control characters (so it
- * can never split a log line, a FENCED line or a ledger row) and no whitespace at either end.
+ * can never split a log line, a FENCED line or a ledger row), no unpaired surrogates (which no store can
+ * write as themselves) and no whitespace at either end.
  */
 public final class Names {
     /** Longest accepted name, in characters. */
@@ -31,6 +32,16 @@ public final class Names {
             if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
                 throw new InvalidInputException(what + " contains a control character (U+"
                         + String.format("%04X", (int) c) + ") at position " + i);
+            }
+            // A lone surrogate (JSON's "\ud800") is no character: every store writes it as '?', so two
+            // names that differ only there would be one lock and one ledger name.
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new InvalidInputException(what + " contains an unpaired surrogate (U+"
+                        + String.format("%04X", (int) c) + ") at position " + i + ", which is not a character");
             }
         }
         if (Character.isWhitespace(value.charAt(0)) || Character.isWhitespace(value.charAt(value.length() - 1))) {

@@ -30,6 +30,10 @@ class ResourcesTest {
         assertThrows(InvalidInputException.class, () -> Resources.forRef("r", "a..b"));
         assertThrows(InvalidInputException.class, () -> Names.require("resource", "x".repeat(513)));
         assertThrows(InvalidInputException.class, () -> Names.require("resource", "tab\there"));
+        assertThrows(InvalidInputException.class, () -> Names.require("resource", "d\ud800"));
+        assertThrows(InvalidInputException.class, () -> Names.require("holder", "\udbffx"));
+        assertThrows(InvalidInputException.class, () -> Names.require("holder", "x\udc00y"));
+        assertEquals("d\ud83d\ude00", Names.require("resource", "d\ud83d\ude00"), "a pair is one character");
         assertThrows(InvalidInputException.class, () -> Durations.parsePositive("--ttl", "-1"));
         assertThrows(InvalidInputException.class, () -> Durations.parsePositive("--ttl", "0"));
         assertThrows(InvalidInputException.class, () -> Durations.parsePositive("--ttl", "0s"));

@@ -96,6 +96,28 @@ class AgentApiTest {
     }
 
     @Test
+    void namesWithALoneSurrogateAreRefusedNotFoldedIntoAnother() throws Exception {
+        // As JSON sends them: two names that a store would both write as "d?".
+        for (String name : new String[] {"d\\ud800", "d\\udbff"}) {
+            var r = t.post(
+                    "/v1/leases/acquire",
+                    agentA,
+                    JSON,
+                    "{\"resource\":\"" + name + "\",\"holder\":\"agent-a\",\"ttl\":\"1m\"}");
+            assertEquals(400, r.status(), r.body());
+            assertTrue(r.body().contains("unpaired surrogate"), r.body());
+        }
+        var holder = t.post(
+                "/v1/leases/acquire",
+                admin,
+                JSON,
+                "{\"resource\":\"surrogates\",\"holder\":\"agent-a\\udc00\",\"ttl\":\"1m\"}");
+        assertEquals(400, holder.status(), holder.body());
+        JsonNode paired = acquire(agentA, "d\\ud83d\\ude00", "agent-a", SHA1);
+        assertEquals("d\ud83d\ude00", paired.get("resource").asText(), "a pair is kept as it was sent");
+    }
+
+    @Test
     void theProofGoesOnlyToTheHolderOfTheCurrentGrant() throws Exception {
         String r = "git:app:refs/heads/proof";
         JsonNode g = acquire(agentA, r, "agent-a", SHA1);
