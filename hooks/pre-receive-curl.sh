@@ -311,6 +311,10 @@ case "$budget" in
   *) whole=$budget frac=000 ;;
 esac
 budget_ms=$((10#$whole * 1000 + 10#${frac:0:3}))
+# The largest answer taken from a server: fence serve keeps a text verdict's lines under 192 KiB (the
+# rest it counts in a last line). A larger answer is not fence's, and bash reads a socket a byte per
+# system call: 256 KiB costs it most of a second.
+max_answer=262144
 # Milliseconds since the epoch into now, without starting date where bash has EPOCHREALTIME (5.0+).
 now_ms() {
   if [ -n "${EPOCHREALTIME:-}" ]; then
@@ -419,7 +423,7 @@ if [ -n "$early_for" ] && answer $early_for; then facts+=("fact=$first_old $firs
 # Asks with curl; sets response to the body, a newline and the HTTP status.
 ask_curl() {
   local request=(curl -sS -X POST --max-time "$1" --connect-timeout "$2" -H 'Accept: text/plain' -H 'Expect:'
-    -w '\n%{http_code}') field rc problem
+    --max-filesize "$max_answer" -w '\n%{http_code}') field rc problem
   for field in "${fields[@]}" "${facts[@]}" "nonce=$nonce"; do request+=(--data-urlencode "$field"); done
   if [ -n "$tmp" ]; then
     request+=(--data-urlencode "stdin@$tmp")
@@ -437,8 +441,9 @@ ask_curl() {
         problem=${response##*curl: }
         problem=${problem%%$'\n'*} ;;
     esac
-    # 8: not an HTTP answer; 18: the answer ended before its Content-Length; 61: an encoding never asked for.
-    case $rc in 8 | 18 | 61) bad_reply "curl exit $rc: $problem" ;; esac
+    # 8: not an HTTP answer; 18: the answer ended before its Content-Length; 61: an encoding never asked for;
+    # 63: an answer declared larger than max_answer.
+    case $rc in 8 | 18 | 61 | 63) bad_reply "curl exit $rc: $problem" ;; esac
     server_down "curl exit $rc: $problem"
   fi
 }
@@ -469,9 +474,10 @@ ask_tcp() {
   printf '%s' "$request" >&"$sock" 2> /dev/null
   trap - PIPE
   # -N reads in blocks until the server closes (-d '' would read a byte per system call).
-  IFS= read -r -N 1048576 -t "$1" -u "$sock" reply
+  IFS= read -r -N $((max_answer + 1)) -t "$1" -u "$sock" reply
   rc=$?
   exec {sock}<&-
+  [ "${#reply}" -le "$max_answer" ] || bad_reply "an answer of more than $max_answer bytes"
   [ "$rc" -le 128 ] || server_down "no answer within the ${budget}s budget"
   [ -n "$reply" ] || server_down "the fence server closed the connection without an answer"
   head=${reply%%$'\r\n\r\n'*}
@@ -506,8 +512,9 @@ new_nonce() {
 
 # Text from the server, fit to show in one line of a message: printable, at most 120 characters.
 shown() {
-  local t=${1//[^[:print:]]/?}
-  printf '%s' "${t:0:120}"
+  local t=${1:0:120}
+  t=${t//[^[:print:]]/?}
+  printf '%s' "$t"
 }
 
 # Sets max_time (what is left of the budget, in seconds) and connect (curl's connect timeout); a budget
@@ -533,12 +540,18 @@ for round in 1 2 3 4 5; do
     time_left
     ask_curl "$max_time" "$connect"
   fi
-  status=${response##*$'\n'}
-  body=${response%$'\n'*}
-  first=${body%%$'\n'*}
+  # An answer without Content-Length may still run past max_answer (curl before 8.4 checks only a declared
+  # length). Below, only offsets and the first line's pattern: suffix patterns on a long answer cost bash
+  # time that grows with the square of its length.
+  [ "${#response}" -le $((max_answer + 4)) ] || bad_reply "an answer of more than $max_answer bytes"
+  status=${response:${#response}-3}
+  body=${response:0:${#response}-4}
+  # A verdict's first line is short; one longer than 256 bytes is no verdict (and stays cut there).
+  first=${body:0:256}
+  first=${first%%$'\n'*}
   rest=""
-  [ "$first" != "$body" ] && rest=${body#*$'\n'}
-  rest=${rest%$'\n'}
+  [ "${body:${#first}:1}" = $'\n' ] && rest=${body:${#first}+1}
+  [ "${rest:${#rest}-1}" = $'\n' ] && rest=${rest:0:${#rest}-1}
   case "$status" in
     200) ;;
     5?? | 408) server_down "HTTP $status: $(shown "${rest:-$first}")" ;;

@@ -90,7 +90,7 @@ final class HookApi {
             } else {
                 out.append(accepted ? "accept\n" : "reject\n");
             }
-            j.result().lines().forEach(l -> out.append(l).append('\n'));
+            VerdictFormat.appendLines(out, j.result().lines());
             return Reply.text(200, out.toString());
         }
         Map<String, Object> m = Json.object();
@@ -115,7 +115,7 @@ final class HookApi {
         if (call.wantsText()) {
             StringBuilder out = new StringBuilder(
                     push.nonce() != null ? VerdictFormat.verdictLine(push.nonce(), 0) + "\n" : "ok\n");
-            lines.forEach(l -> out.append(l).append('\n'));
+            VerdictFormat.appendLines(out, lines);
             return Reply.text(200, out.toString());
         }
         Map<String, Object> m = Json.object();

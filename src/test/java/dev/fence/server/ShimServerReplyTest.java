@@ -253,6 +253,35 @@ class ShimServerReplyTest {
         }
     }
 
+    /**
+     * Megabytes of answer, with or without a length, with or without a verdict ahead of them: refused as no
+     * verdict within the budget on every path (bash's suffix patterns on such a string once took minutes).
+     */
+    @Test
+    void anOversizedAnswerIsRefusedWithinTheBudgetOnEveryPath() throws Exception {
+        String filler = "A".repeat(2 << 20);
+        Map<String, Function<FakeHttpServer.Received, byte[]>> replies = new LinkedHashMap<>();
+        replies.put("a page with no line end", r -> FakeHttpServer.response(200, "text/html", "<html>" + filler));
+        replies.put("a verdict, then filler", r -> FakeHttpServer.response(200, "text/plain", verdict(r, 0) + filler));
+        replies.put("a verdict, then filler of no declared length", r -> ("HTTP/1.0 200 OK\r\nContent-Type: text/plain"
+                        + "\r\nConnection: close\r\n\r\n" + verdict(r, 0) + filler)
+                .getBytes(StandardCharsets.UTF_8));
+        List<String> failures = new ArrayList<>();
+        for (var reply : replies.entrySet()) {
+            try (FakeHttpServer fake = FakeHttpServer.start(reply.getValue())) {
+                for (Transport via : Transport.values()) {
+                    Run r = shim(via, Map.of("FENCE_SERVER", fake.url(), "FENCE_SHIM_BUDGET", "2"), 15_000);
+                    if (r.exit() != 1 || !r.err().contains("reason=bad-server-reply") || r.millis() > 3_000) {
+                        failures.add(reply.getKey() + " via " + via + ": exit " + r.exit() + " after " + r.millis()
+                                + " ms\n"
+                                + r.err().substring(0, Math.min(400, r.err().length())));
+                    }
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n---\n", failures));
+    }
+
     @Test
     void aServerWhoseAcceptQueueIsFullCostsTheBudgetOnEveryPath() throws Exception {
         try (FullBacklog full = new FullBacklog()) {

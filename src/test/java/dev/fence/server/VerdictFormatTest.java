@@ -63,6 +63,29 @@ class VerdictFormatTest {
     }
 
     @Test
+    void aTextVerdictOfThousandsOfRefusalsStaysWithinWhatTheShimReads() {
+        StringBuilder stdin = new StringBuilder();
+        for (int i = 0; i < 2_000; i++) {
+            stdin.append("0".repeat(40))
+                    .append(' ')
+                    .append("4".repeat(40))
+                    .append(" refs/heads/many-")
+                    .append(i)
+                    .append('\n');
+        }
+        var refused = t.post("/v1/hook/pre-receive", hook, FORM, form(stdin.toString(), "bot-1", NONCE), "text/plain");
+        assertEquals(200, refused.status());
+        String body = refused.body();
+        assertTrue(body.startsWith("fence-verdict/1 nonce=" + NONCE + " exit=1\nFENCED "), body.substring(0, 200));
+        int bytes = body.getBytes(StandardCharsets.UTF_8).length;
+        assertTrue(bytes < 256 * 1024, "the shim reads at most 256 KiB: " + bytes);
+        String last = body.substring(body.lastIndexOf('\n', body.length() - 2) + 1);
+        assertTrue(
+                last.matches("fence: \\d+ more lines of this answer are not shown; fence audit lists every decision\n"),
+                last);
+    }
+
+    @Test
     void anAncestryQuestionStartsWithTheVersionAndTheNonceToo() throws Exception {
         String agent = t.add("agent-a", Role.AGENT);
         var grant = t.post(

@@ -1,5 +1,7 @@
 package dev.fence.server.client;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -19,6 +21,9 @@ import java.util.regex.Pattern;
  * A hook accepts a push only on status 200 with that first line (or those fields) for its own nonce and
  * exit 0; anything else refuses it ({@code reason=bad-server-reply}), whatever the server-down policy
  * says. Requests without a nonce get the unversioned answer of earlier versions.
+ *
+ * <p>A text answer's lines take at most {@link #MAX_TEXT_LINES_BYTES} bytes ({@link #appendLines}): the curl
+ * shim takes no answer over 256 KiB, which bash could not read within its budget.
  */
 public final class VerdictFormat {
     /** The version tag. */
@@ -27,7 +32,29 @@ public final class VerdictFormat {
     /** What a nonce may be: 16 to 128 of {@code A-Z a-z 0-9 - _}. */
     public static final Pattern NONCE = Pattern.compile("[A-Za-z0-9_-]{16,128}");
 
+    /** Most bytes of lines a text answer carries after its first line; the rest are counted, not shown. */
+    public static final int MAX_TEXT_LINES_BYTES = 192 * 1024;
+
     private VerdictFormat() {}
+
+    /**
+     * Appends {@code lines}, each with its newline, while they fit in {@link #MAX_TEXT_LINES_BYTES}; when
+     * some do not, one last line says how many were left out and where every decision is.
+     */
+    public static void appendLines(StringBuilder out, List<String> lines) {
+        int bytes = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i);
+            bytes += l.getBytes(StandardCharsets.UTF_8).length + 1;
+            if (bytes > MAX_TEXT_LINES_BYTES) {
+                out.append("fence: ")
+                        .append(lines.size() - i)
+                        .append(" more lines of this answer are not shown; fence audit lists every decision\n");
+                return;
+            }
+            out.append(l).append('\n');
+        }
+    }
 
     /** The first line of a text verdict. */
     public static String verdictLine(String nonce, int exitCode) {
