@@ -106,6 +106,10 @@ final class AuditApi {
      * @throws InvalidInputException when more would be answered than one answer carries
      */
     private List<LedgerEvent> bounded(LedgerQuery query, String instead) {
+        if (query.since() != null && query.until() != null && query.until().isBefore(query.since())) {
+            // As the incident page says: an empty answer would read as "nothing happened".
+            throw new InvalidInputException("until (" + query.until() + ") is before since (" + query.since() + ")");
+        }
         if (query.limit() > MAX_ANSWER_EVENTS) {
             throw new InvalidInputException("limit is at most " + MAX_ANSWER_EVENTS + " events per request; got "
                     + query.limit() + "; " + instead);

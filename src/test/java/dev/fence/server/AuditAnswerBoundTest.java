@@ -94,6 +94,18 @@ class AuditAnswerBoundTest {
     }
 
     @Test
+    void aWindowThatEndsBeforeItStartsIsRefusedNotAnsweredEmpty() {
+        var r = t.get(
+                "/v1/audit?resource=db/big&since=" + seeded.plusMillis(500) + "&until=" + seeded.plusMillis(499),
+                auditor,
+                null);
+        assertEquals(400, r.status(), r.body());
+        assertTrue(r.body().contains("is before since"), r.body());
+        var ages = t.get("/v1/audit?since=1h&until=" + seeded.minusSeconds(7200), auditor, null);
+        assertEquals(400, ages.status(), ages.body());
+    }
+
+    @Test
     void allOfWhatFitsIsAnsweredAndALimitBelowTheBoundAsBefore() {
         var small = t.get("/v1/audit?resource=db/small&limit=0", auditor, null);
         assertEquals(200, small.status(), small.body());
