@@ -149,9 +149,11 @@ public final class LeaseService implements LeaseOperations {
     @Override
     public Status status(String resource) {
         Names.require("resource", resource);
-        Instant now = clock.instant();
-        StoreIdentity identity = store.identity(Identities.candidate(now));
+        StoreIdentity identity = store.identity(Identities.candidate(clock.instant()));
         ResourceState s = store.snapshot(List.of(resource)).get(resource);
+        // Read after the snapshot: a lease the store still had then is judged live by the clock that set
+        // its end, not by this process's, which may be far off.
+        Instant now = store.now().orElseGet(clock::instant);
         return new Status(s == null ? ResourceState.empty(resource) : s, identity.generation(), now);
     }
 

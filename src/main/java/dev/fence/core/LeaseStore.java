@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -106,6 +107,15 @@ public interface LeaseStore extends AutoCloseable {
 
     /** Reads the state of each resource in one consistent snapshot; unknown ones come back {@link ResourceState#empty}. */
     Map<String, ResourceState> snapshot(Collection<String> resources);
+
+    /**
+     * The store's own time now, where its lease times come from a clock of its own (Redis {@code TIME},
+     * PostgreSQL's clock), so that a caller judges whether a lease is live by the clock that set its end;
+     * empty for a store on its callers' clock (SQLite, or a store opened for a test clock).
+     */
+    default Optional<Instant> now() {
+        return Optional.empty();
+    }
 
     /**
      * The identity of {@code generation}, which a call such as {@link #acquire} just reported as current:

@@ -67,6 +67,11 @@ final class SharedStore implements LeaseStore {
     }
 
     @Override
+    public java.util.Optional<java.time.Instant> now() {
+        return store.now();
+    }
+
+    @Override
     public StoreIdentity identityOf(String generation, java.util.function.Supplier<StoreIdentity> candidate) {
         return store.identityOf(generation, candidate);
     }

@@ -44,6 +44,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -1473,6 +1474,15 @@ public final class PostgresLeaseStore implements LeaseStore {
             }
             return Duration.ofMillis(retentionMillis(tx));
         });
+    }
+
+    /** {@inheritDoc} The database's clock, one round trip. */
+    @Override
+    public Optional<Instant> now() {
+        if (callerClock) {
+            return Optional.empty();
+        }
+        return Optional.of(Instant.ofEpochMilli(run("read the clock", tx -> nowMillis(null, tx))));
     }
 
     /**

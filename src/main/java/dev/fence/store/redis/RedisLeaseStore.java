@@ -36,6 +36,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -1116,6 +1117,18 @@ public final class RedisLeaseStore implements LeaseStore {
     /** For scripts that append callers' events: empty to have the server's clock set their times, else kept. */
     private String clockFlag() {
         return options.callerClock() ? "caller" : "";
+    }
+
+    /** {@inheritDoc} {@code TIME}, one round trip. */
+    @Override
+    public Optional<Instant> now() {
+        if (options.callerClock()) {
+            return Optional.empty();
+        }
+        List<?> time = list(call("time", c -> RedisConnections.call(c.verified(), Protocol.Command.TIME, List.of())));
+        long seconds = Long.parseLong(RedisCodec.string(time.get(0)));
+        long micros = Long.parseLong(RedisCodec.string(time.get(1)));
+        return Optional.of(Instant.ofEpochSecond(seconds, micros * 1_000));
     }
 
     /** The generation last read, or empty when none is cached (a commit of events alone then conflicts). */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import dev.fence.core.EventType;
 import dev.fence.core.Identities;
 import dev.fence.core.InternalException;
 import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
@@ -30,6 +32,7 @@ import dev.fence.testing.ProcessTest;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -87,6 +90,20 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
     @Override
     protected LeaseStore openStore(StoreOptions options) {
         return PostgresLeaseStore.open(url(), options.withCallerClock());
+    }
+
+    @Test
+    void aLeaseIsLiveOrNotByTheDatabasesClockWhateverTheCallersSays() {
+        try (LeaseStore own = PostgresLeaseStore.open(url(), StoreOptions.defaults())) {
+            Clock real = Clock.systemUTC();
+            new LeaseService(own, real).acquire("live", "alice", Duration.ofMinutes(2), null);
+            for (Duration skew : List.of(Duration.ofDays(365), Duration.ofDays(-365))) {
+                var status = new LeaseService(own, Clock.offset(real, skew)).status("live");
+                assertNotNull(status.liveLease(), "a client " + skew + " off still sees alice's lease as live");
+            }
+            Instant db = own.now().orElseThrow();
+            assertTrue(Duration.between(Instant.now(), db).abs().toSeconds() < 60, "clock: " + db);
+        }
     }
 
     /** Drops the schema under the open stores, as a restore into an empty database would leave them. */

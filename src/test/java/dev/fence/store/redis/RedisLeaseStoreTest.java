@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +19,7 @@ import dev.fence.core.InternalException;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseCheck;
+import dev.fence.core.LeaseService;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.core.ObjectIds;
@@ -31,6 +33,7 @@ import dev.fence.store.StoreOptions;
 import dev.fence.testing.PrivateRedis;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -997,6 +1000,25 @@ class RedisLeaseStoreTest {
                     AcquireResult.Busy.class,
                     fast.acquire("r", "bob", TTL, yearAhead, null, Identities.candidate(yearAhead)));
             assertInstanceOf(LeaseCheck.Ok.class, honest.renew("r", "alice", g.token(), TTL, real));
+        }
+    }
+
+    @Test
+    void aLeaseIsLiveOrNotByTheServersClockWhateverTheCallersSays() {
+        try (RedisLeaseStore store = RedisLeaseStore.open(redis.server().url(), StoreOptions.defaults())) {
+            Clock real = Clock.systemUTC();
+            new LeaseService(store, real).acquire("live", "alice", Duration.ofMinutes(2), null);
+            for (Duration skew : List.of(Duration.ofDays(365), Duration.ofDays(-365))) {
+                var status = new LeaseService(store, Clock.offset(real, skew)).status("live");
+                assertNotNull(status.liveLease(), "a client " + skew + " off still sees alice's lease as live");
+                assertTrue(
+                        Duration.between(Instant.now(), status.at()).abs().compareTo(Duration.ofMinutes(1)) < 0,
+                        "read at the server's time: " + status.at());
+            }
+            Instant server = store.now().orElseThrow();
+            assertTrue(
+                    Duration.between(Instant.now(), server).abs().compareTo(Duration.ofMinutes(1)) < 0,
+                    "TIME: " + server);
         }
     }
 
