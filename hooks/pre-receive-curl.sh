@@ -159,6 +159,10 @@ find_fenced() {
     patterns=('*')
   fi
   [ -n "$tmp" ] && all=$(cat "$tmp")
+  # fence install writes a pattern's '?' as '@(?)': one UTF-8 character other than '/', which in the C
+  # locale is one to four bytes (the Java hook counts characters).
+  local one=$'@([0-~!-.]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf][\x80-\xbf]|[\xf0-\xf4][\x80-\xbf][\x80-\xbf][\x80-\xbf])'
+  for p in "${!patterns[@]}"; do patterns[p]=${patterns[p]//'@(?)'/$one}; done
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
     for p in "${patterns[@]}"; do

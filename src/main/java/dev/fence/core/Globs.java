@@ -2,8 +2,8 @@ package dev.fence.core;
 
 /**
  * Glob matching for ref and pusher patterns: {@code *} matches any run of characters other than
- * {@code /}, {@code **} matches any run including {@code /}, {@code ?} one character other than {@code
- * /}; everything else is literal.
+ * {@code /}, {@code **} matches any run including {@code /}, {@code ?} one character (code point) other
+ * than {@code /}; everything else is literal.
  */
 public final class Globs {
     private Globs() {}
@@ -19,7 +19,8 @@ public final class Globs {
             if (c == '*') {
                 boolean deep = pi + 1 < p.length() && p.charAt(pi + 1) == '*';
                 int next = pi + (deep ? 2 : 1);
-                for (int k = ti; k <= t.length(); k++) {
+                // Character by character: a run never ends inside a surrogate pair.
+                for (int k = ti; k <= t.length(); k += k < t.length() ? Character.charCount(t.codePointAt(k)) : 1) {
                     if (match(p, next, t, k)) {
                         return true;
                     }
@@ -32,7 +33,16 @@ public final class Globs {
             if (ti >= t.length()) {
                 return false;
             }
-            if (c == '?' ? t.charAt(ti) == '/' : c != t.charAt(ti)) {
+            if (c == '?') {
+                // One character, as the shim counts it: a pair of surrogates is one.
+                if (t.charAt(ti) == '/') {
+                    return false;
+                }
+                pi++;
+                ti += Character.charCount(t.codePointAt(ti));
+                continue;
+            }
+            if (c != t.charAt(ti)) {
                 return false;
             }
             pi++;

@@ -34,6 +34,9 @@ import java.util.List;
  */
 public record ShimSettings(FencePolicy policy, String repoId, String repoIdVariable) {
 
+    /** What {@code ?} becomes in a pattern; the shim expands it to one UTF-8 character other than {@code /}. */
+    static final String ONE_CHARACTER = "@(?)";
+
     /** The settings lines, {@code KEY=VALUE}, with a comment saying where they come from. */
     List<String> lines() {
         List<String> out = new ArrayList<>();
@@ -57,8 +60,9 @@ public record ShimSettings(FencePolicy policy, String repoId, String repoIdVaria
 
     /**
      * A fenced-ref glob ({@link dev.fence.core.Globs}) as a bash extglob pattern that matches the same ref
-     * names: {@code **} as {@code *}, {@code *} as {@code *([!/])}, {@code ?} as {@code [!/]}, and every
-     * other character literal (bash's pattern characters escaped).
+     * names: {@code **} as {@code *}, {@code *} as {@code *([!/])}, {@code ?} as {@link #ONE_CHARACTER}
+     * (which the shim expands to one UTF-8 character other than {@code /}), and every other character
+     * literal (bash's pattern characters escaped).
      *
      * @throws ConfigException for a pattern with white space, which the shim's list cannot hold (no ref
      *     name has any)
@@ -76,7 +80,10 @@ public record ShimSettings(FencePolicy policy, String repoId, String repoIdVaria
             } else if (c == '*') {
                 out.append("*([!/])");
             } else if (c == '?') {
-                out.append("[!/]");
+                // One character, not one byte: the shim matches in the C locale, where a character of a
+                // UTF-8 ref name is one to four bytes. It replaces this mark (which no escaped literal
+                // can spell: '(' and ')' are always escaped) with a pattern of the UTF-8 sequences.
+                out.append(ONE_CHARACTER);
             } else if ("\\[]()|@!+'\"$`{}&;<>#~^=".indexOf(c) >= 0) {
                 out.append('\\').append(c);
             } else {

@@ -17,4 +17,13 @@ class GlobsTest {
         assertFalse(Globs.matches("bot-*", "robot-7"));
         assertTrue(Globs.matches("refs/heads/release-?", "refs/heads/release-1"));
     }
+
+    @Test
+    void aQuestionMarkIsOneCharacterEvenBeyondTheBasicPlane() {
+        assertTrue(Globs.matches("refs/heads/r?", "refs/heads/r\ud83d\ude00"));
+        assertFalse(Globs.matches("refs/heads/r??", "refs/heads/r\ud83d\ude00"));
+        assertTrue(Globs.matches("refs/heads/r?x", "refs/heads/r\ud83d\ude00x"));
+        assertTrue(Globs.matches("refs/heads/*?", "refs/heads/a\ud83d\ude00"));
+        assertFalse(Globs.matches("refs/heads/r?", "refs/heads/r/"));
+    }
 }

@@ -8,6 +8,8 @@ import dev.fence.core.Globs;
 import dev.fence.testing.ProcessTest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,10 @@ class ShimSettingsTest {
             "refs/heads/*/wip/**",
             "refs/heads/a(b)+c@!|x{y}$z",
             "refs/heads/**/x",
-            "refs/tags/v*");
+            "refs/tags/v*",
+            "refs/heads/r?",
+            "refs/heads/r??",
+            "refs/heads/r*");
 
     private static final List<String> REFS = List.of(
             "refs/heads/main",
@@ -44,27 +49,47 @@ class ShimSettingsTest {
             "refs/tags/v1/2",
             "refs/notes/commits",
             "refs/heads/",
+            "refs/heads/r\u00e9",
+            "refs/heads/r\u00e9\u00e9",
+            "refs/heads/r\u65e5",
+            "refs/heads/r\ud83d\ude00",
+            "refs/heads/rab",
+            "refs/heads/ra",
+            "refs/heads/r",
             "HEAD");
 
     @Test
     void bashMatchesTheRefsTheJavaGlobsMatch() throws Exception {
         StringBuilder script = new StringBuilder("shopt -s extglob\nexport LC_ALL=C\n");
+        // The shim's own expansion of '?' (fence install writes it as a mark), taken from the script.
+        String one = Files.readAllLines(Path.of("hooks/pre-receive-curl.sh")).stream()
+                .map(String::strip)
+                .filter(l -> l.startsWith("local one="))
+                .findFirst()
+                .orElseThrow()
+                .substring("local ".length());
+        script.append(one).append('\n');
         List<String> expected = new ArrayList<>();
         for (String p : PATTERNS) {
             String bash = ShimSettings.bashPattern(p);
-            // As the shim reads it: a word of a line, then a pattern from a variable.
+            // As the shim reads it: a word of a line, its '?' marks expanded, then a pattern from a variable.
             script.append("read -r -a ps <<'EOP'\n").append(bash).append("\nEOP\n");
+            script.append("ps[0]=${ps[0]//'").append(ShimSettings.ONE_CHARACTER).append("'/$one}\n");
             for (String ref : REFS) {
                 script.append("r='").append(ref.replace("'", "'\\''")).append("'\n");
                 script.append("if [[ \"$r\" == ${ps[0]} ]]; then echo yes; else echo no; fi\n");
                 expected.add(p + " " + ref + " " + (Globs.matches(p, ref) ? "yes" : "no"));
             }
         }
-        Process bash = new ProcessBuilder("bash", "-c", script.toString())
+        // A file, not an argument: ref names with characters beyond ASCII go to bash as their UTF-8 bytes.
+        Path file = Files.createTempFile("globs", ".sh");
+        Files.writeString(file, script, StandardCharsets.UTF_8);
+        Process bash = new ProcessBuilder("bash", file.toString())
                 .redirectErrorStream(true)
                 .start();
         String out = new String(bash.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         bash.waitFor(10, TimeUnit.SECONDS);
+        Files.delete(file);
         String[] said = out.split("\n");
         List<String> got = new ArrayList<>();
         int i = 0;
