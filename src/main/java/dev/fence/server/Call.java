@@ -100,6 +100,25 @@ final class Call {
         return (semi < 0 ? ct : ct.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
     }
 
+    /** The {@code charset} parameter of {@code Content-Type}, lower case and unquoted, or null. */
+    private String charset() {
+        String ct = header("Content-Type");
+        if (ct == null) {
+            return null;
+        }
+        for (String param : ct.split(";")) {
+            String p = param.strip();
+            if (p.regionMatches(true, 0, "charset=", 0, "charset=".length())) {
+                String value = p.substring("charset=".length()).strip();
+                if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                    value = value.substring(1, value.length() - 1);
+                }
+                return value.toLowerCase(Locale.ROOT);
+            }
+        }
+        return null;
+    }
+
     /** Sets the body, once read. */
     void body(byte[] bytes) {
         this.body = bytes;
@@ -179,6 +198,11 @@ final class Call {
     Params params() {
         if (method().equals("GET")) {
             return Params.of(query());
+        }
+        String charset = charset();
+        if (charset != null && !charset.equals("utf-8") && !charset.equals("us-ascii")) {
+            // Bodies are read as UTF-8 (JSON is UTF-8 by its RFC): another charset would be misread, not refused.
+            throw new HttpError(415, "send the body in UTF-8, not charset=" + charset);
         }
         return switch (contentType()) {
             case "application/json", "" -> Params.of(json());

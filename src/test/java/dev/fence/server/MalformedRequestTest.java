@@ -143,6 +143,14 @@ class MalformedRequestTest {
         c.add(post("a form value that is not UTF-8", PRE, hook, FORM, "stdin=%C3%28", 400, "UTF-8"));
         c.add(post("a form field given twice", PRE, hook, FORM, "stdin=a&stdin=b", 400, "'stdin'"));
         c.add(post("a content type that is neither", PRE, hook, "text/xml", "<push/>", 415, "application/json"));
+        c.add(post(
+                "a charset other than UTF-8",
+                ACQUIRE,
+                agent,
+                "application/json; charset=iso-8859-1",
+                "{\"resource\":\"db/x\",\"holder\":\"agent-a\",\"ttl\":\"1m\"}",
+                415,
+                "UTF-8"));
         c.add(raw(
                 "a Content-Length that is not a number",
                 "POST " + PRE + " HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + hook
