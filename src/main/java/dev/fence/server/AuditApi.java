@@ -73,7 +73,7 @@ final class AuditApi {
     }
 
     Reply query(Call call) {
-        Form q = call.query();
+        Form q = known(call.query(), QUERY_PARAMETERS);
         Set<EventType> types = EnumSet.noneOf(EventType.class);
         String typeList = q.get("type");
         if (typeList != null && !typeList.isEmpty()) {
@@ -193,6 +193,7 @@ final class AuditApi {
 
     Reply timeline(Call call) {
         Form q = call.query();
+        known(q, TIMELINE_PARAMETERS);
         String resource = Params.of(q).resource();
         LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
         return events(call, bounded(query, NARROW_TIMELINE));
@@ -220,7 +221,7 @@ final class AuditApi {
     }
 
     private Reply grantsOf(Call call) {
-        Form q = call.query();
+        Form q = known(call.query(), GRANTS_PARAMETERS);
         String holder = Names.require("holder", required(q, "holder"));
         if (call.caller().role() == Role.AGENT) {
             LeaseApi.authorize(call, holder, metrics);
@@ -232,6 +233,25 @@ final class AuditApi {
         LedgerQuery query = new LedgerQuery(
                 resource, null, null, holder, since(q.get("since")), Set.of(EventType.GRANT), limit(q.get("limit")));
         return events(call, calls.call("grants", () -> store.query(query)));
+    }
+
+    private static final Set<String> QUERY_PARAMETERS =
+            Set.of("resource", "repo", "ref", "holder", "type", "rejected", "since", "until", "limit");
+    private static final Set<String> TIMELINE_PARAMETERS = Set.of("resource", "repo", "ref", "since");
+    private static final Set<String> GRANTS_PARAMETERS = Set.of("holder", "resource", "repo", "ref", "since", "limit");
+
+    /**
+     * {@code q}, when it names only {@code allowed} parameters: a misspelt filter ({@code resouce=}) would
+     * otherwise be dropped, and the answer would be every event instead of none.
+     */
+    private static Form known(Form q, Set<String> allowed) {
+        for (String name : q.names()) {
+            if (!allowed.contains(name)) {
+                throw new InvalidInputException("unknown query parameter '" + name + "'; this route takes "
+                        + String.join(", ", new java.util.TreeSet<>(allowed)));
+            }
+        }
+        return q;
     }
 
     private static String required(Form q, String name) {

@@ -106,6 +106,19 @@ class AuditAnswerBoundTest {
     }
 
     @Test
+    void aMisspeltFilterIsRefusedNotDroppedIntoAnAnswerOfEverything() {
+        for (String path : new String[] {
+            "/v1/audit?resouce=db/big&limit=10",
+            "/v1/audit/timeline?resource=db/big&limt=10",
+            "/v1/leases/grants?holder=agent-a&sinse=1h"
+        }) {
+            var r = t.get(path, auditor, null);
+            assertEquals(400, r.status(), path + ": " + r.body());
+            assertTrue(r.body().contains("unknown query parameter"), r.body());
+        }
+    }
+
+    @Test
     void allOfWhatFitsIsAnsweredAndALimitBelowTheBoundAsBefore() {
         var small = t.get("/v1/audit?resource=db/small&limit=0", auditor, null);
         assertEquals(200, small.status(), small.body());
