@@ -64,6 +64,11 @@ final class Call {
         return request.getHeaders().get(name);
     }
 
+    /** How many times the request carries header {@code name}. */
+    int headerCount(String name) {
+        return request.getHeaders().getValuesList(name).size();
+    }
+
     /**
      * The query parameters.
      *

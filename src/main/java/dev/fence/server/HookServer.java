@@ -453,6 +453,11 @@ public final class HookServer implements AutoCloseable {
             if (route.roles().isEmpty()) {
                 return;
             }
+            if (call.headerCount("Authorization") > 1) {
+                // Which one counts would be a guess, and a proxy in between may pick the other.
+                metrics.authFailure(401);
+                throw HttpError.badRequest("the request carries more than one Authorization header");
+            }
             Credential c;
             try {
                 c = credentials.authenticate(call.header("Authorization"), route.browser());

@@ -152,6 +152,13 @@ class MalformedRequestTest {
                 415,
                 "UTF-8"));
         c.add(raw(
+                "two Authorization headers",
+                "POST " + ACQUIRE + " HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + agent
+                        + "\r\nAuthorization: Bearer someone:else\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 2\r\n\r\n{}",
+                400,
+                "more than one Authorization header"));
+        c.add(raw(
                 "a Content-Length that is not a number",
                 "POST " + PRE + " HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + hook
                         + "\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}",
