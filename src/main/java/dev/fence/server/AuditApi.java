@@ -9,6 +9,7 @@ import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.core.Names;
 import dev.fence.core.RefNames;
+import dev.fence.core.StoreUnavailableException;
 import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -115,7 +116,7 @@ final class AuditApi {
                     + query.limit() + "; " + instead);
         }
         if (query.limit() > 0) {
-            return calls.call("audit", () -> store.query(query));
+            return ledgerRead(query, instead);
         }
         LedgerQuery capped = new LedgerQuery(
                 query.resource(),
@@ -126,12 +127,25 @@ final class AuditApi {
                 query.types(),
                 MAX_ANSWER_EVENTS + 1,
                 query.until());
-        List<LedgerEvent> events = calls.call("audit", () -> store.query(capped));
+        List<LedgerEvent> events = ledgerRead(capped, instead);
         if (events.size() > MAX_ANSWER_EVENTS) {
             throw new InvalidInputException(
                     "more than " + MAX_ANSWER_EVENTS + " events match, more than one answer carries; " + instead);
         }
         return events;
+    }
+
+    /**
+     * An auditor's read, within the store timeout like every store call; past it, the 503 says what a
+     * large query can do, since the store is then most likely busy with the query, not down.
+     */
+    private List<LedgerEvent> ledgerRead(LedgerQuery query, String instead) {
+        try {
+            return calls.call("audit", () -> store.query(query));
+        } catch (StoreUnavailableException e) {
+            throw new StoreUnavailableException(
+                    e.getMessage() + "; a ledger query of many events can take longer: " + instead, e);
+        }
     }
 
     /**
@@ -214,7 +228,7 @@ final class AuditApi {
         } catch (InvalidInputException e) {
             metrics.leaseOperation("grants", "invalid");
             throw e;
-        } catch (dev.fence.core.StoreUnavailableException e) {
+        } catch (StoreUnavailableException e) {
             metrics.leaseOperation("grants", "store-unavailable");
             throw e;
         }

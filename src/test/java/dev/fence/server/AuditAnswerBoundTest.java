@@ -119,6 +119,22 @@ class AuditAnswerBoundTest {
     }
 
     @Test
+    void aLedgerQueryPastTheStoreTimeoutSaysHowToNarrowIt() {
+        // A server whose store timeout is far below what reading 100,001 events takes.
+        TestServer hurried =
+                TestServer.start(tmp.resolve("hurried"), "sqlite:" + tmp.resolve("big.db"), "store-timeout = 1ms\n");
+        try {
+            String reader = hurried.add("reader", Role.AUDITOR);
+            var r = hurried.get("/v1/audit?resource=db/big&limit=0", reader, null);
+            assertEquals(503, r.status(), r.body().length() > 300 ? r.body().substring(0, 300) : r.body());
+            assertTrue(r.body().contains("did not answer within"), r.body());
+            assertTrue(r.body().contains("read it in time windows"), r.body());
+        } finally {
+            hurried.close();
+        }
+    }
+
+    @Test
     void allOfWhatFitsIsAnsweredAndALimitBelowTheBoundAsBefore() {
         var small = t.get("/v1/audit?resource=db/small&limit=0", auditor, null);
         assertEquals(200, small.status(), small.body());
