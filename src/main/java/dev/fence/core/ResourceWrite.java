@@ -26,4 +26,23 @@ public record ResourceWrite(
         String baseSha,
         String lastTokenWriteSha,
         Tip tip,
-        String generation) {}
+        String generation) {
+
+    /**
+     * A write that leaves {@code s} as it is but for its tip: a compare-and-set on the state's own version
+     * (a check that the store writes, or a repair of the last write's record).
+     */
+    public static ResourceWrite keeping(ResourceState s, Tip tip, String generation) {
+        return new ResourceWrite(
+                s.resource(),
+                s.version(),
+                s.latestGranted(),
+                s.highestAccepted(),
+                false,
+                s.baseToken(),
+                s.baseSha(),
+                s.lastTokenWriteSha(),
+                tip,
+                generation);
+    }
+}

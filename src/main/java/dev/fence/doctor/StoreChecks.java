@@ -173,19 +173,7 @@ public final class StoreChecks implements Check {
             }
             try {
                 ResourceState s = store.snapshot(List.of(PROBE)).get(PROBE);
-                CommitResult r = store.commit(
-                        List.of(new ResourceWrite(
-                                PROBE,
-                                s.version(),
-                                s.latestGranted(),
-                                s.highestAccepted(),
-                                false,
-                                s.baseToken(),
-                                s.baseSha(),
-                                s.lastTokenWriteSha(),
-                                s.tip(),
-                                id.generation())),
-                        List.of());
+                CommitResult r = store.commit(List.of(ResourceWrite.keeping(s, s.tip(), id.generation())), List.of());
                 out.add(
                         r instanceof CommitResult.Committed
                                 ? Finding.ok(

@@ -661,19 +661,7 @@ abstract class PreReceiveEndToEndTest {
         Tip t = s.tip();
         assertNotNull(t, "an admission was recorded");
         Tip aged = new Tip(t.sha(), t.token(), t.holder(), t.pusher(), t.at().minusSeconds(31));
-        CommitResult r = store.commit(
-                List.of(new ResourceWrite(
-                        res,
-                        s.version(),
-                        s.latestGranted(),
-                        s.highestAccepted(),
-                        false,
-                        s.baseToken(),
-                        s.baseSha(),
-                        s.lastTokenWriteSha(),
-                        aged,
-                        id.generation())),
-                List.of());
+        CommitResult r = store.commit(List.of(ResourceWrite.keeping(s, aged, id.generation())), List.of());
         assertTrue(r instanceof CommitResult.Committed, "aged: " + r);
     }
 
