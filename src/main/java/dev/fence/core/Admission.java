@@ -263,7 +263,7 @@ public final class Admission {
         // The commits between the base and the old tip are n's own only when the store saw n write that
         // tip. A ref moved with no record (a fast-forward accepted while the store was down, a branch
         // created again) holds commits no token wrote, and n may not discard them either.
-        boolean oldTipIsMine = baseIsMine && recordedUnder(s, n, u.oldId());
+        boolean oldTipIsMine = baseIsMine && recordedUnder(s, n, u, ancestry);
         switch (u.kind()) {
             case DELETE:
                 if (!(oldTipIsMine && ObjectIds.isZero(s.baseSha()))) {
@@ -412,27 +412,40 @@ public final class Admission {
     }
 
     /**
+     * True when the update's old tip is where the store last saw the ref under n, or in that place's
+     * history: its base, the tip last admitted under n or an ancestor of it (an admission that did not land
+     * leaves the ref at an earlier tip of n's), or, on a state without a recorded tip, the last token-written
+     * tip, which only n can have written since its base while n is current. Every admission under n keeps
+     * the old tip unless this holds, and moves the base up to it, so what lies between the base and such a
+     * tip is n's own. Only a rewrite or delete from somewhere else asks git (once).
+     */
+    private static boolean recordedUnder(ResourceState s, long n, RefUpdate u, Ancestry ancestry) {
+        String sha = u.oldId();
+        if (sameId(s.baseSha(), sha)) {
+            return true;
+        }
+        Tip tip = s.tip();
+        if (tip == null) {
+            return sameId(s.lastTokenWriteSha(), sha);
+        }
+        if (tip.token() != n) {
+            return false;
+        }
+        if (sameId(tip.sha(), sha)) {
+            return true;
+        }
+        return u.kind() != RefUpdate.Kind.NONE
+                && !ObjectIds.isZero(sha)
+                && !ObjectIds.isZero(tip.sha())
+                && ancestry.isAncestor(sha, tip.sha());
+    }
+
+    /**
      * True when the ref is at the tip that token {@code n} itself wrote and the update is known, without
      * asking, to be a fast-forward from it. The base was checked to be in that tip when {@code n} wrote it,
      * so it is in the new tip too: the usual question (is the base in the new tip?), which may need a
      * walk through many commits or a round trip to the pusher's side, needs no answer.
      */
-    /**
-     * True when {@code sha} is where the store last saw the ref under n: its base, or the tip last admitted
-     * under n (on a state without a recorded tip, the last token-written tip, which only n can have written
-     * since its base while n is current).
-     */
-    private static boolean recordedUnder(ResourceState s, long n, String sha) {
-        if (sameId(s.baseSha(), sha)) {
-            return true;
-        }
-        Tip tip = s.tip();
-        if (tip != null) {
-            return tip.token() == n && sameId(tip.sha(), sha);
-        }
-        return sameId(s.lastTokenWriteSha(), sha);
-    }
-
     private static boolean extendsOwnTip(ResourceState s, long n, RefUpdate u, Ancestry ancestry) {
         Tip tip = s.tip();
         return tip != null

@@ -232,6 +232,18 @@ class AdmissionTest {
     }
 
     @Test
+    void afterAnAdmissionThatDidNotLandTheHolderStillRewritesItsOwnCommits() {
+        // 1001 wrote B from base A (landed), then C was admitted on B but never landed: the ref is at B.
+        Tip admittedC = new Tip(
+                C, 1001, "agent-a", "alice", NOW.minus(Admission.IN_FLIGHT).minusSeconds(1));
+        var s = new ResourceState(RES, 6, 1001, 1001, null, 1001, A, C, admittedC);
+        // D keeps A and drops B, 1001's own commit: as before the unlanded admission, that is the holder's.
+        var plan = decide(withToken(1001, new RefUpdate(B, D, MAIN)), s);
+        assertTrue(plan.verdict().accepted(), () -> plan.verdict().toString());
+        assertEquals(A, plan.writes().get(0).baseSha(), "the base stays where 1001 first wrote");
+    }
+
+    @Test
     void aBranchRecreatedOutsideTheRecordIsNotTheHoldersToDelete() {
         // 1001 created the branch (base zero), wrote B and deleted it; C then created it again with no record.
         Tip deleted = new Tip(
