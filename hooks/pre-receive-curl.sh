@@ -17,7 +17,7 @@
 # is refused (REJECTED ref=<ref> reason=symbolic-ref), besides the fenced refs refused as above.
 #
 # For git hosts whose hook environment has no Java or no store access (GHES's default environment has
-# bash and curl): needs bash (4.4 or later), curl and git. Installed as a pre-receive hook (or as
+# bash and curl): needs bash (4.4 or later), curl, git and head. Installed as a pre-receive hook (or as
 # post-receive, to record landed pushes: the mode follows the file name, or FENCE_SHIM_HOOK).
 #
 # Settings, from fence-shim.conf beside this script (KEY=VALUE lines), written by fence install --shim curl:
@@ -434,15 +434,23 @@ ask_curl() {
   else
     request+=(--data-urlencode "stdin=$input")
   fi
+  # head bounds what is kept (curl before 8.4 stops only an answer that declares its length); when it has
+  # read enough it exits, and curl fails writing (23).
   response=$("${request[@]}" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
-    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"")
+    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"" | head -c $((max_answer + 4096))
+    exit "${PIPESTATUS[0]}")
   rc=$?
+  [ "$rc" -ne 23 ] && [ "${#response}" -le $((max_answer + 4)) ] \
+    || bad_reply "an answer of more than $max_answer bytes"
   if [ "$rc" -ne 0 ]; then
-    # curl's own message ("curl: (7) Failed to connect ..."), wherever -w's status landed beside it.
+    # curl's own message ("curl: (7) Failed to connect ..."), wherever -w's status landed beside it: looked
+    # for in the answer's last bytes only, as patterns on a long string cost bash its square.
     problem=""
-    case "$response" in
+    local tail=$response
+    [ "${#tail}" -le 4096 ] || tail=${tail:${#tail}-4096}
+    case "$tail" in
       *"curl: "*)
-        problem=${response##*curl: }
+        problem=${tail##*curl: }
         problem=${problem%%$'\n'*} ;;
     esac
     # 8: not an HTTP answer; 18: the answer ended before its Content-Length; 61: an encoding never asked for;
@@ -544,10 +552,8 @@ for round in 1 2 3 4 5; do
     time_left
     ask_curl "$max_time" "$connect"
   fi
-  # An answer without Content-Length may still run past max_answer (curl before 8.4 checks only a declared
-  # length). Below, only offsets and the first line's pattern: suffix patterns on a long answer cost bash
-  # time that grows with the square of its length.
-  [ "${#response}" -le $((max_answer + 4)) ] || bad_reply "an answer of more than $max_answer bytes"
+  # Below, only offsets and the first line's pattern: suffix patterns on a long answer cost bash time that
+  # grows with the square of its length.
   status=${response:${#response}-3}
   body=${response:0:${#response}-4}
   # A verdict's first line is short; one longer than 256 bytes is no verdict (and stays cut there).

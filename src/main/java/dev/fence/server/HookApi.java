@@ -139,11 +139,12 @@ final class HookApi {
             if (nonce != null) {
                 out.append(VerdictFormat.needLine(nonce)).append('\n');
             }
-            questions.forEach(q -> out.append("need ")
-                    .append(q.ancestor())
-                    .append(' ')
-                    .append(q.descendant())
-                    .append('\n'));
+            List<String> lines = new ArrayList<>(questions.size());
+            for (KnownAncestry.Question q : questions) {
+                lines.add("need " + q.ancestor() + ' ' + q.descendant());
+            }
+            // What does not fit is asked again in the next round, with this round's answers known.
+            VerdictFormat.appendWithin(out, lines);
             return Reply.text(200, out.toString());
         }
         List<Map<String, Object>> asked = new ArrayList<>();

@@ -8,6 +8,8 @@ import dev.fence.json.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,6 +85,24 @@ class VerdictFormatTest {
         assertTrue(
                 last.matches("fence: \\d+ more lines of this answer are not shown; fence audit lists every decision\n"),
                 last);
+    }
+
+    @Test
+    void linesPastTheBoundAreLeftForTheNextRoundOrCounted() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            lines.add("need " + "1".repeat(40) + " " + String.format("%040d", i));
+        }
+        StringBuilder asked = new StringBuilder();
+        int n = dev.fence.server.client.VerdictFormat.appendWithin(asked, lines);
+        assertTrue(n > 1_000 && n < 5_000, "asked " + n);
+        assertTrue(asked.length() <= dev.fence.server.client.VerdictFormat.MAX_TEXT_LINES_BYTES, "" + asked.length());
+        assertEquals(n, asked.toString().split("\n").length);
+        StringBuilder shown = new StringBuilder();
+        dev.fence.server.client.VerdictFormat.appendLines(shown, lines);
+        assertTrue(shown.toString()
+                .endsWith("fence: " + (5_000 - n)
+                        + " more lines of this answer are not shown; fence audit lists every decision\n"));
     }
 
     @Test

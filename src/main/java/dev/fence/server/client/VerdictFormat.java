@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  * exit 0; anything else refuses it ({@code reason=bad-server-reply}), whatever the server-down policy
  * says. Requests without a nonce get the unversioned answer of earlier versions.
  *
- * <p>A text answer's lines take at most {@link #MAX_TEXT_LINES_BYTES} bytes ({@link #appendLines}): the curl
- * shim takes no answer over 256 KiB, which bash could not read within its budget.
+ * <p>A text answer's lines take at most {@link #MAX_TEXT_LINES_BYTES} bytes ({@link #appendLines}, {@link
+ * #appendWithin}): the curl shim takes no answer over 256 KiB, which bash could not read within its budget.
+ * Ancestry questions past that are asked in the next round.
  */
 public final class VerdictFormat {
     /** The version tag. */
@@ -42,18 +43,29 @@ public final class VerdictFormat {
      * some do not, one last line says how many were left out and where every decision is.
      */
     public static void appendLines(StringBuilder out, List<String> lines) {
+        int shown = appendWithin(out, lines);
+        if (shown < lines.size()) {
+            out.append("fence: ")
+                    .append(lines.size() - shown)
+                    .append(" more lines of this answer are not shown; fence audit lists every decision\n");
+        }
+    }
+
+    /**
+     * Appends the first of {@code lines}, each with its newline, that fit in {@link #MAX_TEXT_LINES_BYTES}
+     * together; returns how many.
+     */
+    public static int appendWithin(StringBuilder out, List<String> lines) {
         int bytes = 0;
         for (int i = 0; i < lines.size(); i++) {
             String l = lines.get(i);
             bytes += l.getBytes(StandardCharsets.UTF_8).length + 1;
             if (bytes > MAX_TEXT_LINES_BYTES) {
-                out.append("fence: ")
-                        .append(lines.size() - i)
-                        .append(" more lines of this answer are not shown; fence audit lists every decision\n");
-                return;
+                return i;
             }
             out.append(l).append('\n');
         }
+        return lines.size();
     }
 
     /** The first line of a text verdict. */
