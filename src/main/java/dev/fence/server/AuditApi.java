@@ -143,6 +143,9 @@ final class AuditApi {
         try {
             return calls.call("audit", () -> store.query(query));
         } catch (StoreUnavailableException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("did not answer within")) {
+                throw e;
+            }
             throw new StoreUnavailableException(
                     e.getMessage() + "; a ledger query of many events can take longer: " + instead, e);
         }

@@ -105,6 +105,19 @@ final class Call {
         return (semi < 0 ? ct : ct.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * Bodies are read as UTF-8 (JSON is UTF-8 by its RFC): one declared in another charset would be
+     * misread, so it is refused.
+     *
+     * @throws HttpError 415 for a {@code charset} other than UTF-8 (or its subset US-ASCII)
+     */
+    private void requireUtf8() {
+        String charset = charset();
+        if (charset != null && !charset.equals("utf-8") && !charset.equals("us-ascii")) {
+            throw new HttpError(415, "send the body in UTF-8, not charset=" + charset);
+        }
+    }
+
     /** The {@code charset} parameter of {@code Content-Type}, lower case and unquoted, or null. */
     private String charset() {
         String ct = header("Content-Type");
@@ -154,6 +167,7 @@ final class Call {
      * @throws HttpError 400 when it is not one
      */
     JsonNode json() {
+        requireUtf8();
         JsonNode n;
         try {
             n = STRICT.readTree(bodyText());
@@ -187,6 +201,7 @@ final class Call {
 
     /** The body as a form ({@code application/x-www-form-urlencoded}). */
     Form form() {
+        requireUtf8();
         String text = new String(body(), StandardCharsets.ISO_8859_1);
         if (text.stripLeading().startsWith("{")) {
             throw HttpError.badRequest("the body looks like JSON but was sent as a form; send it with"
@@ -203,11 +218,6 @@ final class Call {
     Params params() {
         if (method().equals("GET")) {
             return Params.of(query());
-        }
-        String charset = charset();
-        if (charset != null && !charset.equals("utf-8") && !charset.equals("us-ascii")) {
-            // Bodies are read as UTF-8 (JSON is UTF-8 by its RFC): another charset would be misread, not refused.
-            throw new HttpError(415, "send the body in UTF-8, not charset=" + charset);
         }
         return switch (contentType()) {
             case "application/json", "" -> Params.of(json());

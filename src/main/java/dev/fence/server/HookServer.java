@@ -455,7 +455,6 @@ public final class HookServer implements AutoCloseable {
             }
             if (call.headerCount("Authorization") > 1) {
                 // Which one counts would be a guess, and a proxy in between may pick the other.
-                metrics.authFailure(401);
                 throw HttpError.badRequest("the request carries more than one Authorization header");
             }
             Credential c;

@@ -144,6 +144,14 @@ class MalformedRequestTest {
         c.add(post("a form field given twice", PRE, hook, FORM, "stdin=a&stdin=b", 400, "'stdin'"));
         c.add(post("a content type that is neither", PRE, hook, "text/xml", "<push/>", 415, "application/json"));
         c.add(post(
+                "a hook body in a charset other than UTF-8",
+                PRE,
+                hook,
+                "application/x-www-form-urlencoded; charset=windows-1252",
+                "stdin=",
+                415,
+                "UTF-8"));
+        c.add(post(
                 "a charset other than UTF-8",
                 ACQUIRE,
                 agent,
