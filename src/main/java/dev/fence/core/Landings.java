@@ -163,6 +163,22 @@ public final class Landings {
      */
     public static Landed land(
             LeaseStore store, List<Pending> landed, Ancestry ancestry, Instant now, Supplier<StoreIdentity> candidate) {
+        return land(store, landed, List.of(), ancestry, now, candidate);
+    }
+
+    /**
+     * As {@link #land(LeaseStore, List, Ancestry, Instant, Supplier)}, where {@code landedPast} are those of
+     * {@code landed} whose ref was found past their new tip rather than at it: such a token write is
+     * recorded as landed, but does not replace a last token-written tip that already contains it (a later
+     * write of the same holder landed first, and this one would rewind the record to an older tip).
+     */
+    public static Landed land(
+            LeaseStore store,
+            List<Pending> landed,
+            List<Pending> landedPast,
+            Ancestry ancestry,
+            Instant now,
+            Supplier<StoreIdentity> candidate) {
         List<String> lines = new ArrayList<>();
         List<AcceptedMark> marks = new ArrayList<>();
         for (Pending p : landed) {
@@ -186,17 +202,19 @@ public final class Landings {
                         line = Admission.supersededLine(s, u.ref(), now);
                     }
                     case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
-                    default -> w = new ResourceWrite(
-                            p.resource(),
-                            s.version(),
-                            s.latestGranted(),
-                            s.highestAccepted(),
-                            false,
-                            s.baseToken(),
-                            s.baseSha(),
-                            deleted ? null : u.newId(),
-                            tip,
-                            identity.generation());
+                    default -> w = containsIt(landedPast, p, s, ancestry)
+                            ? ResourceWrite.keeping(s, s.tip(), identity.generation())
+                            : new ResourceWrite(
+                                    p.resource(),
+                                    s.version(),
+                                    s.latestGranted(),
+                                    s.highestAccepted(),
+                                    false,
+                                    s.baseToken(),
+                                    s.baseSha(),
+                                    deleted ? null : u.newId(),
+                                    tip,
+                                    identity.generation());
                 }
                 LedgerEvent event = event(p, EventType.LANDED, token, p.reason(), null, now);
                 if (store.commit(List.of(w), List.of(event)) instanceof CommitResult.Committed) {
@@ -215,6 +233,24 @@ public final class Landings {
             }
         }
         return new Landed(lines, marks);
+    }
+
+    /**
+     * True when {@code p} landed past its tip and the resource's last token-written tip is a later one that
+     * contains it. Identity, not equality: {@code landedPast} holds the very entries of the landing.
+     */
+    private static boolean containsIt(List<Pending> landedPast, Pending p, ResourceState s, Ancestry ancestry) {
+        boolean past = false;
+        for (Pending q : landedPast) {
+            past |= q == p;
+        }
+        String kept = s.lastTokenWriteSha();
+        String mine = p.update().newId();
+        return past
+                && !ObjectIds.isZero(kept)
+                && !ObjectIds.isZero(mine)
+                && !kept.equals(mine)
+                && ancestry.isAncestor(mine, kept);
     }
 
     /**

@@ -66,6 +66,7 @@ final class LandingRecorder {
         }
         Map<String, String> tips = new HashMap<>();
         List<Landings.Pending> landed = new ArrayList<>();
+        List<Landings.Pending> landedPast = new ArrayList<>();
         List<Landings.Pending> dropped = new ArrayList<>();
         List<PendingLandings.Entry> kept = new ArrayList<>();
         for (PendingLandings.Entry e : entries) {
@@ -87,6 +88,7 @@ final class LandingRecorder {
             } else if (e.pid() == finishedReceiver || !e.inFlight()) {
                 if (movedPast(git, u, tip)) {
                     landed.add(e.pending());
+                    landedPast.add(e.pending());
                 } else {
                     dropped.add(e.pending());
                 }
@@ -94,7 +96,8 @@ final class LandingRecorder {
                 kept.add(e);
             }
         }
-        Landings.Landed done = Landings.land(store, landed, git, clock.instant(), Identities.candidates(clock));
+        Landings.Landed done =
+                Landings.land(store, landed, landedPast, git, clock.instant(), Identities.candidates(clock));
         record.raise(done.marks());
         Landings.unlanded(store, dropped, clock.instant());
         pending.write(kept);

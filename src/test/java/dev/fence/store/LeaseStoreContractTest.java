@@ -579,6 +579,39 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aTokenPushFoundLandedPastItsTipDoesNotRewindALaterLastWrite() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            // alice's later write (to C, which contains B) landed and was recorded first.
+            Landings.Pending later = new Landings.Pending(
+                    Reason.ACCEPTED,
+                    MAIN,
+                    "project-42",
+                    new RefUpdate(SHA_B, SHA_C, "refs/heads/main"),
+                    g.token(),
+                    "alice",
+                    "carol",
+                    clock.instant());
+            Landings.land(store, List.of(later), (a, d) -> true, clock.instant(), () -> candidate);
+            // The earlier one (to B) is then found landed because the ref is past it.
+            Landings.Pending earlier = pending(Reason.ACCEPTED, g.token(), "alice");
+            Landings.land(
+                    store,
+                    List.of(earlier),
+                    List.of(earlier),
+                    (a, d) -> a.equals(SHA_B) && d.equals(SHA_C),
+                    clock.instant(),
+                    () -> candidate);
+            ResourceState after = state(MAIN);
+            assertEquals(SHA_C, after.lastTokenWriteSha(), "the record keeps the later write");
+            assertEquals(SHA_C, after.tip().sha());
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of(SHA_C, SHA_B),
+                    landed.stream().map(LedgerEvent::newSha).toList());
+        }
+
+        @Test
         void aBumpThatLandsAfterANewerGrantSupersedesThatGrant() {
             grant(MAIN, "alice");
             admitTokenless("carol");
