@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The server's one store, handed to code that closes what it opens (the hooks): {@link #close()} does
@@ -67,7 +68,7 @@ final class SharedStore implements LeaseStore {
     }
 
     @Override
-    public java.util.Optional<java.time.Instant> now() {
+    public Optional<Instant> now() {
         return store.now();
     }
 

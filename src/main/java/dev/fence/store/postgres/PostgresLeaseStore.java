@@ -1476,13 +1476,14 @@ public final class PostgresLeaseStore implements LeaseStore {
         });
     }
 
-    /** {@inheritDoc} The database's clock, one round trip. */
+    /** {@inheritDoc} The database's clock: one statement, in autocommit. */
     @Override
     public Optional<Instant> now() {
         if (callerClock) {
             return Optional.empty();
         }
-        return Optional.of(Instant.ofEpochMilli(run("read the clock", tx -> nowMillis(null, tx))));
+        return Optional.of(Instant.ofEpochMilli(
+                run("read the clock", true, System.nanoTime() + timeoutNanos, tx -> nowMillis(null, tx))));
     }
 
     /**
