@@ -39,6 +39,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -137,6 +138,9 @@ public final class RedisLeaseStore implements LeaseStore {
 
     private final int timeoutMillis;
     private final AtomicReference<StoreIdentity> identity = new AtomicReference<>();
+
+    /** The server's clock as the last identity-and-snapshot read saw it; null before the first. */
+    private volatile ServerTime serverTime;
 
     /** Pooled connections that have served a call; the pool's factory forgets each one it destroys. */
     private final Set<Connection> pooled = ConcurrentHashMap.newKeySet();
@@ -530,6 +534,7 @@ public final class RedisLeaseStore implements LeaseStore {
             for (int i = 0; i < names.size(); i++) {
                 states.put(names.get(i), RedisCodec.state(names.get(i), hash(reply.get(first + i))));
             }
+            serverTime = new ServerTime(number(reply.get(first + names.size())), System.nanoTime());
             return new IdentifiedSnapshot(current, Collections.unmodifiableMap(states));
         }
         throw new StoreUnavailableException("Redis at " + url.address()
@@ -555,8 +560,8 @@ public final class RedisLeaseStore implements LeaseStore {
         List<String> keys = new ArrayList<>(List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
         String generation =
                 writes.isEmpty() ? currentGeneration() : writes.get(0).generation();
-        List<String> args =
-                new ArrayList<>(List.of(retentionMillis(), generation, clockFlag(), Integer.toString(writes.size())));
+        List<String> args = new ArrayList<>(
+                List.of(retentionMillis(), generation, clockFlag(), Integer.toString(writes.size()), notAfter()));
         for (ResourceWrite w : writes) {
             if (!w.generation().equals(generation)) {
                 throw new InternalException(
@@ -596,6 +601,7 @@ public final class RedisLeaseStore implements LeaseStore {
         }));
         return switch (string(reply.get(0))) {
             case "committed" -> new CommitResult.Committed();
+            case "late" -> throw late("commit");
             case "conflict" -> {
                 int index = (int) number(reply.get(1));
                 if (index == 0) {
@@ -623,7 +629,8 @@ public final class RedisLeaseStore implements LeaseStore {
         if (events.isEmpty()) {
             return;
         }
-        List<String> args = new ArrayList<>(List.of(retentionMillis(), clockFlag(), Integer.toString(events.size())));
+        List<String> args =
+                new ArrayList<>(List.of(retentionMillis(), clockFlag(), notAfter(), Integer.toString(events.size())));
         List<String> keys = new ArrayList<>(List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
         Map<String, Integer> positions = new HashMap<>();
         for (LedgerEvent e : events) {
@@ -634,6 +641,9 @@ public final class RedisLeaseStore implements LeaseStore {
             @Override
             public Object apply(Link c) {
                 Object r = c.eval(Scripts.APPEND, keys, args);
+                if (r instanceof Long n && n < 0) {
+                    throw late("append");
+                }
                 awaitReplicas(c);
                 return r;
             }
@@ -1112,6 +1122,42 @@ public final class RedisLeaseStore implements LeaseStore {
         if (nowMillis < 0 || ttlMillis >= MAX_EXACT_MILLIS - nowMillis) {
             throw new InvalidInputException("lease ttl of " + ttlMillis + " ms from " + now + " is out of range");
         }
+    }
+
+    /** A reading of the server's clock ({@code TIME}, ms) and this process's monotonic clock when it arrived. */
+    private record ServerTime(long serverMillis, long receivedNanos) {}
+
+    /** How long a reading of the server's clock bounds later writes; past it, they go unbounded. */
+    private static final long SERVER_TIME_FRESH_MILLIS = 10_000;
+
+    /**
+     * The latest moment, on the server's clock, at which a write sent now may still run (the scripts'
+     * {@code not_after}): the server's time estimated from the last identity-and-snapshot read, plus the
+     * reply timeout, less a margin for the reply's way back. A server busy with a slow command reads a
+     * request only once it is done, and runs it even when its client has timed out and closed the
+     * connection; by then the caller (a hook) has answered as if the store were down, and a write that
+     * landed after would be a decision git never saw. The estimate trails the server's clock by the read's
+     * way back, so the bound errs early. Empty (no bound) without a reading of the last ten seconds: a
+     * long-idle process's estimate could have drifted, and a write with no read before it is not a hook's.
+     */
+    private String notAfter() {
+        ServerTime t = serverTime;
+        if (t == null) {
+            return "";
+        }
+        long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t.receivedNanos());
+        if (since > SERVER_TIME_FRESH_MILLIS) {
+            return "";
+        }
+        long margin = Math.max(1, Math.min(100, timeoutMillis / 4));
+        return Long.toString(t.serverMillis() + since + timeoutMillis - margin);
+    }
+
+    /** A write the server reached after its caller's time had run out: nothing was written. */
+    private StoreUnavailableException late(String operation) {
+        return new StoreUnavailableException("Redis at " + url.address() + " ran the " + operation + " only after"
+                + " this call's " + timeoutMillis + " ms had run out (the server was busy with something"
+                + " slow); nothing was written");
     }
 
     /** For scripts that append callers' events: empty to have the server's clock set their times, else kept. */

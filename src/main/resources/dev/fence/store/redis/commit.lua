@@ -2,12 +2,15 @@
 -- (see LeaseStore#commit).
 -- KEYS: 1 meta, 2 ledger, 3 ledger seq, 4.. one state per write, then the events' index keys
 -- ARGV: 1 retention asked for (see store_retention), 2 the generation the writes were decided under, 3 now ms ('' for the server's
---       clock), 4 number of writes, then per write:
+--       clock), 4 number of writes, 5 not after (see too_late), then per write:
 --         expected version, counter, highest, nSet, nSet field/value pairs, nDel, nDel fields
 --       then the number of events and the events (see read_events).
 -- Returns {'committed'}, {'conflict', write index} (1-based, nothing written; 0 when the generation is
---         no longer current: the caller reads again), or
+--         no longer current: the caller reads again), {'late'} (nothing written: see too_late), or
 --         {'lower', write index, field, stored value} (nothing written; a caller bug).
+if too_late(ARGV[5]) then
+  return {'late'}
+end
 local ledger_key, seq_key = KEYS[2], KEYS[3]
 local m = current_meta(KEYS[1])
 if ARGV[2] ~= '' and (not m or m[1] ~= ARGV[2]) then
@@ -16,7 +19,7 @@ end
 local now = nonempty(ARGV[3])
 local write_count = tonumber(ARGV[4])
 local writes = {}
-local i = 5
+local i = 6
 for w = 1, write_count do
   local wr = {key = KEYS[3 + w], version = ARGV[i], counter = ARGV[i + 1], highest = ARGV[i + 2], set = {}, del = {}}
   i = i + 3

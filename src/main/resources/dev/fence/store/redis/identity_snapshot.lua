@@ -7,7 +7,8 @@
 --         the caller starts a new generation and reads again);
 --         else {'same', generation, state...} when the caller's generation is current (the key need not
 --         cross the wire again) or {'full', generation, floor, key, createdAt, state...}, with one flat
---         field/value list per state key, in KEYS order (empty for an unknown resource).
+--         field/value list per state key, in KEYS order (empty for an unknown resource); both end with the
+--         server's clock in ms (what the caller bounds its next writes by, see too_late).
 local m = current_meta(KEYS[1])
 if not m then
   return {'missing'}
@@ -21,4 +22,5 @@ end
 for i = 2, #KEYS do
   out[#out + 1] = redis.call('HGETALL', KEYS[i])
 end
+out[#out + 1] = server_ms()
 return out

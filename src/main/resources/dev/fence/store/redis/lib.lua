@@ -110,6 +110,14 @@ local function server_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- True when a write reaches the server after its caller stopped waiting (ARGV not_after: the server's
+-- clock in ms past which the caller has timed out; '' for no bound). A server busy with a slow command
+-- reads a request only when it is done, and runs it even if its client has gone: the caller has answered
+-- as if the store were down by then, so the write must not happen behind its back.
+local function too_late(not_after)
+  return not_after ~= nil and not_after ~= '' and server_ms() > tonumber(not_after)
+end
+
 -- The time a script runs at, in epoch ms: the caller's test clock when it passes one (a non-empty
 -- ARGV value), else the server's clock, which is what every production call uses.
 local function now_ms(arg)

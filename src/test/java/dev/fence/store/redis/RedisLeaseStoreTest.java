@@ -753,6 +753,77 @@ class RedisLeaseStoreTest {
                 store.snapshot(List.of("contended")).get("contended").latestGranted());
     }
 
+    // ---- writes the caller stopped waiting for
+
+    /**
+     * A write queued behind a stall (another client's slow command, a server busy with a large one) runs
+     * once the stall ends, long after its caller timed out and went on as if
+     * the store were down. It must then write nothing: a hook that answered "store down" would otherwise
+     * find a decision in the ledger that git never saw, and a token state raised for a push it refused.
+     */
+    @Test
+    void aCommitThatReachesTheServerAfterItsCallerGaveUpWritesNothing() throws Exception {
+        granted(store.acquire("r", "alice", TTL, now, null, candidate));
+        LedgerEvent accept = LedgerEvent.lease(now, EventType.ACCEPT, "r", "alice", 1);
+        // A commit first, as a store in use has made: the server knows the script, and runs it when it comes.
+        assertEquals(new CommitResult.Committed(), store.commit(List.of(keepingCurrent("r")), List.of(accept)));
+        ResourceWrite late = keepingCurrent("r");
+        ResourceState before = store.snapshot(List.of("r")).get("r");
+
+        stallThen(() ->
+                assertThrows(StoreUnavailableException.class, () -> store.commit(List.of(late), List.of(accept))));
+
+        assertEquals(before, store.snapshot(List.of("r")).get("r"), "the late commit changed the state");
+        assertEquals(List.of(EventType.GRANT, EventType.ACCEPT), types(store.query(LedgerQuery.all())));
+        // Nothing is wedged: the next read and commit go through.
+        assertEquals(new CommitResult.Committed(), store.commit(List.of(keepingCurrent("r")), List.of(accept)));
+        assertEquals(
+                List.of(EventType.GRANT, EventType.ACCEPT, EventType.ACCEPT), types(store.query(LedgerQuery.all())));
+    }
+
+    @Test
+    void anAppendThatReachesTheServerAfterItsCallerGaveUpWritesNothing() throws Exception {
+        granted(store.acquire("r", "alice", TTL, now, null, candidate));
+        LedgerEvent reject = LedgerEvent.lease(now, EventType.REJECT, "r", "mallory", 1);
+        store.identityAndSnapshot(List.of("r"), () -> candidate);
+        store.append(List.of(reject));
+
+        stallThen(() -> assertThrows(StoreUnavailableException.class, () -> store.append(List.of(reject))));
+
+        assertEquals(List.of(EventType.GRANT, EventType.REJECT), types(store.query(LedgerQuery.all())));
+        store.identityAndSnapshot(List.of("r"), () -> candidate);
+        store.append(List.of(reject));
+        assertEquals(
+                List.of(EventType.GRANT, EventType.REJECT, EventType.REJECT), types(store.query(LedgerQuery.all())));
+    }
+
+    /** A write of {@code resource} as it is now, read as a hook reads it (identity and state in one step). */
+    private ResourceWrite keepingCurrent(String resource) {
+        var read = store.identityAndSnapshot(List.of(resource), () -> candidate);
+        return ResourceWrite.keeping(
+                read.states().get(resource), null, read.identity().generation());
+    }
+
+    /**
+     * Keeps the server busy for three store timeouts with a script of another client's (a stand-in for
+     * any slow command), runs {@code call}, which times out meanwhile, and returns once the server has
+     * read and run what the call sent.
+     */
+    private void stallThen(Runnable call) throws Exception {
+        long stallMicros = TimeUnit.MILLISECONDS.toMicros(TIMEOUT.toMillis() * 3);
+        String busy = "local function us() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end"
+                + " local from = us() while us() - from < tonumber(ARGV[1]) do end return 1";
+        Thread stall = new Thread(() -> redis.server().command("EVAL", busy, "0", Long.toString(stallMicros)));
+        long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(stallMicros);
+        stall.start();
+        Thread.sleep(50);
+        call.run();
+        assertTrue(System.nanoTime() < until, "the call outlasted the stall: the test proves nothing");
+        stall.join();
+        Thread.sleep(100);
+        redis.server().command("PING");
+    }
+
     // ---- data loss and outages
 
     @Test
