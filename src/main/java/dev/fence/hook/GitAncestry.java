@@ -107,7 +107,10 @@ public final class GitAncestry implements Ancestry {
      * @throws StoreUnavailableException when git cannot answer
      */
     public String tipOf(String ref) {
-        ProcessBuilder pb = new ProcessBuilder(git, "rev-parse", "--verify", "-q", ref)
+        // The stored name (a namespaced push's ref lives under refs/namespaces/), checked as written:
+        // show-ref --verify takes no abbreviation, where rev-parse would settle for refs/tags/<ref>.
+        String stored = GitNamespace.prefix(GitNamespace.of(env)) + ref;
+        ProcessBuilder pb = new ProcessBuilder(git, "show-ref", "--verify", "--hash", "--", stored)
                 .directory(dir.toFile())
                 .redirectErrorStream(true);
         pb.environment().clear();
@@ -117,7 +120,7 @@ public final class GitAncestry implements Ancestry {
             String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
             if (!p.waitFor(4, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new StoreUnavailableException("git rev-parse did not answer within 4 s");
+                throw new StoreUnavailableException("git show-ref did not answer within 4 s");
             }
             if (p.exitValue() == 0 && ObjectIds.isValid(out)) {
                 return out;

@@ -55,8 +55,8 @@ public final class HookEnvironments {
      * only): what a remote hook sends {@code fence serve}, and ({@link #isPushVariable}) all the server
      * takes from it. {@code fence install} writes this list into the curl shim's configuration.
      */
-    public static final List<String> HOST_VARIABLES =
-            List.of("GL_*", "GITHUB_*", "GITEA_*", "GIT_PUSH_OPTION_*", "REMOTE_USER", "USER", "LOGNAME");
+    public static final List<String> HOST_VARIABLES = List.of(
+            "GL_*", "GITHUB_*", "GITEA_*", "GIT_PUSH_OPTION_*", "GIT_NAMESPACE", "REMOTE_USER", "USER", "LOGNAME");
 
     /**
      * True for the {@link #HOST_VARIABLES} and {@code FENCE_REPO_ID}, the repo id the remote hook's
@@ -120,14 +120,26 @@ public final class HookEnvironments {
      */
     public static HookEnvironment detect(
             Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
+        HookEnvironment e;
         if (present(env, "GL_ID") || present(env, "GL_REPOSITORY")) {
-            return gitlab(env);
+            e = gitlab(env);
         } else if (present(env, "GITHUB_REPO_NAME")) {
-            return ghes(env);
+            e = ghes(env);
         } else if (present(env, "GITEA_REPO_ID")) {
-            return gitea(env);
+            e = gitea(env);
+        } else {
+            e = plain(env, gitDir, repoIdOverride, pusherVariables);
         }
-        return plain(env, gitDir, repoIdOverride, pusherVariables);
+        String ns = GitNamespace.of(env);
+        if (ns.isEmpty()) {
+            return e;
+        }
+        // Each namespace is a repository of its own to its pushers: its branches are resources of their own.
+        return new HookEnvironment(
+                e.host(),
+                Names.require("repo id", GitNamespace.repoId(e.repoId(), ns)),
+                GitNamespace.repoId(e.repoDisplay(), ns),
+                e.actor());
     }
 
     private static HookEnvironment gitlab(Map<String, String> env) {

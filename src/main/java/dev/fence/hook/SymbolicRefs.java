@@ -113,7 +113,7 @@ public final class SymbolicRefs {
         } catch (IOException | RuntimeException e) {
             // Not a linked worktree's git directory, as far as can be read: the refs are under gitDir.
         }
-        return new SymbolicRefs(new Files(gitDir, common, namespacePrefix(env.get("GIT_NAMESPACE")), env, git));
+        return new SymbolicRefs(new Files(gitDir, common, GitNamespace.prefix(env.get("GIT_NAMESPACE")), env, git));
     }
 
     /**
@@ -397,19 +397,5 @@ public final class SymbolicRefs {
 
     private static boolean isSpace(byte b) {
         return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0b || b == 0x0c;
-    }
-
-    private static String namespacePrefix(String ns) {
-        if (ns == null || ns.isEmpty()) {
-            return "";
-        }
-        // As git's expand_namespace: each component becomes refs/namespaces/<component>/.
-        StringBuilder out = new StringBuilder();
-        for (String part : ns.split("/")) {
-            if (!part.isEmpty()) {
-                out.append("refs/namespaces/").append(part).append('/');
-            }
-        }
-        return out.toString();
     }
 }

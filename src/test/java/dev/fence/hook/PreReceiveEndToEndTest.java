@@ -727,6 +727,39 @@ abstract class PreReceiveEndToEndTest {
                 "X landed, and is not recorded as unlanded: " + ledger());
     }
 
+    /**
+     * {@code GIT_NAMESPACE} (a host serving tenants of one repository): {@code refs/heads/main} of two
+     * namespaces are two branches. A lease in one namespace writes nothing in the other, and each branch's
+     * lease-written commits stay protected in its own namespace.
+     */
+    @Test
+    void eachNamespaceOfARepositoryIsARepositoryOfItsOwn() {
+        String ns1Main = "refs/namespaces/ns1/" + MAIN;
+        String ns2Main = "refs/namespaces/ns2/" + MAIN;
+        Clone human = repo.clone("human").env("GIT_NAMESPACE", "ns2");
+        human.commit("the human's work in ns2");
+        assertTrue(human.push(List.of(), "HEAD:" + MAIN).ok());
+        String h = repo.tip(ns2Main);
+
+        var outcome = leases.acquire(Resources.forRef(repoId + "//ns1", MAIN), "agent-a", Duration.ofSeconds(60), null);
+        Grant ga = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
+        Clone a = repo.clone("agent-a").env("GIT_NAMESPACE", "ns1");
+        String a1 = a.commit("A's work in ns1, under its lease");
+        Run created = a.push(opts(ga), "HEAD:" + MAIN);
+        assertTrue(created.ok(), created.err());
+        assertEquals(a1, repo.tip(ns1Main));
+
+        Run delete = a.env("GIT_NAMESPACE", "ns2").push(opts(ga), ":" + MAIN);
+        assertFalse(delete.ok(), "a lease on ns1's main deleted ns2's: " + delete.err());
+        assertTrue(delete.err().contains("FENCED"), delete.err());
+        assertEquals(h, repo.tip(ns2Main), "ns2's main is intact");
+
+        Clone other = repo.clone("human-2").env("GIT_NAMESPACE", "ns1");
+        other.commit("a tokenless history that drops A's commit");
+        assertFenced(other.push(List.of(), "+HEAD:" + MAIN), "tokenless-overwrite");
+        assertEquals(a1, repo.tip(ns1Main), "A's lease-written commit is intact");
+    }
+
     @Test
     void gitLabVariablesGiveGitLabLinesAndIdentity() {
         seeded("human");

@@ -1,0 +1,57 @@
+package dev.fence.hook;
+
+import java.util.Map;
+
+/**
+ * {@code GIT_NAMESPACE}: one repository served as several (git-http-backend or an ssh forced command
+ * setting it per tenant), each namespace's refs stored under {@code refs/namespaces/<name>/} and shown to
+ * its pushers without that prefix. A hook sees the refs as the pusher named them, so {@code
+ * refs/heads/main} of every namespace arrives under one name; fence keeps them apart by the repo id
+ * ({@link #repoId}) and reads a ref's tip by its stored name ({@link #prefix}).
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class GitNamespace {
+    private GitNamespace() {}
+
+    /** The namespace of {@code env}, its components joined by {@code /} as git reads them; empty for none. */
+    static String of(Map<String, String> env) {
+        String ns = env.get("GIT_NAMESPACE");
+        if (ns == null || ns.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        for (String part : ns.split("/")) {
+            if (!part.isEmpty()) {
+                out.append(out.length() == 0 ? "" : "/").append(part);
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * Where the refs of namespace {@code ns} are stored, as git's {@code expand_namespace}: each component
+     * becomes {@code refs/namespaces/<component>/}; empty for no namespace.
+     */
+    static String prefix(String ns) {
+        if (ns == null || ns.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        for (String part : ns.split("/")) {
+            if (!part.isEmpty()) {
+                out.append("refs/namespaces/").append(part).append('/');
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * The repo id fence names a namespaced push's resources after: {@code <repo id>//<namespace>}, so that
+     * {@code refs/heads/main} of two namespaces are two resources (two leases, two records), as they are
+     * two branches; {@code repoId} itself without a namespace.
+     */
+    static String repoId(String repoId, String ns) {
+        return ns.isEmpty() ? repoId : repoId + "//" + ns;
+    }
+}
