@@ -294,6 +294,14 @@ public final class SymbolicRefs {
                 return null;
             }
             Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
+            if (java.nio.file.Files.isSymbolicLink(file)) {
+                // As git's files backend: a link whose text starts with "refs/" is a symbolic ref to that ref
+                // (core.preferSymlinkRefs writes them so), whatever it points at on disk; any other link git
+                // follows, to a ref this class cannot vouch for, so it is returned as a target git's rules
+                // refuse (not a valid ref name).
+                String text = java.nio.file.Files.readSymbolicLink(file).toString();
+                return text.startsWith("refs/") ? text : "a symbolic link to " + text;
+            }
             if (!SmallFiles.isFile(file)) {
                 return null; // a packed ref, a ref that does not exist, or a directory of refs
             }

@@ -583,6 +583,23 @@ abstract class PreReceiveEndToEndTest {
         assertFenced(a.push(opts(onAlias), "HEAD:" + MAIN), "bad-proof");
     }
 
+    /**
+     * A symbolic ref stored as a symbolic link (as {@code core.preferSymlinkRefs} writes them): git reads a
+     * link whose text starts with {@code refs/} as a symbolic ref, and so does the hook.
+     */
+    @Test
+    void aSymbolicRefStoredAsASymbolicLinkIsJudgedAsItsTarget() throws Exception {
+        Clone human = seeded("human");
+        String seed = human.head();
+        Files.createSymbolicLink(repo.bare().resolve("refs/heads/alias"), Path.of(MAIN));
+        Files.createSymbolicLink(repo.bare().resolve("refs/heads/elsewhere"), Path.of("../../HEAD"));
+        human.commit("through a linked name");
+        assertSymbolicRefRefused(human.push(List.of(), "+HEAD:refs/heads/alias"), "refs/heads/alias", MAIN);
+        Run odd = human.push(List.of(), "+HEAD:refs/heads/elsewhere");
+        assertFenced(odd, "symbolic-ref");
+        assertEquals(seed, repo.tip(MAIN));
+    }
+
     @Test
     void unfencedNamesDanglingTargetsAndChainsThatLeadIntoFencedRefsAreRefused() throws Exception {
         repo.configure("fenced-refs = refs/heads/main, refs/heads/release/**");
