@@ -157,6 +157,12 @@ public final class FencedPush {
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
         String proof = r.proof();
+        if (proof == null && !leases.holderAuthenticated()) {
+            // In direct mode anyone can name a holder and its token: a proof minted here would let a stale
+            // agent push as the holder that fenced it.
+            throw new InvalidInputException("fence push as " + r.holder() + " needs the proof its grant returned"
+                    + " (--grant-file FILE, --proof or $FENCE_PROOF); a holder's name and token are public");
+        }
         if (proof == null) {
             LeaseOperations.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
             if (proofOutcome instanceof LeaseOperations.ProofOutcome.Lost lost) {

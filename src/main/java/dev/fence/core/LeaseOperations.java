@@ -67,6 +67,17 @@ public interface LeaseOperations extends AutoCloseable {
         record Lost(Fenced fenced) implements ProofOutcome {}
     }
 
+    /**
+     * True when the other side has authenticated the caller as the holder it names (fence serve, with an
+     * agent credential bound to its holders): a call may then name the holder's token without its proof,
+     * and {@link #proof} hands out the proof of the caller's own grant. False in direct mode, where a
+     * holder's name and token are public (a FENCED message, the ledger) and only the proof its grant
+     * returned shows that a call is the holder's.
+     */
+    default boolean holderAuthenticated() {
+        return false;
+    }
+
     /** Whether {@code holder} holds {@code resource} now, worded for a FENCED message when it does not. */
     default LeaseStanding standing(String resource, String holder) {
         Status status = status(resource);

@@ -24,10 +24,33 @@ public final class LeaseService implements LeaseOperations {
 
     private final LeaseStore store;
     private final Clock clock;
+    private final boolean holderAuthenticated;
 
+    /**
+     * The direct-mode service: {@link #renew} and {@link #release} want the grant's proof, since whoever
+     * calls can name any holder.
+     */
     public LeaseService(LeaseStore store, Clock clock) {
+        this(store, clock, false);
+    }
+
+    private LeaseService(LeaseStore store, Clock clock, boolean holderAuthenticated) {
         this.store = store;
         this.clock = clock;
+        this.holderAuthenticated = holderAuthenticated;
+    }
+
+    /**
+     * A service for callers whose holder the caller's door has authenticated (fence serve binds an agent's
+     * credential to its holders): renew and release may name the token without the proof.
+     */
+    public static LeaseService forAuthenticatedHolders(LeaseStore store, Clock clock) {
+        return new LeaseService(store, clock, true);
+    }
+
+    @Override
+    public boolean holderAuthenticated() {
+        return holderAuthenticated;
     }
 
     /** What acquire did. */
@@ -102,8 +125,10 @@ public final class LeaseService implements LeaseOperations {
     }
 
     /**
-     * Extends the lease of {@code (holder, token)} to now + {@code ttl}. With a proof, the proof must be
-     * the grant's.
+     * Extends the lease of {@code (holder, token)} to now + {@code ttl}. The proof must be the grant's; it
+     * may be null only where the holder is authenticated ({@link #forAuthenticatedHolders}).
+     *
+     * @throws InvalidInputException without a proof in direct mode
      */
     @Override
     public CheckOutcome renew(String resource, String holder, long token, String proof, Duration ttl) {
@@ -119,7 +144,11 @@ public final class LeaseService implements LeaseOperations {
         return outcome(resource, holder, token, c);
     }
 
-    /** Releases the lease of {@code (holder, token)}. */
+    /**
+     * Releases the lease of {@code (holder, token)}; the proof as for {@link #renew}.
+     *
+     * @throws InvalidInputException without a proof in direct mode
+     */
     @Override
     public CheckOutcome release(String resource, String holder, long token, String proof) {
         Names.require("resource", resource);
@@ -223,6 +252,11 @@ public final class LeaseService implements LeaseOperations {
 
     private Fenced checkProof(String resource, String holder, long token, String proof) {
         if (proof == null) {
+            if (!holderAuthenticated) {
+                throw new InvalidInputException("acting on " + holder + "'s lease of " + resource + " (token " + token
+                        + ") needs the proof its grant returned (--grant-file FILE, --proof or $FENCE_PROOF): a"
+                        + " holder's name and token are public, the proof is what shows the call is the holder's");
+            }
             return null;
         }
         StoreIdentity identity = identity();

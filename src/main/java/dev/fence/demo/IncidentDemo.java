@@ -202,7 +202,7 @@ final class IncidentDemo {
                     baseline.exit == 0 && appliedBy(s, "0041", grantDana.token(), DANA),
                     "the dev database has dana's invoices table (0041, token " + grantDana.token() + ")",
                     baseline.out + baseline.err);
-            release(DANA, migrations, grantDana.token());
+            release(DANA, migrations, grantDana.token(), grantDana.proof());
         } else {
             skipped("dana's fence migrate apply of 0041_create_invoices.sql");
         }
@@ -229,7 +229,7 @@ final class IncidentDemo {
         say("14:26:40", "agent-A", "writes its 0042 and pushes it with fence push (not applied yet)");
         write(a, MIGRATION, "alter table invoices add column currency text;\n");
         commit(a, "0042: add invoices.currency (agent-A's version)");
-        Run firstPush = fencePush(a, AGENT_A);
+        Run firstPush = fencePush(a, AGENT_A, grantA);
         expect(firstPush.exit == 0, "agent-A's first push is accepted", firstPush.err);
 
         say("14:31:00", "agent-A", "model call -> 429, backing off (the agent is paused past its leases)");
@@ -286,14 +286,14 @@ final class IncidentDemo {
             skipped("agent-B's fence migrate apply --version 0042");
         }
         say("14:31:50", "agent-B", "fence push");
-        Run pushB = fencePush(b, AGENT_B);
+        Run pushB = fencePush(b, AGENT_B, grantB);
         expect(pushB.exit == 0, "agent-B's push is accepted", pushB.err);
         String tipB = head(b);
         say("14:32:30", "agent-B", "RELEASE");
-        Run release = release(AGENT_B, null, tokenB);
+        Run release = release(AGENT_B, null, tokenB, grantB.proof());
         expect(release.exit == 0, "agent-B releases its lease", release.err);
         if (db != null) {
-            Run releaseDb = release(AGENT_B, migrations, dbGrantB.token());
+            Run releaseDb = release(AGENT_B, migrations, dbGrantB.token(), dbGrantB.proof());
             expect(releaseDb.exit == 0, "agent-B releases its lease on " + migrations, releaseDb.err);
         }
 
@@ -310,7 +310,7 @@ final class IncidentDemo {
             skipped("agent-A's fence migrate reapply --version 0042");
         }
         say("14:40:14", "agent-A", "fence push");
-        Run stale = fencePush(a, AGENT_A);
+        Run stale = fencePush(a, AGENT_A, grantA);
         expectFenced(stale, "agent-A's stale push is FENCED");
         showFenced(stale);
 
@@ -390,7 +390,7 @@ final class IncidentDemo {
                 tokenA2 > tokenB && fresh.equals(tipB),
                 "the fresh lease (token " + tokenA2 + ") comes with agent-B's state: tip " + abbrev(fresh),
                 "");
-        Run w4 = fencePush(a, AGENT_A);
+        Run w4 = fencePush(a, AGENT_A, grantA2);
         expectFenced(w4, "rewriting agent-B's commits is refused even under a current lease", "foreign-overwrite");
 
         say(
@@ -411,7 +411,7 @@ final class IncidentDemo {
             skipped("agent-A's fence migrate status");
         }
         say("14:40:51", "agent-A", "goal already met by the current state: reports that, releases, and stops");
-        Run releaseA = release(AGENT_A, null, tokenA2);
+        Run releaseA = release(AGENT_A, null, tokenA2, grantA2.proof());
         expect(releaseA.exit == 0, "agent-A releases its fresh lease", releaseA.err);
         expect(
                 tipB.equals(git(dir, "--git-dir=" + bare, "rev-parse", REF)),
@@ -602,7 +602,7 @@ final class IncidentDemo {
         out.println("           skipped " + what + ": fence migrate has no --server yet");
     }
 
-    private Run release(String holder, String resource, long token) {
+    private Run release(String holder, String resource, long token, String proof) {
         List<String> args = new ArrayList<>(List.of("lease", "release"));
         if (resource == null) {
             args.addAll(List.of("--repo", REPO, "--ref", BRANCH));
@@ -610,7 +610,10 @@ final class IncidentDemo {
             args.addAll(List.of("--resource", resource));
         }
         args.addAll(List.of("--holder", holder, "--token", Long.toString(token)));
-        return fenceAs(holder, args.toArray(String[]::new));
+        // The proof as an agent passes it, out of process listings.
+        Map<String, String> env = new HashMap<>(baseEnv);
+        env.put("FENCE_PROOF", proof);
+        return fenceAs(env, holder, args.toArray(String[]::new));
     }
 
     private void say(String storyTime, String who, String what) {
@@ -694,9 +697,12 @@ final class IncidentDemo {
         return Json.parseGrant(r.out.strip());
     }
 
-    private Run fencePush(Path clone, String holder) {
+    /** {@code fence push} as {@code holder} under {@code grant}, its token and proof passed as an agent passes them. */
+    private Run fencePush(Path clone, String holder, Grant grant) {
         Map<String, String> env = new HashMap<>(baseEnv);
         env.put("REMOTE_USER", holder);
+        env.put("FENCE_TOKEN", Long.toString(grant.token()));
+        env.put("FENCE_PROOF", grant.proof());
         return fenceAs(
                 env,
                 holder,

@@ -215,7 +215,7 @@ public final class HookServer implements AutoCloseable {
         PreReceiveHook pre = new PreReceiveHook(sharedOpener, clock, verdictPool);
         PostReceiveHook post = new PostReceiveHook(sharedOpener, clock);
         HookApi hooks = new HookApi(pre, post, settings.hook(), settings.storeUrl(), calls, metrics);
-        LeaseApi leases = new LeaseApi(new LeaseService(shared, clock), calls, metrics, clock);
+        LeaseApi leases = new LeaseApi(LeaseService.forAuthenticatedHolders(shared, clock), calls, metrics, clock);
         AuditApi audit = new AuditApi(shared, calls, clock, metrics, settings.commitUrl());
         Set<Role> none = Set.of();
         inline("GET", "/healthz", c -> Reply.json(200, Map.of("status", "ok")));

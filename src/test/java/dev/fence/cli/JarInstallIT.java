@@ -142,7 +142,7 @@ class JarInstallIT {
 
         Run released = fence(
                 jar,
-                Map.of(),
+                Map.of("FENCE_PROOF", lease.get("proof").asText()),
                 "lease",
                 "release",
                 "--resource",

@@ -318,7 +318,7 @@ class LauncherArchiveIT {
 
         Run released = launcher(
                 bin,
-                Map.of(),
+                Map.of("FENCE_PROOF", a.get("proof").asText()),
                 "",
                 "lease",
                 "release",

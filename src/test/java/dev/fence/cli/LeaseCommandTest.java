@@ -113,7 +113,9 @@ class LeaseCommandTest {
                 "--ttl",
                 "30s",
                 "--token",
-                older);
+                older,
+                "--proof",
+                g.get("proof").asText());
         assertEquals(3, wrongToken.exit());
         assertTrue(wrongToken.err().startsWith("FENCED resource=git:app:refs/heads/main"), wrongToken.err());
         Result wrongHolder = fence(
@@ -128,8 +130,26 @@ class LeaseCommandTest {
                 "--holder",
                 "agent-b",
                 "--token",
-                token);
+                token,
+                "--proof",
+                g.get("proof").asText());
         assertEquals(3, wrongHolder.exit());
+        // A holder's name and token are public (FENCED messages, the ledger): without the proof, no release.
+        Result noProof = fence(
+                "lease",
+                "release",
+                "--store",
+                store(),
+                "--repo",
+                "app",
+                "--ref",
+                "main",
+                "--holder",
+                "agent-a",
+                "--token",
+                token);
+        assertEquals(2, noProof.exit(), noProof.err());
+        assertTrue(noProof.err().contains("needs the proof its grant returned"), noProof.err());
         Result badProof = fence(
                 "lease",
                 "renew",
@@ -183,7 +203,9 @@ class LeaseCommandTest {
                                 "--holder",
                                 "agent-a",
                                 "--token",
-                                token)
+                                token,
+                                "--proof",
+                                g.get("proof").asText())
                         .exit());
         JsonNode status = fence("lease", "status", "--store", store(), "--repo", "app", "--ref", "main", "--json")
                 .json();

@@ -88,7 +88,18 @@ class MigrateAndWriteCommandTest {
         assertEquals("agent-A", s.get("migrations").get(1).get("appliedHolder").asText());
 
         // Another holder's reapply of A's version: FENCED, with the re-read command; the proof from FENCE_PROOF.
-        fence("", "lease", "release", "--resource", "db/migrations", "--holder", "agent-A", "--token", token);
+        fence(
+                "",
+                "lease",
+                "release",
+                "--resource",
+                "db/migrations",
+                "--holder",
+                "agent-A",
+                "--token",
+                token,
+                "--proof",
+                a.get("proof").asText());
         JsonNode b = acquire("db/migrations", "agent-B");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -85,8 +85,20 @@ abstract class IncidentTestBase {
         return fence.acquireAppMain(clone, holder, ttl);
     }
 
-    FenceCli.Run push(Path clone, String holder) {
-        return fence.run(clone, "push", "--repo", "app", "--holder", holder, "--json");
+    /** {@code fence push} as {@code holder} with the proof {@code grant} returned, as an agent pushes. */
+    FenceCli.Run push(Path clone, String holder, JsonNode grant) {
+        return fence.run(
+                clone,
+                "push",
+                "--repo",
+                "app",
+                "--holder",
+                holder,
+                "--token",
+                grant.get("token").asText(),
+                "--proof",
+                grant.get("proof").asText(),
+                "--json");
     }
 
     void assertPushed(FenceCli.Run r) throws Exception {
@@ -112,7 +124,7 @@ abstract class IncidentTestBase {
         JsonNode grantA = acquire(a, "agent-a", "2s");
         assertEquals(seed, grantA.get("grantSha").asText());
         String a1 = git.commit(a, "notes.txt", "A was here\n", "A: first change");
-        FenceCli.Run first = push(a, "agent-a");
+        FenceCli.Run first = push(a, "agent-a", grantA);
         assertPushed(first);
         assertEquals(hooked, Json.read(first.out()).get("pushOptions").asBoolean(), first.all());
         assertEquals(a1, git.tip(bare, MAIN));
@@ -125,10 +137,10 @@ abstract class IncidentTestBase {
         assertEquals(a1, grantB.get("grantSha").asText(), "B's lease records A's pushed tip");
         assertEquals("agent-a", grantB.get("previous").get("holder").asText());
         String b1 = git.commit(b, "notes.txt", "B rewrote it\n", "B: rewrite");
-        assertPushed(push(b, "agent-b"));
+        assertPushed(push(b, "agent-b", grantB));
         assertEquals(b1, git.tip(bare, MAIN));
 
-        FenceCli.Run fenced = push(a, "agent-a");
+        FenceCli.Run fenced = push(a, "agent-a", grantA);
         assertEquals(3, fenced.exit(), fenced.all());
         JsonNode f = Json.read(fenced.out());
         assertEquals("fenced", f.get("status").asText());
@@ -138,6 +150,25 @@ abstract class IncidentTestBase {
         assertTrue(fenced.err().contains("Current lease holder: agent-b"), fenced.all());
         assertTrue(fenced.err().contains("NOT a transient error"), fenced.all());
         assertFalse(fenced.all().contains("fp2."), "the proof is never printed");
+        assertEquals(b1, git.tip(bare, MAIN), "B's work survives");
+
+        // The FENCED message names the holder and its token; naming them does not make A that holder.
+        FenceCli.Run asB = fence.run(a, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        assertEquals(2, asB.exit(), asB.all());
+        assertTrue(asB.err().contains("needs the proof its grant returned"), asB.all());
+        FenceCli.Run releaseB = fence.run(
+                a,
+                "lease",
+                "release",
+                "--repo",
+                "app",
+                "--ref",
+                "main",
+                "--holder",
+                "agent-b",
+                "--token",
+                grantB.get("token").asText());
+        assertEquals(2, releaseB.exit(), releaseB.all());
         assertEquals(b1, git.tip(bare, MAIN), "B's work survives");
 
         FenceCli.Run released = fence.run(
@@ -151,7 +182,9 @@ abstract class IncidentTestBase {
                 "--holder",
                 "agent-b",
                 "--token",
-                grantB.get("token").asText());
+                grantB.get("token").asText(),
+                "--proof",
+                grantB.get("proof").asText());
         assertEquals(0, released.exit(), released.all());
         JsonNode again = acquire(a, "agent-a", "30s");
         assertEquals(b1, again.get("grantSha").asText(), "the new grant records B's tip");
@@ -176,7 +209,8 @@ abstract class IncidentTestBase {
         Path a = git.clone(bare, "agent-a");
         Path b = git.clone(bare, "agent-b");
         String seed = git.tip(bare, MAIN);
-        long tokenA = acquire(a, "agent-a", "2s").get("token").asLong();
+        JsonNode grantA = acquire(a, "agent-a", "2s");
+        long tokenA = grantA.get("token").asLong();
         git.commit(a, "notes.txt", "A\n", "A: change");
 
         PushOutcome o;
@@ -193,7 +227,15 @@ abstract class IncidentTestBase {
                             throw new AssertionError(e);
                         }
                     })
-                    .push(new FencedPush.Request(a, "origin", null, null, "app", "agent-a"));
+                    .push(new FencedPush.Request(
+                            a,
+                            "origin",
+                            null,
+                            null,
+                            "app",
+                            "agent-a",
+                            0,
+                            grantA.get("proof").asText()));
             List<LedgerEvent> rejects =
                     s.query(new LedgerQuery(RESOURCE, null, null, null, null, Set.of(EventType.REJECT), 0));
             assertEquals(1, rejects.size(), rejects.toString());
@@ -214,7 +256,8 @@ abstract class IncidentTestBase {
         Path a = git.clone(bare, "agent-a");
         Path b = git.clone(bare, "agent-b");
         String seed = git.tip(bare, MAIN);
-        long tokenA = acquire(a, "agent-a", "2s").get("token").asLong();
+        JsonNode grantA = acquire(a, "agent-a", "2s");
+        long tokenA = grantA.get("token").asLong();
         String a1 = git.commit(a, "notes.txt", "A\n", "A: change");
         String[] b1 = new String[1];
 
@@ -224,14 +267,22 @@ abstract class IncidentTestBase {
                     .pausingBeforePush(() -> {
                         clock.advance(Duration.ofSeconds(3));
                         try {
-                            acquire(b, "agent-b", "30s");
+                            JsonNode grantB = acquire(b, "agent-b", "30s");
                             b1[0] = git.commit(b, "notes.txt", "B\n", "B: change");
-                            assertPushed(push(b, "agent-b"));
+                            assertPushed(push(b, "agent-b", grantB));
                         } catch (Exception e) {
                             throw new AssertionError(e);
                         }
                     })
-                    .push(new FencedPush.Request(a, "origin", null, null, "app", "agent-a"));
+                    .push(new FencedPush.Request(
+                            a,
+                            "origin",
+                            null,
+                            null,
+                            "app",
+                            "agent-a",
+                            0,
+                            grantA.get("proof").asText()));
         }
         PushOutcome.Fenced f = assertInstanceOf(PushOutcome.Fenced.class, o);
         assertTrue(f.attempted());

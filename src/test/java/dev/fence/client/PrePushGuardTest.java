@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import dev.fence.testing.GitFixture;
@@ -67,12 +68,22 @@ class PrePushGuardTest {
         return clone;
     }
 
-    private void acquire(Path clone, String holder, String ttl) {
-        fence.acquireAppMain(clone, holder, ttl);
+    private JsonNode acquire(Path clone, String holder, String ttl) {
+        return fence.acquireAppMain(clone, holder, ttl);
     }
 
-    private void fencePush(Path clone, String holder) {
-        FenceCli.Run r = fence.run(clone, "push", "--repo", "app", "--holder", holder);
+    private void fencePush(Path clone, String holder, JsonNode grant) {
+        FenceCli.Run r = fence.run(
+                clone,
+                "push",
+                "--repo",
+                "app",
+                "--holder",
+                holder,
+                "--token",
+                grant.get("token").asText(),
+                "--proof",
+                grant.get("proof").asText());
         assertEquals(0, r.exit(), r.all());
     }
 
@@ -113,15 +124,15 @@ class PrePushGuardTest {
     void theGuardStopsAPlainForcePushOfASupersededAgentAndNoVerifySkipsIt() {
         Path a = guardedClone("agent-a");
         Path b = guardedClone("agent-b");
-        acquire(a, "agent-a", "2s");
+        JsonNode grantA = acquire(a, "agent-a", "2s");
         git.commit(a, "notes.txt", "A\n", "A: change");
-        fencePush(a, "agent-a");
+        fencePush(a, "agent-a", grantA);
 
         clock.advance(Duration.ofSeconds(3)); // A pauses past its TTL; B takes over and pushes
         git.git(b, "pull", "-q", "--ff-only");
-        acquire(b, "agent-b", "30s");
+        JsonNode grantB = acquire(b, "agent-b", "30s");
         String b1 = git.commit(b, "notes.txt", "B\n", "B: change");
-        fencePush(b, "agent-b");
+        fencePush(b, "agent-b", grantB);
 
         // A wakes up and, instead of 'fence push', types git push --force.
         git.git(a, "commit", "-q", "--amend", "-m", "A: reworded");
@@ -149,7 +160,18 @@ class PrePushGuardTest {
         assertEquals(a2, git.tip(bare, MAIN));
         // 'fence push' from the guarded clone is not run through its own guard (it makes the same checks
         // itself): the moved remote is FENCED remote-changed, exit 3, not a failed push.
-        FenceCli.Run fencedPush = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        FenceCli.Run fencedPush = fence.run(
+                b,
+                "push",
+                "--repo",
+                "app",
+                "--holder",
+                "agent-b",
+                "--token",
+                grantB.get("token").asText(),
+                "--proof",
+                grantB.get("proof").asText(),
+                "--json");
         assertEquals(3, fencedPush.exit(), fencedPush.all());
         assertTrue(fencedPush.out().contains("reason=remote-changed"), fencedPush.all());
         assertEquals(a2, git.tip(bare, MAIN));
