@@ -159,7 +159,7 @@ final class McpCommand implements Callable<Integer> {
                         writes));
             }
             FenceMcpServer.serve(
-                    tools, ownershipRule(), version == null ? "development" : version, ctx.in(), ctx.out());
+                    tools, ownershipRule(), version == null ? "development" : version, ctx.in(), ctx.out(), ctx.err());
         }
         return ExitCode.OK.code();
     }
