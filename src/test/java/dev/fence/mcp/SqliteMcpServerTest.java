@@ -20,6 +20,66 @@ class SqliteMcpServerTest extends McpServerTestBase {
         return "sqlite:" + tmp.resolve("fence.db");
     }
 
+    /**
+     * The process itself, fed raw lines as a careless client or model might send them: each bad line gets
+     * a JSON-RPC error, the next is served, and the process exits when its input ends.
+     */
+    @Test
+    void aBadLineIsAnsweredAndTheProcessGoesOnThenExitsWhenItsInputEnds() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-jar",
+                System.getProperty("fence.jar", "target/fence.jar"),
+                "mcp",
+                "--holder",
+                "agent-a",
+                "--store",
+                store,
+                "--repo",
+                "app",
+                "--clone",
+                cloneA.toString());
+        pb.environment().clear();
+        pb.environment().putAll(git.env());
+        pb.redirectError(tmp.resolve("mcp.err").toFile());
+        Process p = pb.start();
+        try {
+            var in = new java.io.PrintWriter(p.getOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8);
+            var out = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            in.println(MalformedLinesTest.INIT);
+            assertEquals(1, dev.fence.json.Json.read(out.readLine()).get("id").asInt());
+            in.println(MalformedLinesTest.INITIALIZED);
+            in.println("{not json");
+            var parse = dev.fence.json.Json.read(out.readLine());
+            assertEquals(-32700, parse.get("error").get("code").asInt(), parse.toString());
+            assertTrue(parse.get("id").isNull(), parse.toString());
+            in.println("[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}]");
+            var batch = dev.fence.json.Json.read(out.readLine());
+            assertEquals(-32600, batch.get("error").get("code").asInt(), batch.toString());
+            in.println("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+                    + "\"lease_status\",\"arguments\":{\"branch\":\"main\"}}}");
+            var status = dev.fence.json.Json.read(out.readLine());
+            assertEquals(3, status.get("id").asInt(), status.toString());
+            assertEquals(false, status.get("result").get("isError").asBoolean(), status.toString());
+            in.println("{not json either");
+            assertEquals(
+                    -32700,
+                    dev.fence.json.Json.read(out.readLine())
+                            .get("error")
+                            .get("code")
+                            .asInt());
+            in.close();
+            assertTrue(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "the process exits at the input's end");
+            assertEquals(0, p.exitValue());
+            String err = Files.readString(tmp.resolve("mcp.err"));
+            assertTrue(err.contains("-32700") && err.contains("-32600"), err);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void writeFileAndApplyMigrationGoUnderTheServersGrantsAndAreFencedWithoutThem() throws Exception {
         Path m = Files.createDirectories(tmp.resolve("m"));
