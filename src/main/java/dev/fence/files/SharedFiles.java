@@ -45,7 +45,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * holds the old one. Writers that do not go through fence take no lock.
  *
  * <p>Paths are confined to a root: a path whose directory resolves (symbolic links followed) outside it is
- * refused, and so is a path that is itself a symbolic link. Thread-safe.
+ * refused, and so is a path that is itself a symbolic link or is named like fence's own lock or temporary
+ * file. Thread-safe.
  */
 public final class SharedFiles {
     /** The expected sha256 of a file that does not exist: 64 zeros (no content hashes to it). */
@@ -126,8 +127,8 @@ public final class SharedFiles {
     /**
      * Reads {@code path} (confined to {@code root}).
      *
-     * @throws InvalidInputException for a path outside the root, a symbolic link, a directory or an
-     *     unreadable file
+     * @throws InvalidInputException for a path outside the root, a symbolic link, a directory, fence's own
+     *     lock or temporary file, or an unreadable file
      */
     public static Content read(Path root, Path path) {
         Path target = confine(root, path);
@@ -155,8 +156,8 @@ public final class SharedFiles {
     /**
      * Writes {@code r} if the file's hash is still the expected one and the token may write.
      *
-     * @throws InvalidInputException for a malformed hash, a path outside the root, a symbolic link, or a
-     *     file or directory that cannot be written; nothing was written
+     * @throws InvalidInputException for a malformed hash, a path outside the root, a symbolic link, fence's
+     *     own lock or temporary file, or a file or directory that cannot be written; nothing was written
      * @throws dev.fence.core.StoreUnavailableException when the lease store cannot be reached
      */
     public Outcome write(Request r) {
@@ -288,7 +289,8 @@ public final class SharedFiles {
 
     /**
      * The file {@code path} names, with its directory's real path: refused when that directory is outside
-     * the root's real path, when the path is a symbolic link, {@code .} or {@code ..}, or a directory.
+     * the root's real path, when the path is a symbolic link, {@code .} or {@code ..}, a directory, or named
+     * like fence's own lock or temporary file ({@link #isFencesOwn}).
      */
     static Path confine(Path root, Path path) {
         Path rootReal;
@@ -301,6 +303,11 @@ public final class SharedFiles {
         Path name = abs.getFileName();
         if (name == null || name.toString().equals(".") || name.toString().equals("..")) {
             throw new InvalidInputException("--path " + path + " does not name a file");
+        }
+        if (isFencesOwn(name.toString())) {
+            throw new InvalidInputException("--path " + path + " is fence's own lock or temporary file"
+                    + " (.<name>.fence-lock, .<name>.<random>.fence-tmp), not a shared file; fence does not read"
+                    + " or write it (the lock file names the resource that fences <name>)");
         }
         Path parentReal;
         try {
@@ -321,6 +328,17 @@ public final class SharedFiles {
             throw new InvalidInputException("--path " + path + " is a directory");
         }
         return target;
+    }
+
+    /**
+     * Whether {@code name} is spelt like a lock file or a temporary file of fence's. Were a lock file
+     * writable through fence, an agent fenced on a file's resource could record a resource of its own in it
+     * and then write the file; a temporary file is only ever fence's own. Case is ignored: on a file system
+     * that ignores it (macOS), {@code .A.FENCE-LOCK} is the lock file of {@code A}.
+     */
+    static boolean isFencesOwn(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return n.startsWith(".") && (n.endsWith(".fence-lock") || n.endsWith(".fence-tmp"));
     }
 
     /** The sha256 of {@code bytes}, lower-case hex. */

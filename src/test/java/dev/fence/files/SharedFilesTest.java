@@ -249,6 +249,35 @@ class SharedFilesTest {
         assertFalse(Files.exists(target));
     }
 
+    /**
+     * fence's own lock and temporary files are not shared files: an agent fenced on the file's resource could
+     * otherwise rewrite the lock file under a resource of its own, then write the file under that one.
+     */
+    @Test
+    void fencesOwnLockAndTemporaryFilesCannotBeReadOrWritten() throws IOException {
+        Grant a = acquire("agent-A");
+        SharedFiles files = new SharedFiles(writes);
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, file, sha("v1\n"), "v2\n")));
+        Path lock = file.resolveSibling(".plan.md.fence-lock");
+        assertEquals(RESOURCE, Files.readString(lock));
+        Path temp = Files.writeString(file.resolveSibling(".plan.md.k3j9.fence-tmp"), "left by a crash");
+        for (Path p :
+                List.of(lock, temp, file.resolveSibling(".new.md.fence-lock"), file.resolveSibling(".X.FENCE-LOCK"))) {
+            String expected = Files.exists(p) ? sha(Files.readString(p)) : SharedFiles.MISSING;
+            InvalidInputException w =
+                    assertThrows(InvalidInputException.class, () -> files.write(request(a, p, expected, "sneaky")));
+            assertTrue(w.getMessage().contains("fence's own"), w.getMessage());
+            InvalidInputException r = assertThrows(InvalidInputException.class, () -> SharedFiles.read(root, p));
+            assertTrue(r.getMessage().contains("fence's own"), r.getMessage());
+        }
+        assertEquals(RESOURCE, Files.readString(lock));
+        assertEquals("left by a crash", Files.readString(temp));
+        // A file merely named like one, without the leading dot, is an ordinary file.
+        Path plain = file.resolveSibling("notes.fence-lock");
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, plain, SharedFiles.MISSING, "x")));
+        assertEquals("x", new String(SharedFiles.read(root, plain).content(), StandardCharsets.UTF_8));
+    }
+
     /** A new file is 0644 less the umask, like any tool's; a replaced file keeps its own mode. */
     @Test
     void aNewFileIsReadableByOthersAsTheUmaskAllowsAndAReplacedOneKeepsItsMode() throws IOException {
