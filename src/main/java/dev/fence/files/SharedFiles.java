@@ -52,6 +52,9 @@ public final class SharedFiles {
     /** The expected sha256 of a file that does not exist: 64 zeros (no content hashes to it). */
     public static final String MISSING = "0".repeat(64);
 
+    /** The most a lock file holds: one resource name. */
+    private static final int MAX_LOCK_FILE = 4096;
+
     private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
     private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
@@ -168,12 +171,11 @@ public final class SharedFiles {
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
                 r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
         Path lockPath = dir.resolve("." + target.getFileName() + ".fence-lock");
-        if (Files.isSymbolicLink(lockPath)
-                || (Files.exists(lockPath, LinkOption.NOFOLLOW_LINKS)
-                        && !Files.isRegularFile(lockPath, LinkOption.NOFOLLOW_LINKS))) {
-            throw new InvalidInputException("the lock file " + lockPath + " is a symbolic link or not a regular file;"
-                    + " fence does not open a lock through a link (it could create or lock a file outside the root)."
-                    + " Remove it");
+        Object before;
+        try {
+            before = checkLockFile(lockPath);
+        } catch (IOException e) {
+            throw new InvalidInputException("cannot write " + target + ": " + e.getMessage());
         }
         ReentrantLock local = IN_PROCESS.computeIfAbsent(target, k -> new ReentrantLock());
         local.lock();
@@ -185,7 +187,17 @@ public final class SharedFiles {
                         StandardOpenOption.WRITE,
                         LinkOption.NOFOLLOW_LINKS);
                 FileLock held = lockFile.lock()) {
-            String owner = lockOwner(lockFile);
+            // Java cannot stat an open channel, so the name is checked again now that it is open and locked:
+            // the same file as before the open, still one regular file with one name. (A new lock file was
+            // created by this open, O_CREAT without following links.) A name swapped for a hard link and back
+            // between the two checks would escape them; then at most an empty or blank file gets the resource
+            // name, as lockOwner refuses to overwrite anything else.
+            Object after = checkLockFile(lockPath);
+            if (after == null || (before != null && !before.equals(after))) {
+                throw new InvalidInputException("the lock file " + lockPath + " was removed or replaced while fence"
+                        + " opened it; nothing was written. Try again");
+            }
+            String owner = lockOwner(lockFile, lockPath);
             if (!owner.isEmpty() && !owner.equals(r.resource())) {
                 throw new InvalidInputException(target + " is fenced by resource " + owner + ", not " + r.resource()
                         + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
@@ -265,10 +277,60 @@ public final class SharedFiles {
         }
     }
 
-    /** The resource recorded in the lock file, or "" when none is (a new file, or an older fence's lock). */
-    private static String lockOwner(FileChannel lockFile) throws IOException {
+    /**
+     * Refuses a lock file that fence must not open or write: a symbolic link or anything but a regular file
+     * (opening it could create or lock a file elsewhere), or a regular file with more than one name. A hard
+     * link is a regular file, but it may share its content with a file outside the root, which writing the
+     * resource into the lock file would truncate and overwrite.
+     *
+     * @return the lock file's identity ({@link BasicFileAttributes#fileKey()}: device and inode), or null
+     *     when there is no lock file yet
+     */
+    private static Object checkLockFile(Path lockPath) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(lockPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+        if (!a.isRegularFile()) {
+            throw new InvalidInputException("the lock file " + lockPath + " is a symbolic link or not a regular file;"
+                    + " fence does not open a lock through a link (it could create or lock a file outside the root)."
+                    + " Remove it");
+        }
+        int links = links(lockPath);
+        if (links != 1) {
+            throw new InvalidInputException("the lock file " + lockPath + " is a hard link (" + links + " names):"
+                    + " writing the resource into it would write the file it shares its content with, perhaps"
+                    + " outside the root. Remove it");
+        }
+        // Without a file key (a file system that has no inodes) the name stands for the file.
+        return a.fileKey() != null ? a.fileKey() : lockPath;
+    }
+
+    /** How many names the file has; 1 where the file system cannot say (no {@code unix} view: no hard links). */
+    private static int links(Path file) throws IOException {
+        try {
+            return (Integer) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return 1;
+        }
+    }
+
+    /**
+     * The resource recorded in the lock file, or "" when none is (a new file, or an older fence's empty lock).
+     *
+     * @throws InvalidInputException when the lock file is longer than a resource name: it is not one fence
+     *     wrote, and reading it as naming no one would truncate it and untie the file
+     */
+    private static String lockOwner(FileChannel lockFile, Path lockPath) throws IOException {
         long size = lockFile.size();
-        if (size == 0 || size > 4096) {
+        if (size > MAX_LOCK_FILE) {
+            throw new InvalidInputException("the lock file " + lockPath + " is " + size + " bytes, more than the "
+                    + MAX_LOCK_FILE + " a resource name takes: fence did not write it, and does not overwrite it."
+                    + " Remove it (which unties its file from any resource)");
+        }
+        if (size == 0) {
             return "";
         }
         ByteBuffer buf = ByteBuffer.allocate((int) size);

@@ -278,6 +278,41 @@ class SharedFilesTest {
         assertEquals("x", new String(SharedFiles.read(root, plain).content(), StandardCharsets.UTF_8));
     }
 
+    /** A hard link is a regular file, but truncating and writing it would write the file it shares. */
+    @Test
+    void aLockFileThatIsAHardLinkIsRefusedAndTheOtherFileIsLeftAlone() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        SharedFiles files = new SharedFiles(writes);
+        String big = "precious\n".repeat(1000); // over the 4096 bytes a resource name may take
+        for (String content : List.of("", big)) {
+            Path precious = Files.writeString(outside.resolve("precious"), content);
+            Path lock = Files.createLink(root.resolve("docs/.new.md.fence-lock"), precious);
+            Path target = root.resolve("docs/new.md");
+            InvalidInputException e = assertThrows(
+                    InvalidInputException.class, () -> files.write(request(a, target, SharedFiles.MISSING, "x")));
+            assertTrue(e.getMessage().contains("hard link"), e.getMessage());
+            assertEquals(content, Files.readString(precious));
+            assertFalse(Files.exists(target));
+            Files.delete(lock);
+            Files.delete(precious);
+        }
+    }
+
+    /** A lock file longer than a resource name is not fence's: it is refused, not read as naming no one. */
+    @Test
+    void anOversizedLockFileIsRefusedNotAdopted() throws IOException {
+        Grant a = acquire("agent-A");
+        Path lock = file.resolveSibling(".plan.md.fence-lock");
+        String big = "x".repeat(5000);
+        Files.writeString(lock, big);
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> new SharedFiles(writes)
+                .write(request(a, file, sha("v1\n"), "v2\n")));
+        assertTrue(e.getMessage().contains("lock file"), e.getMessage());
+        assertEquals(big, Files.readString(lock));
+        assertEquals("v1\n", Files.readString(file));
+    }
+
     /** A new file is 0644 less the umask, like any tool's; a replaced file keeps its own mode. */
     @Test
     void aNewFileIsReadableByOthersAsTheUmaskAllowsAndAReplacedOneKeepsItsMode() throws IOException {
