@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
         description = {
             "Print a shared file's sha256 and content: the first line is 'sha256 <hex>' (64 zeros when",
             "the file does not exist), the content follows. Pass the hash to 'fence write",
-            "--expected-sha256' so that the write is refused if someone changed the file meanwhile."
+            "--expected-sha256' so that the write is refused if someone changed the file meanwhile.",
+            "2: bad input (a path outside --root, a symbolic link, fence's own lock or temporary file,",
+            "a file over 16 MiB)."
         })
 final class ReadCommand implements Callable<Integer> {
     private final Context ctx;

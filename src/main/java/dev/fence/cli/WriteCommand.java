@@ -6,6 +6,7 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
 import dev.fence.files.SharedFiles;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -25,7 +26,8 @@ import picocli.CommandLine.Option;
             "in the same directory, synced and renamed over the file; prints the new sha256.",
             "0: written; 3: FENCED (reason file-changed, or a stale token), nothing written, re-read with",
             "'fence read' and re-plan; 2: bad input (a path outside --root, a symbolic link, a bad hash,",
-            "a file another --resource fences: the first write records its resource in the lock file)."
+            "a file another --resource fences: the first write records its resource in the lock file;",
+            "content over 16 MiB)."
         })
 final class WriteCommand implements Callable<Integer> {
     private final Context ctx;
@@ -65,10 +67,11 @@ final class WriteCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         byte[] content;
-        try {
-            content = contentFile != null
-                    ? Files.readAllBytes(ctx.cwd().resolve(contentFile))
-                    : ctx.in().readAllBytes();
+        // One byte more than SharedFiles writes, so that it refuses content over its limit by name, and a
+        // content file of gigabytes is never read whole (an array cannot hold over 2 GiB).
+        try (InputStream file =
+                contentFile != null ? Files.newInputStream(ctx.cwd().resolve(contentFile)) : null) {
+            content = (file != null ? file : ctx.in()).readNBytes(SharedFiles.MAX_CONTENT + 1);
         } catch (IOException e) {
             throw new InvalidInputException("cannot read the new content"
                     + (contentFile != null ? " from " + contentFile : " from stdin") + ": " + e.getMessage());

@@ -52,6 +52,13 @@ public final class SharedFiles {
     /** The expected sha256 of a file that does not exist: 64 zeros (no content hashes to it). */
     public static final String MISSING = "0".repeat(64);
 
+    /**
+     * The most {@link #read} returns and {@link #write} writes: 16 MiB. Shared files are what an agent reads
+     * whole, and far less fills a model's context; the MCP server sends the content twice (text and
+     * structured), JSON-escaped, which at this size still fits a default JVM heap.
+     */
+    public static final int MAX_CONTENT = 16 << 20;
+
     /** The most a lock file holds: one resource name. */
     private static final int MAX_LOCK_FILE = 4096;
 
@@ -135,18 +142,16 @@ public final class SharedFiles {
      */
     public static Content read(Path root, Path path) {
         Path target = confine(root, path);
-        try {
-            // Only a regular file: a named pipe would block the read (and its caller) for ever, a device
-            // never end. O_NOFOLLOW as well: a link swapped in after confine() is refused by open(2).
-            if (!Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                    .isRegularFile()) {
-                throw new InvalidInputException(
-                        target + " is not a regular file; fence reads and writes only" + " regular files");
-            }
-            byte[] bytes;
-            try (SeekableByteChannel in =
-                    Files.newByteChannel(target, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-                bytes = Channels.newInputStream(in).readAllBytes();
+        try (SeekableByteChannel in = openRegular(target)) {
+            // The size first, to refuse without reading; then at most one byte more than the limit, as the
+            // file may grow meanwhile. Either way never more than MAX_CONTENT + 1 bytes in memory.
+            long size = in.size();
+            byte[] bytes =
+                    size > MAX_CONTENT ? null : Channels.newInputStream(in).readNBytes(MAX_CONTENT + 1);
+            if (bytes == null || bytes.length > MAX_CONTENT) {
+                throw new InvalidInputException("--path " + path + " is more than the 16 MiB (" + MAX_CONTENT
+                        + " bytes) fence reads and writes" + (size > MAX_CONTENT ? " (it is " + size + " bytes)" : "")
+                        + "; shared files are ones an agent reads whole");
             }
             return new Content(target, sha256(bytes), bytes);
         } catch (NoSuchFileException e) {
@@ -165,6 +170,10 @@ public final class SharedFiles {
      */
     public Outcome write(Request r) {
         String expected = normaliseSha(r.expectedSha256());
+        if (r.content().length > MAX_CONTENT) {
+            throw new InvalidInputException("the new content of " + r.label() + " is more than the 16 MiB ("
+                    + MAX_CONTENT + " bytes) fence reads and writes; nothing was written");
+        }
         Path target = confine(r.root(), r.path());
         Path dir = target.getParent();
         String reread = "fence read --path " + r.label();
@@ -203,7 +212,7 @@ public final class SharedFiles {
                         + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
                         + " (one file, one resource). Use --resource " + owner);
             }
-            String current = read(r.root(), target).sha256();
+            String current = currentSha256(target);
             if (!current.equals(expected)) {
                 Fenced f = new Fenced(
                         r.resource(),
@@ -236,6 +245,40 @@ public final class SharedFiles {
             throw new InvalidInputException("cannot write " + target + ": " + e.getMessage());
         } finally {
             local.unlock();
+        }
+    }
+
+    /**
+     * Opens {@code target} for reading, refusing anything but a regular file: a named pipe would block the
+     * read (and its caller) for ever, a device never end. O_NOFOLLOW as well: a link swapped in after
+     * confine() is refused by open(2).
+     *
+     * @throws NoSuchFileException when there is no such file
+     */
+    private static SeekableByteChannel openRegular(Path target) throws IOException {
+        if (!Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                .isRegularFile()) {
+            throw new InvalidInputException(
+                    target + " is not a regular file; fence reads and writes only" + " regular files");
+        }
+        return Files.newByteChannel(target, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /**
+     * The sha256 of the file as it is now, or {@link #MISSING}: streamed, so that a file of any size is
+     * compared without holding it (a write may replace a file larger than {@link #read} returns).
+     */
+    private static String currentSha256(Path target) throws IOException {
+        try (SeekableByteChannel in = openRegular(target)) {
+            MessageDigest digest = sha256Digest();
+            ByteBuffer buf = ByteBuffer.allocate(1 << 16);
+            while (in.read(buf) >= 0) {
+                digest.update(buf.flip());
+                buf.clear();
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (NoSuchFileException e) {
+            return MISSING;
         }
     }
 
@@ -405,8 +448,12 @@ public final class SharedFiles {
 
     /** The sha256 of {@code bytes}, lower-case hex. */
     public static String sha256(byte[] bytes) {
+        return HexFormat.of().formatHex(sha256Digest().digest(bytes));
+    }
+
+    private static MessageDigest sha256Digest() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }

@@ -322,6 +322,38 @@ class MigrateAndWriteCommandTest {
         assertFalse(Files.exists(tmp.resolve("sub/f.txt")));
     }
 
+    /** Over the 16 MiB fence reads and writes: exit 2 with the limit, not an OutOfMemoryError (exit 1). */
+    @Test
+    void aFileOrContentTooLargeIsBadInput() throws Exception {
+        try (var f = new java.io.RandomAccessFile(tmp.resolve("huge.bin").toFile(), "rw")) {
+            f.setLength(3L << 30);
+        }
+        Result read = fence("", "read", "--path", "huge.bin");
+        assertEquals(2, read.exit(), read.all());
+        assertTrue(read.err().contains("more than the 16 MiB"), read.all());
+        JsonNode g = acquire("file:notes.md", "agent-A");
+        Result write = fence(
+                "",
+                "write",
+                "--path",
+                "notes.md",
+                "--expected-sha256",
+                "0".repeat(64),
+                "--content-file",
+                "huge.bin",
+                "--resource",
+                "file:notes.md",
+                "--holder",
+                "agent-A",
+                "--token",
+                g.get("token").asText(),
+                "--proof",
+                g.get("proof").asText());
+        assertEquals(2, write.exit(), write.all());
+        assertTrue(write.err().contains("more than the 16 MiB"), write.all());
+        assertFalse(Files.exists(tmp.resolve("notes.md")));
+    }
+
     @Test
     void helpListsTheExitCodes() {
         for (String[] cmd :

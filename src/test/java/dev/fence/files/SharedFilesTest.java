@@ -313,6 +313,69 @@ class SharedFilesTest {
         assertEquals("v1\n", Files.readString(file));
     }
 
+    /** A file larger than a Java array can hold is refused by read, not loaded (an OutOfMemoryError). */
+    @Test
+    void aFileOverTwoGibibytesIsRefusedByRead() throws IOException {
+        Path huge = root.resolve("docs/huge.bin");
+        try (var f = new java.io.RandomAccessFile(huge.toFile(), "rw")) {
+            f.setLength((2L << 30) + 1); // sparse: no disk, no time
+        }
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> SharedFiles.read(root, huge));
+        assertTrue(e.getMessage().contains("more than the 16 MiB"), e.getMessage());
+        assertTrue(e.getMessage().contains("it is " + ((2L << 30) + 1) + " bytes"), e.getMessage());
+    }
+
+    /**
+     * A write compares the hash of a file larger than read returns without loading it: streamed, the same
+     * sha256 as sha256sum prints. (Streaming does not depend on the size; 32 MiB keeps the test fast.)
+     */
+    @Test
+    void aWriteHashesAFileLargerThanReadReturnsByStreamingIt() throws IOException {
+        Grant a = acquire("agent-A");
+        Path big = root.resolve("docs/big.bin");
+        int size = 2 * SharedFiles.MAX_CONTENT;
+        try (var f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(size);
+        }
+        SharedFiles files = new SharedFiles(writes);
+        Outcome.Refused r =
+                assertInstanceOf(Outcome.Refused.class, files.write(request(a, big, SharedFiles.MISSING, "x")));
+        assertEquals(Reason.FILE_CHANGED, r.fenced().reason());
+        String zeros = SharedFiles.sha256(new byte[size]);
+        Outcome.Written w = assertInstanceOf(Outcome.Written.class, files.write(request(a, big, zeros, "small")));
+        assertEquals(zeros, w.oldSha256());
+        assertEquals("small", Files.readString(big));
+    }
+
+    /** fence read returns up to 16 MiB, and fence write writes no more than fence read could read back. */
+    @Test
+    void readsAndWritesUpToSixteenMebibytes() throws IOException {
+        Grant a = acquire("agent-A");
+        Path edge = root.resolve("docs/edge.bin");
+        try (var f = new java.io.RandomAccessFile(edge.toFile(), "rw")) {
+            f.setLength(SharedFiles.MAX_CONTENT);
+        }
+        SharedFiles.Content c = SharedFiles.read(root, edge);
+        assertEquals(SharedFiles.MAX_CONTENT, c.content().length);
+        assertEquals(SharedFiles.sha256(new byte[SharedFiles.MAX_CONTENT]), c.sha256());
+        SharedFiles.Request base = request(a, edge, c.sha256(), "");
+        SharedFiles.Request tooBig = new SharedFiles.Request(
+                base.root(),
+                base.path(),
+                base.label(),
+                base.expectedSha256(),
+                new byte[SharedFiles.MAX_CONTENT + 1],
+                base.resource(),
+                base.holder(),
+                base.token(),
+                base.proof());
+        InvalidInputException e =
+                assertThrows(InvalidInputException.class, () -> new SharedFiles(writes).write(tooBig));
+        assertTrue(e.getMessage().contains("more than the 16 MiB"), e.getMessage());
+        assertInstanceOf(Outcome.Written.class, new SharedFiles(writes).write(request(a, edge, c.sha256(), "small")));
+        assertEquals("small", Files.readString(edge));
+    }
+
     /** A new file is 0644 less the umask, like any tool's; a replaced file keeps its own mode. */
     @Test
     void aNewFileIsReadableByOthersAsTheUmaskAllowsAndAReplacedOneKeepsItsMode() throws IOException {

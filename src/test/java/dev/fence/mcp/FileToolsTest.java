@@ -34,4 +34,17 @@ class FileToolsTest {
         }
         assertEquals("path", read(root, "a\u0000b").structured().get("argument"));
     }
+
+    /** A file too large to return is a bad argument, answered at once (it used to end the server's thread). */
+    @Test
+    void aFileTooLargeToReturnIsABadArgument() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("root"));
+        try (var f = new java.io.RandomAccessFile(root.resolve("huge.bin").toFile(), "rw")) {
+            f.setLength(3L << 30);
+        }
+        ToolResult r = read(root, "huge.bin");
+        assertTrue(r.error(), r.text());
+        assertEquals("invalid", r.structured().get("error"), r.text());
+        assertTrue(r.text().contains("16 MiB"), r.text());
+    }
 }
