@@ -103,6 +103,11 @@ final class Database implements AutoCloseable {
         return s;
     }
 
+    /** True when the dialect has a statement {@code name} (some exist on one engine only). */
+    boolean has(String name) {
+        return sql.containsKey(name);
+    }
+
     /** Runs the dialect's statement {@code name} with {@code args}; returns the update count. */
     int update(String name, Object... args) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql(name))) {
@@ -151,6 +156,12 @@ final class Database implements AutoCloseable {
             case Types.BIGINT, Types.INTEGER, Types.SMALLINT, Types.TINYINT, Types.NUMERIC, Types.DECIMAL -> true;
             default -> false;
         };
+    }
+
+    /** True for a column whose values compare as bytes ({@code VARBINARY}, {@code BINARY}). */
+    static boolean isBinary(Integer jdbcType) {
+        return jdbcType != null
+                && (jdbcType == Types.VARBINARY || jdbcType == Types.BINARY || jdbcType == Types.LONGVARBINARY);
     }
 
     void rollbackQuietly() {

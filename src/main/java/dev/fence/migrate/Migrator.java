@@ -310,6 +310,12 @@ public final class Migrator {
                     execute(db, db.sql("add_applied_holder"));
                 }
                 execute(db, db.sql("create_fence_table"));
+                // An earlier fence made resource a case-insensitive VARCHAR on MariaDB/MySQL: a lease on
+                // DB/MIGRATIONS would claim db/migrations' row. Made binary before any row is read or claimed.
+                if (db.has("binary_fence_table")
+                        && !Database.isBinary(db.columnsOf("fence_tokens").get("resource"))) {
+                    execute(db, db.sql("binary_fence_table"));
+                }
                 db.update("seed_fence_row", resource);
                 List<String> others = otherResources(db, resource);
                 if (!others.isEmpty()) {

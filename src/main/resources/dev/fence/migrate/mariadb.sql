@@ -2,11 +2,22 @@
 -- and read with dev.fence.store.SqlScripts.parseNamed. DDL commits by itself here: the claim is a
 -- transaction of its own, made just before the migration, under a named lock (see Migrator).
 
+-- Resource names are compared byte for byte, as the lease store compares them: a VARCHAR would take the
+-- server's default collation, case-insensitive (and PAD SPACE), under which a lease on DB/MIGRATIONS would
+-- claim the fence row of db/migrations. VARBINARY holds the name's UTF-8 bytes (512 characters are at
+-- most 1536 of them).
 -- name: create_fence_table
 CREATE TABLE IF NOT EXISTS fence_tokens (
-    resource VARCHAR(512) NOT NULL PRIMARY KEY,
+    resource VARBINARY(2048) NOT NULL PRIMARY KEY,
     token    BIGINT NOT NULL
 ) ENGINE = InnoDB
+
+-- A fence_tokens table made by an earlier fence (resource VARCHAR) made binary in place (see Migrator.prepare);
+-- run again on a binary column it changes nothing, so runners that upgrade together are harmless. The
+-- names' bytes are those of the old column's character set: an old latin1 table's non-ASCII names no
+-- longer match their UTF-8 spelling, which is refused as another resource's row rather than matched.
+-- name: binary_fence_table
+ALTER TABLE fence_tokens MODIFY resource VARBINARY(2048) NOT NULL
 
 -- name: create_migrations_table
 CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -2,9 +2,12 @@
 -- with dev.fence.store.SqlScripts.parseNamed. DDL is transactional here: the claim runs in the
 -- migration's own transaction, before its first statement.
 
+-- Resource names are compared byte for byte, as the lease store compares them. PostgreSQL's = is that
+-- under any deterministic collation, and a database's default collation is one, so tables made by an
+-- earlier fence need no change; COLLATE "C" says so whatever the database's default.
 -- name: create_fence_table
 CREATE TABLE IF NOT EXISTS fence_tokens (
-    resource VARCHAR(512) PRIMARY KEY,
+    resource VARCHAR(512) COLLATE "C" PRIMARY KEY,
     token    BIGINT NOT NULL
 )
 

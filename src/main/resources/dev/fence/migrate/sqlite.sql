@@ -3,6 +3,8 @@
 -- migration's own transaction (BEGIN IMMEDIATE, so it holds the write lock from its start), before its
 -- first statement.
 
+-- Resource names are compared byte for byte, as the lease store compares them: the column's collation is
+-- SQLite's default, BINARY (never NOCASE).
 -- name: create_fence_table
 CREATE TABLE IF NOT EXISTS fence_tokens (
     resource VARCHAR(512) PRIMARY KEY,

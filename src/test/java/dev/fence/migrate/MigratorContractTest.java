@@ -375,6 +375,27 @@ abstract class MigratorContractTest {
         assertInstanceOf(Outcome.Done.class, apply(b, "0042"));
     }
 
+    /**
+     * Resource names are compared byte for byte on every database: {@code DB/MIGRATIONS} is another resource
+     * than {@code db/migrations}, so an agent fenced on one cannot lease the other and migrate (a
+     * case-insensitive collation would have matched the fence row of {@code db/migrations}).
+     */
+    @Test
+    void aResourceDifferingOnlyInCaseIsAnotherResource() throws Exception {
+        Grant b = acquire("agent-B");
+        assertInstanceOf(Outcome.Done.class, apply(b, "0041"));
+        Grant upper =
+                ((LeaseService.AcquireOutcome.Acquired) leases.acquire("DB/MIGRATIONS", "agent-A", TTL, null)).grant();
+        Migrator.Request other = new Migrator.Request(
+                db, dir, "0042", false, "DB/MIGRATIONS", upper.holder(), upper.token(), upper.proof(), "migrations");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> new Migrator(writes).run(other));
+        assertTrue(e.getMessage().contains("fenced by resource " + RESOURCE), e.getMessage());
+        assertFalse(hasColumn("invoices", "currency"), "0042 did not run");
+        assertEquals(1, queryLong("SELECT COUNT(*) FROM fence_tokens"), "no row of DB/MIGRATIONS stays");
+        assertEquals(b.token(), fenceRow());
+        assertInstanceOf(Outcome.Done.class, apply(b, "0042"));
+    }
+
     /** The token number alone is not an identity: a version recorded under another holder is not yours. */
     @Test
     void reapplyNeedsTheHolderAsWellAsTheToken() throws Exception {
