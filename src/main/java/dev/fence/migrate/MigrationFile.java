@@ -83,11 +83,12 @@ public record MigrationFile(long version, String label, Path file) {
     }
 
     /**
-     * The file's statements.
+     * The file's statements, as the engine {@code kind} reads them.
      *
-     * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it
+     * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it, or when a
+     *     statement is transaction control (naming its line)
      */
-    public List<SqlStatements.Statement> statements() {
+    public List<SqlStatements.Statement> statements(DatabaseUrl.Kind kind) {
         String text;
         try {
             byte[] bytes = Files.readAllBytes(file);
@@ -104,12 +105,12 @@ public record MigrationFile(long version, String label, Path file) {
         if (text.startsWith("\uFEFF")) {
             text = text.substring(1);
         }
-        List<SqlStatements.Statement> statements = SqlStatements.split(text);
+        List<SqlStatements.Statement> statements = SqlStatements.split(text, kind);
         if (statements.isEmpty()) {
             throw new InvalidInputException("migration " + file + " holds no SQL statement");
         }
         for (SqlStatements.Statement s : statements) {
-            String control = SqlStatements.transactionControl(s.sql());
+            String control = SqlStatements.transactionControl(s);
             if (control != null) {
                 throw new InvalidInputException("line " + s.line() + ": " + control + " is transaction control,"
                         + " which fence migrate refuses: each migration runs in fence's own transaction, which"

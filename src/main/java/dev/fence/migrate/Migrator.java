@@ -171,7 +171,7 @@ public final class Migrator {
         Map<MigrationFile, List<SqlStatements.Statement>> scripts = new LinkedHashMap<>();
         for (MigrationFile f : asked) {
             try {
-                scripts.put(f, f.statements());
+                scripts.put(f, f.statements(r.db().kind()));
             } catch (InvalidInputException e) {
                 throw new InvalidInputException(
                         e.getMessage().startsWith("line ") ? f.file() + " " + e.getMessage() : e.getMessage());

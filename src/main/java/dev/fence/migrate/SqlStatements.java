@@ -5,9 +5,29 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits a migration file into statements at each {@code ;} outside quotes ({@code '…'}, {@code "…"},
- * {@code `…`}), comments ({@code --}, {@code /* *}{@code /}) and PostgreSQL dollar quotes ({@code $$…$$},
- * {@code $tag$…$tag$}), remembering the line each starts on so that an error names it.
+ * Splits a migration file into statements at each {@code ;} outside quotes, comments and (PostgreSQL)
+ * dollar quotes, remembering the line each starts on so that an error names it, and says what a statement
+ * starts with once its comments are gone.
+ *
+ * <p>Every check fence makes of a migration before it runs (transaction control, fence's own names) is
+ * only as good as this reading, so it follows the engine's own lexer, and where the engine and its driver
+ * differ, the one that sees less inside quotes: a {@code ;} fence took for quoted text that the driver
+ * sent on as a second statement would run unchecked.
+ *
+ * <ul>
+ *   <li>PostgreSQL: {@code '…'} ({@code ''} inside), {@code E'…'} with backslash escapes (standard strings
+ *       are taken as {@code standard_conforming_strings} has them by default: a backslash is a
+ *       character), {@code "…"}, {@code --} comments, nested {@code /* *}{@code /} comments, and dollar
+ *       quotes {@code $$…$$}, {@code $tag$…$tag$}; a {@code $} right after an identifier character
+ *       (a letter, digit, {@code _}, {@code $} or any non-ASCII character) continues the identifier and
+ *       opens no quote (PostgreSQL's {@code x$a$} is one identifier; the driver counts a digit too).
+ *   <li>MariaDB/MySQL, with the server's default {@code sql_mode}: {@code '…'} and {@code "…"} with
+ *       backslash escapes, {@code `…`}, {@code #} comments, {@code --} comments only before a space or
+ *       control character, {@code /* *}{@code /} comments, except {@code /*!…*}{@code /} and {@code
+ *       /*M!…*}{@code /}, whose text the server runs and fence reads as code. No dollar quotes.
+ *   <li>SQLite: {@code '…'}, {@code "…"}, {@code `…`}, {@code […]}, {@code --} and {@code /* *}{@code /}
+ *       comments. No dollar quotes.
+ * </ul>
  *
  * <p>Not {@link dev.fence.store.SqlScripts}: that reads fence's own SQL, where a statement ends with {@code
  * ;} at the end of a line; a migration is anyone's SQL, whose function bodies end lines with {@code ;} too,
@@ -21,70 +41,89 @@ public final class SqlStatements {
      *
      * @param line the 1-based line of the file it starts on
      * @param sql its text, without the closing {@code ;}
+     * @param code its text as the engine runs it: each comment a space (the text of MariaDB's {@code /*!…*}
+     *     {@code /} kept), quotes as written
      */
-    public record Statement(int line, String sql) {}
+    public record Statement(int line, String sql, String code) {}
 
     /**
-     * The statements of {@code text}, in order; a last statement may omit its {@code ;}.
+     * The statements of {@code text}, in order, as the engine {@code kind} reads them; a last statement
+     * may omit its {@code ;}.
      *
      * @throws InvalidInputException for a quote, comment or dollar quote left open, naming its line
      */
-    public static List<Statement> split(String text) {
+    public static List<Statement> split(String text, DatabaseUrl.Kind kind) {
         List<Statement> out = new ArrayList<>();
         StringBuilder current = new StringBuilder();
+        StringBuilder code = new StringBuilder();
+        boolean executable = false; // inside MariaDB's /*! … */, whose text is code
         int line = 1;
         int start = -1;
         int i = 0;
         int n = text.length();
         while (i < n) {
             char c = text.charAt(i);
-            if (c == '-' && i + 1 < n && text.charAt(i + 1) == '-') {
-                int end = text.indexOf('\n', i);
+            int end = -1;
+            boolean comment = false;
+            if (lineComment(text, i, kind)) {
+                end = text.indexOf('\n', i);
                 end = end < 0 ? n : end;
+                comment = true;
+            } else if (c == '/' && i + 1 < n && text.charAt(i + 1) == '*') {
+                int opened = kind == DatabaseUrl.Kind.MARIADB ? executableComment(text, i) : -1;
+                if (opened > 0) {
+                    line += count(text, i, opened);
+                    current.append(text, i, opened);
+                    code.append(' ');
+                    executable = true;
+                    i = opened;
+                    continue;
+                }
+                end = blockCommentEnd(text, i, kind == DatabaseUrl.Kind.POSTGRESQL);
+                if (end < 0) {
+                    throw new InvalidInputException("line " + line + ": a /* comment is never closed");
+                }
+                comment = true;
+            } else if (executable && c == '*' && i + 1 < n && text.charAt(i + 1) == '/') {
+                current.append("*/");
+                code.append(' ');
+                executable = false;
+                i += 2;
+                continue;
+            } else if (opensQuote(c, kind)) {
+                end = quoteEnd(text, i, kind);
+                if (end < 0) {
+                    throw new InvalidInputException("line " + line + ": a " + c + " quote is never closed");
+                }
+            } else if (c == '$' && kind == DatabaseUrl.Kind.POSTGRESQL) {
+                String tag = dollarTag(text, i);
+                if (tag != null) {
+                    int close = text.indexOf(tag, i + tag.length());
+                    if (close < 0) {
+                        throw new InvalidInputException("line " + line + ": a " + tag + " quote is never closed");
+                    }
+                    end = close + tag.length();
+                }
+            }
+            if (end >= 0) {
+                if (comment) {
+                    code.append(' ');
+                } else {
+                    start = start < 0 ? line : start;
+                    code.append(text, i, end);
+                }
+                line += count(text, i, end);
                 current.append(text, i, end);
                 i = end;
                 continue;
             }
-            if (c == '/' && i + 1 < n && text.charAt(i + 1) == '*') {
-                int end = text.indexOf("*/", i + 2);
-                if (end < 0) {
-                    throw new InvalidInputException("line " + line + ": a /* comment is never closed");
-                }
-                line += count(text, i, end + 2);
-                current.append(text, i, end + 2);
-                i = end + 2;
-                continue;
-            }
-            if (c == '\'' || c == '"' || c == '`') {
-                int end = text.indexOf(c, i + 1);
-                if (end < 0) {
-                    throw new InvalidInputException("line " + line + ": a " + c + " quote is never closed");
-                }
-                start = start < 0 ? line : start;
-                line += count(text, i, end + 1);
-                current.append(text, i, end + 1);
-                i = end + 1;
-                continue;
-            }
-            if (c == '$') {
-                String tag = dollarTag(text, i);
-                if (tag != null) {
-                    int end = text.indexOf(tag, i + tag.length());
-                    if (end < 0) {
-                        throw new InvalidInputException("line " + line + ": a " + tag + " quote is never closed");
-                    }
-                    start = start < 0 ? line : start;
-                    line += count(text, i, end + tag.length());
-                    current.append(text, i, end + tag.length());
-                    i = end + tag.length();
-                    continue;
-                }
-            }
             if (c == ';') {
                 if (start >= 0) {
-                    out.add(new Statement(start, current.toString().strip()));
+                    out.add(new Statement(
+                            start, current.toString().strip(), code.toString().strip()));
                 }
                 current.setLength(0);
+                code.setLength(0);
                 start = -1;
                 i++;
                 continue;
@@ -95,27 +134,29 @@ public final class SqlStatements {
                 start = line;
             }
             current.append(c);
+            code.append(c);
             i++;
         }
         if (start >= 0) {
-            out.add(new Statement(start, current.toString().strip()));
+            out.add(new Statement(
+                    start, current.toString().strip(), code.toString().strip()));
         }
         return out;
     }
 
     /**
-     * Whether {@code sql} (one statement of {@link #split}) starts or ends a transaction or a savepoint:
+     * Whether {@code statement} starts or ends a transaction or a savepoint:
      * {@code BEGIN}, {@code COMMIT}, {@code END}, {@code ROLLBACK}, {@code ABORT}, {@code START TRANSACTION},
      * {@code SAVEPOINT}, {@code RELEASE}, {@code PREPARE TRANSACTION}, MySQL's {@code XA …} and {@code SET
      * autocommit}. Such a statement in a migration would end the transaction that holds fence's claim, so that
      * what follows runs unfenced (and a failure rolls nothing back). The leading keyword is matched
-     * case-insensitively after comments and whitespace.
+     * case-insensitively in the statement's {@link Statement#code() code}, after comments and whitespace.
      *
      * @return the statement's leading words as written, upper-cased (for the message), or null when it is
      *     not transaction control
      */
-    public static String transactionControl(String sql) {
-        List<String> words = leadingWords(sql, 3);
+    public static String transactionControl(Statement statement) {
+        List<String> words = leadingWords(statement.code(), 3);
         if (words.isEmpty()) {
             return null;
         }
@@ -143,27 +184,21 @@ public final class SqlStatements {
     }
 
     /** Up to {@code max} words ({@code [A-Za-z_]+}, upper-cased; {@code @@} and {@code session.} skipped). */
-    private static List<String> leadingWords(String sql, int max) {
+    private static List<String> leadingWords(String code, int max) {
         List<String> words = new ArrayList<>();
         int i = 0;
-        int n = sql.length();
+        int n = code.length();
         while (i < n && words.size() < max) {
-            char c = sql.charAt(i);
+            char c = code.charAt(i);
             if (Character.isWhitespace(c) || c == '@' || c == '.') {
                 i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                int end = sql.indexOf('\n', i);
-                i = end < 0 ? n : end;
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
             } else if (Character.isLetter(c) || c == '_') {
                 int j = i;
-                while (j < n && (Character.isLetter(sql.charAt(j)) || sql.charAt(j) == '_')) {
+                while (j < n && (Character.isLetter(code.charAt(j)) || code.charAt(j) == '_')) {
                     j++;
                 }
-                String w = sql.substring(i, j).toUpperCase(java.util.Locale.ROOT);
-                if (!(w.equals("SESSION") && j < n && sql.charAt(j) == '.')) {
+                String w = code.substring(i, j).toUpperCase(java.util.Locale.ROOT);
+                if (!(w.equals("SESSION") && j < n && code.charAt(j) == '.')) {
                     words.add(w);
                 }
                 i = j;
@@ -174,15 +209,128 @@ public final class SqlStatements {
         return words;
     }
 
-    /** The dollar-quote tag starting at {@code i} ({@code $$} or {@code $name$}), or null. */
-    private static String dollarTag(String text, int i) {
+    /** Where a comment running to the end of the line starts: {@code --} (MariaDB: before a space), {@code #}. */
+    private static boolean lineComment(String text, int i, DatabaseUrl.Kind kind) {
+        char c = text.charAt(i);
+        if (kind == DatabaseUrl.Kind.MARIADB) {
+            if (c == '#') {
+                return true;
+            }
+            // MariaDB: "--" opens a comment only before whitespace or a control character; 1--1 is 1 - -1.
+            return c == '-'
+                    && text.startsWith("--", i)
+                    && (i + 2 >= text.length()
+                            || text.charAt(i + 2) <= ' '
+                            || Character.isWhitespace(text.charAt(i + 2)));
+        }
+        return c == '-' && text.startsWith("--", i);
+    }
+
+    /**
+     * MariaDB's executable comment at {@code i} ({@code /*!}, {@code /*M!}, with an optional version):
+     * the index its code starts at, or -1 for a plain comment.
+     */
+    private static int executableComment(String text, int i) {
+        int j = i + 2;
+        if (j < text.length() && text.charAt(j) == 'M') {
+            j++;
+        }
+        if (j >= text.length() || text.charAt(j) != '!') {
+            return -1;
+        }
+        j++;
+        while (j < text.length() && text.charAt(j) >= '0' && text.charAt(j) <= '9') {
+            j++;
+        }
+        return j;
+    }
+
+    /** The index just past the block comment at {@code i}, or -1 when it is never closed. */
+    private static int blockCommentEnd(String text, int i, boolean nested) {
+        int depth = 0;
+        int j = i;
+        while (j + 1 < text.length()) {
+            if (text.charAt(j) == '/' && text.charAt(j + 1) == '*') {
+                depth = nested || depth == 0 ? depth + 1 : depth;
+                j += 2;
+            } else if (text.charAt(j) == '*' && text.charAt(j + 1) == '/') {
+                depth--;
+                j += 2;
+                if (depth == 0) {
+                    return j;
+                }
+            } else {
+                j++;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean opensQuote(char c, DatabaseUrl.Kind kind) {
+        return switch (c) {
+            case '\'', '"' -> true;
+            case '`' -> kind != DatabaseUrl.Kind.POSTGRESQL; // an operator character to PostgreSQL
+            case '[' -> kind == DatabaseUrl.Kind.SQLITE;
+            default -> false;
+        };
+    }
+
+    /** The index just past the quote opened at {@code i}, or -1 when it is never closed. */
+    private static int quoteEnd(String text, int i, DatabaseUrl.Kind kind) {
+        char open = text.charAt(i);
+        char close = open == '[' ? ']' : open;
+        boolean backslash = (kind == DatabaseUrl.Kind.MARIADB && open != '`')
+                || (kind == DatabaseUrl.Kind.POSTGRESQL && open == '\'' && escapeString(text, i));
         int j = i + 1;
-        while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_')) {
+        while (j < text.length()) {
+            char c = text.charAt(j);
+            if (backslash && c == '\\') {
+                j += 2;
+            } else if (c == close && open != '[' && j + 1 < text.length() && text.charAt(j + 1) == close) {
+                j += 2; // a doubled quote is one quote character
+            } else if (c == close) {
+                return j + 1;
+            } else {
+                j++;
+            }
+        }
+        return -1;
+    }
+
+    /** PostgreSQL's E'…' (a lone E or e before the quote, not the end of a longer name). */
+    private static boolean escapeString(String text, int quote) {
+        if (quote < 1 || (text.charAt(quote - 1) != 'E' && text.charAt(quote - 1) != 'e')) {
+            return false;
+        }
+        return quote < 2 || !identifierChar(text.charAt(quote - 2));
+    }
+
+    /** PostgreSQL's (and its driver's) identifier continuation: after one, a $ opens no dollar quote. */
+    private static boolean identifierChar(char c) {
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || c == '_'
+                || c == '$'
+                || c > 127;
+    }
+
+    /**
+     * The dollar-quote tag starting at {@code i} ({@code $$} or {@code $name$}), or null: none after an
+     * identifier character ({@code x$a$} is an identifier), none whose name starts with a digit ({@code $1}
+     * is a parameter). Tag characters are PostgreSQL's: ASCII letters, digits, {@code _}, non-ASCII.
+     */
+    private static String dollarTag(String text, int i) {
+        if (i > 0 && identifierChar(text.charAt(i - 1))) {
+            return null;
+        }
+        int j = i + 1;
+        while (j < text.length() && text.charAt(j) != '$' && identifierChar(text.charAt(j))) {
             j++;
         }
         if (j < text.length() && text.charAt(j) == '$') {
-            if (j > i + 1 && Character.isDigit(text.charAt(i + 1))) {
-                return null; // $1 is a parameter, not a tag
+            if (j > i + 1 && text.charAt(i + 1) >= '0' && text.charAt(i + 1) <= '9') {
+                return null;
             }
             return text.substring(i, j + 1);
         }

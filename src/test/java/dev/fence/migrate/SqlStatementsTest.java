@@ -1,5 +1,8 @@
 package dev.fence.migrate;
 
+import static dev.fence.migrate.DatabaseUrl.Kind.MARIADB;
+import static dev.fence.migrate.DatabaseUrl.Kind.POSTGRESQL;
+import static dev.fence.migrate.DatabaseUrl.Kind.SQLITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,20 +26,20 @@ class SqlStatementsTest {
                 + "END;\n"
                 + "$body$ LANGUAGE plpgsql;\n"
                 + "SELECT $1 FROM t\n";
-        List<SqlStatements.Statement> s = SqlStatements.split(sql);
+        List<SqlStatements.Statement> s = SqlStatements.split(sql, POSTGRESQL);
         assertEquals(4, s.size(), s.toString());
         assertEquals(2, s.get(0).line());
         assertEquals(4, s.get(1).line());
         assertEquals(5, s.get(2).line());
         assertTrue(s.get(2).sql().contains("RETURN 1;"));
         assertEquals(10, s.get(3).line());
-        assertEquals(List.of(), SqlStatements.split("-- only a comment;\n\n"));
+        assertEquals(List.of(), SqlStatements.split("-- only a comment;\n\n", POSTGRESQL));
     }
 
     @Test
     void anOpenQuoteNamesItsLine() {
-        InvalidInputException e =
-                assertThrows(InvalidInputException.class, () -> SqlStatements.split("SELECT 1;\nSELECT 'open;\n"));
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class, () -> SqlStatements.split("SELECT 1;\nSELECT 'open;\n", POSTGRESQL));
         assertTrue(e.getMessage().startsWith("line 2"), e.getMessage());
     }
 
@@ -80,7 +83,9 @@ class SqlStatementsTest {
                 "SET autocommit = 1",
                 "set @@session.autocommit=0",
                 "SET SESSION autocommit = 1")) {
-            assertTrue(SqlStatements.transactionControl(sql) != null, sql);
+            for (DatabaseUrl.Kind kind : DatabaseUrl.Kind.values()) {
+                assertTrue(control(sql, kind) != null, kind + ": " + sql);
+            }
         }
         for (String sql : List.of(
                 "CREATE TABLE commits (id INT)",
@@ -91,7 +96,106 @@ class SqlStatementsTest {
                 "UPDATE t SET autocommit = 1",
                 "STARTS",
                 "ENDING")) {
-            assertEquals(null, SqlStatements.transactionControl(sql), sql);
+            for (DatabaseUrl.Kind kind : DatabaseUrl.Kind.values()) {
+                assertEquals(null, control(sql, kind), kind + ": " + sql);
+            }
         }
+    }
+
+    /**
+     * PostgreSQL (and the driver, which splits at each ; it sees) read {@code $} after an identifier
+     * character as part of the identifier, not as a dollar quote: {@code x$a$} hides nothing.
+     */
+    @Test
+    void aDollarAfterAnIdentifierCharacterStartsNoDollarQuote() {
+        List<SqlStatements.Statement> s =
+                SqlStatements.split("SELECT 1 AS x$a$; COMMIT; SELECT 2 AS y$a$;\n", POSTGRESQL);
+        assertEquals(3, s.size(), s.toString());
+        assertEquals("COMMIT", SqlStatements.transactionControl(s.get(1)));
+        // The driver counts a digit as an identifier character too; after a quote or a space, a tag opens.
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT 1$a$; COMMIT; SELECT 2$a$", POSTGRESQL)
+                        .size());
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT x$$; COMMIT; SELECT y$$", POSTGRESQL)
+                        .size());
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT é$a$; COMMIT; SELECT ê$a$", POSTGRESQL)
+                        .size());
+        assertEquals(
+                1, SqlStatements.split("SELECT 'x'$a$; COMMIT; $a$", POSTGRESQL).size());
+        assertEquals(
+                1, SqlStatements.split("SELECT $é$; COMMIT; $é$", POSTGRESQL).size());
+        assertEquals(
+                1,
+                SqlStatements.split("DO $_1$ BEGIN NULL; END $_1$", POSTGRESQL).size());
+    }
+
+    /** PostgreSQL's E'…' takes backslash escapes, its comments nest, and a backtick is no quote there. */
+    @Test
+    void postgresqlEscapeStringsNestedCommentsAndBackticksAreReadAsPostgresqlReadsThem() {
+        List<SqlStatements.Statement> e = SqlStatements.split("SELECT E'\\''; COMMIT; SELECT ''; -- '", POSTGRESQL);
+        assertEquals(3, e.size(), e.toString());
+        assertEquals("COMMIT", SqlStatements.transactionControl(e.get(1)));
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT e'\\'';COMMIT;SELECT ''-- '", POSTGRESQL)
+                        .size());
+        // A standard string: the backslash is a character, the quote after it closes the string.
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT 'a\\'; COMMIT; SELECT 'b'", POSTGRESQL)
+                        .size());
+        // "name'…'" is no E-string: the E ends a longer name.
+        assertEquals(
+                2, SqlStatements.split("SELECT typE'\\'; COMMIT", POSTGRESQL).size());
+        List<SqlStatements.Statement> nested = SqlStatements.split("/* /* */ ' */ SELECT 1; COMMIT; -- '", POSTGRESQL);
+        assertEquals(2, nested.size(), nested.toString());
+        assertEquals("COMMIT", SqlStatements.transactionControl(nested.get(1)));
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT 1 `; COMMIT; SELECT `", POSTGRESQL).size());
+    }
+
+    /** MariaDB/MySQL: # comments, "--" only before a space, /*! … *&#47; runs, backslash escapes, no $ quotes. */
+    @Test
+    void mariadbCommentsAndEscapesAreReadAsMariadbReadsThem() {
+        assertEquals("COMMIT", control("# a note\nCOMMIT", MARIADB));
+        assertEquals("COMMIT", control("/*!COMMIT*/", MARIADB));
+        assertEquals("START TRANSACTION", control("/*!50000 START TRANSACTION */", MARIADB));
+        assertEquals("SET AUTOCOMMIT", control("/*M!100100 SET autocommit = 0 */", MARIADB));
+        assertEquals(null, control("/*!COMMIT*/ SELECT 1", POSTGRESQL), "a comment elsewhere");
+        assertEquals(
+                1,
+                SqlStatements.split("SELECT 'a\\'; COMMIT; SELECT 1'", MARIADB).size());
+        assertEquals(
+                1, SqlStatements.split("SELECT \"a\\\"; COMMIT; \"", MARIADB).size());
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT 1 AS $a$; COMMIT; SELECT $a$", MARIADB)
+                        .size());
+        assertEquals(2, SqlStatements.split("SELECT 1--1; COMMIT", MARIADB).size());
+        assertEquals(1, SqlStatements.split("SELECT 1 -- 1; COMMIT", MARIADB).size());
+        assertEquals(1, SqlStatements.split("SELECT 1 # ; COMMIT", MARIADB).size());
+        assertEquals(1, SqlStatements.split("SELECT `a;b` FROM t", MARIADB).size());
+    }
+
+    /** SQLite: [brackets] quote a name, and there are no dollar quotes. */
+    @Test
+    void sqliteBracketsAreQuotes() {
+        assertEquals(
+                3,
+                SqlStatements.split("SELECT 1 AS [x']; COMMIT; SELECT '1'", SQLITE)
+                        .size());
+        assertEquals(1, SqlStatements.split("SELECT 1 AS [x;y]", SQLITE).size());
+        assertEquals(
+                3, SqlStatements.split("SELECT $a$; COMMIT; SELECT $a$", SQLITE).size());
+    }
+
+    private static String control(String sql, DatabaseUrl.Kind kind) {
+        return SqlStatements.transactionControl(SqlStatements.split(sql, kind).get(0));
     }
 }
