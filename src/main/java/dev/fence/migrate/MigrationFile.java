@@ -86,7 +86,7 @@ public record MigrationFile(long version, String label, Path file) {
      * The file's statements, as the engine {@code kind} reads them.
      *
      * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it, or when a
-     *     statement is transaction control (naming its line)
+     *     statement is transaction control or names fence's own tables or lock functions (naming its line)
      */
     public List<SqlStatements.Statement> statements(DatabaseUrl.Kind kind) {
         String text;
@@ -117,6 +117,14 @@ public record MigrationFile(long version, String label, Path file) {
                         + " holds the claim on the fence row, and a " + control + " there would end it (what"
                         + " follows would run unfenced, and a failure would roll nothing back). Remove it (a"
                         + " trigger or procedure body ending in END; is not supported either: its ; split it)");
+            }
+            String own = SqlStatements.ownName(s);
+            if (own != null) {
+                throw new InvalidInputException("line " + s.line() + ": names " + own + ", which is fence migrate's"
+                        + " own bookkeeping (fence_tokens holds the fence row, schema_migrations who applied what,"
+                        + " GET_LOCK/RELEASE_LOCK the lock runners take turns under), which fence migrate refuses:"
+                        + " a migration that changed it would undo the fence it runs under. Remove it (a mention in"
+                        + " a comment or a string counts too: fence does not parse SQL; name another table)");
             }
         }
         return statements;

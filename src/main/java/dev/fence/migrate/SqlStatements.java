@@ -183,6 +183,49 @@ public final class SqlStatements {
         }
     }
 
+    /**
+     * The names of fence migrate's own bookkeeping: its tables ({@code fence_tokens}, the fence row;
+     * {@code schema_migrations}, who applied what) and MariaDB's named-lock functions (the lock that makes
+     * runners of one resource take turns runs on the migration's own connection).
+     */
+    static final java.util.Set<String> OWN_NAMES =
+            java.util.Set.of("fence_tokens", "schema_migrations", "get_lock", "release_lock", "release_all_locks");
+
+    /**
+     * The first of {@link #OWN_NAMES} that {@code statement} names, lower-cased, or null. A migration that
+     * changed them would undo the fence it runs under (lower the fence row, tie the database to another
+     * resource, rewrite who applied a version, release the runners' lock). Matched as a whole word of
+     * {@code [A-Za-z0-9_]} in any case, anywhere in the statement's text, comments and quoted text included:
+     * a function body is quoted text, and a comment to fence may be code to the server. A name the statement
+     * builds as it runs (dynamic SQL, PostgreSQL's {@code U&"…"} escapes) is not seen.
+     */
+    public static String ownName(Statement statement) {
+        String sql = statement.sql();
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            if (!wordChar(sql.charAt(i))) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < n && wordChar(sql.charAt(j))) {
+                j++;
+            }
+            String w = sql.substring(i, j).toLowerCase(java.util.Locale.ROOT);
+            if (OWN_NAMES.contains(w)) {
+                return w;
+            }
+            i = j;
+        }
+        return null;
+    }
+
+    /** ASCII only: a $ or a non-ASCII letter next to a name is taken as the name's end, never its middle. */
+    private static boolean wordChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    }
+
     /** Up to {@code max} words ({@code [A-Za-z_]+}, upper-cased; {@code @@} and {@code session.} skipped). */
     private static List<String> leadingWords(String code, int max) {
         List<String> words = new ArrayList<>();

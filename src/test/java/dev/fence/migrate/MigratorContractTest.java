@@ -444,6 +444,38 @@ abstract class MigratorContractTest {
         assertInstanceOf(Outcome.Done.class, apply(a, null));
     }
 
+    /**
+     * A migration that names fence's own tables or MariaDB's lock functions could lower the fence row,
+     * re-tie the database to another resource, rewrite who applied what, or release the runners' lock:
+     * refused before anything runs, like transaction control.
+     */
+    @Test
+    void aMigrationNamingFencesOwnTablesOrLockIsRefusedBeforeAnythingRuns() throws Exception {
+        Grant a = acquire("agent-A");
+        for (String own : List.of(
+                "UPDATE fence_tokens SET resource = 'db/sneaky', token = 0",
+                "update public.FENCE_TOKENS set token = 0",
+                "DELETE FROM \"schema_migrations\"",
+                "UPDATE `schema_migrations` SET applied_token = NULL, applied_holder = NULL",
+                "CREATE VIEW v AS SELECT * FROM fence_tokens",
+                "SELECT RELEASE_LOCK('fence-migrate:db/migrations')",
+                "SELECT release_all_locks()",
+                "/* a comment */ SELECT get_lock('x', 1)")) {
+            migration("0043_own.sql", "CREATE TABLE a (x INTEGER);\n-- housekeeping\n  " + own + ";\n");
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null), own);
+            assertTrue(
+                    e.getMessage().contains("0043_own.sql")
+                            && e.getMessage().contains("line 3")
+                            && e.getMessage().contains("fence migrate's own"),
+                    e.getMessage());
+            assertFalse(hasColumn("a", "x"), own);
+            assertFalse(hasColumn("fence_tokens", "token"), "not even the claim: " + own);
+        }
+        // A name that only contains one of them is another name.
+        migration("0043_own.sql", "CREATE TABLE my_fence_tokens_copy (x INTEGER);\n");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+    }
+
     @Test
     void aPlainSchemaMigrationsTableIsAdoptedAndFlywayIsRefused() throws Exception {
         try (Connection c = connect();

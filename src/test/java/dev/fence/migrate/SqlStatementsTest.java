@@ -195,6 +195,28 @@ class SqlStatementsTest {
                 3, SqlStatements.split("SELECT $a$; COMMIT; SELECT $a$", SQLITE).size());
     }
 
+    @Test
+    void fencesOwnNamesAreFoundAsWholeWordsAnywhereInAStatement() {
+        for (String sql : List.of(
+                "UPDATE fence_tokens SET token = 0",
+                "DELETE FROM app.\"Schema_Migrations\"",
+                "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$DELETE FROM fence_tokens$$",
+                "SELECT 1 -- RELEASE_LOCK('fence-migrate:db/migrations')",
+                "SELECT x$release_all_locks")) {
+            assertTrue(
+                    SqlStatements.ownName(SqlStatements.split(sql, POSTGRESQL).get(0)) != null, sql);
+        }
+        for (String sql : List.of(
+                "CREATE TABLE fence_tokens_archive (x INT)",
+                "SELECT my_get_lock(1)",
+                "INSERT INTO t VALUES ('fence tokens')")) {
+            assertEquals(
+                    null,
+                    SqlStatements.ownName(SqlStatements.split(sql, MARIADB).get(0)),
+                    sql);
+        }
+    }
+
     private static String control(String sql, DatabaseUrl.Kind kind) {
         return SqlStatements.transactionControl(SqlStatements.split(sql, kind).get(0));
     }
