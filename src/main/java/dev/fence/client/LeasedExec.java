@@ -98,6 +98,12 @@ public final class LeasedExec {
         PrintWriter err = streams.err();
         long token = r.token();
         String proof = r.proof();
+        if (token != 0 && proof == null && !leases.holderAuthenticated()) {
+            // The lease is renewed while the command runs, which takes the proof in direct mode: say so now,
+            // before anything runs, rather than lose the lease half-way.
+            throw new InvalidInputException("fence exec under token " + token + " needs the proof its grant returned"
+                    + " (--grant-file FILE, --proof or $FENCE_PROOF); a holder's name and token are public");
+        }
         if (token == 0) {
             refuseToReplace(r);
             AcquireOutcome a = leases.acquire(r.resource(), r.holder(), r.ttl(), r.grantSha());

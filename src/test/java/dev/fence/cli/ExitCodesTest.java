@@ -88,6 +88,9 @@ class ExitCodesTest {
                 List.of(Cli.exitCodesOf(root).value()));
     }
 
+    /** A proof of the right shape (renew and release want one before they ask the store). */
+    private static final String PROOF = "fp2.x.YQ." + "A".repeat(43);
+
     /** Tries to make each store command return a code its --help does not list: a store down, a bad URL. */
     @Test
     void storeFailuresComeOutAsCodesTheCommandDeclares() throws Exception {
@@ -100,8 +103,20 @@ class ExitCodesTest {
                 new Context(new ByteArrayInputStream(new byte[0]), discard, discard, Map.of(), Clock.systemUTC(), tmp));
         List<List<String>> commands = List.of(
                 List.of("lease", "acquire", "--resource", "x", "--holder", "a"),
-                List.of("lease", "renew", "--resource", "x", "--holder", "a", "--token", "1", "--ttl", "30s"),
-                List.of("lease", "release", "--resource", "x", "--holder", "a", "--token", "1"),
+                List.of(
+                        "lease",
+                        "renew",
+                        "--resource",
+                        "x",
+                        "--holder",
+                        "a",
+                        "--token",
+                        "1",
+                        "--proof",
+                        PROOF,
+                        "--ttl",
+                        "30s"),
+                List.of("lease", "release", "--resource", "x", "--holder", "a", "--token", "1", "--proof", PROOF),
                 List.of("lease", "status", "--resource", "x"),
                 List.of("status", "--holder", "a"),
                 List.of("audit"),

@@ -202,41 +202,48 @@ class ExecTest {
     void withATokenItUsesTheHeldLeaseAndRefusesALostOneWithoutRunning() throws Exception {
         FenceCli.Run acquired =
                 fence.run(tmp, "lease", "acquire", "--resource", R, "--holder", "agent-a", "--ttl", "30s", "--json");
-        String token = Json.read(acquired.out()).get("token").asText();
-        FenceCli.Run ok = fence.run(
-                tmp,
-                "exec",
-                "--resource",
-                R,
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "30s",
-                "--token",
-                token,
-                "--",
-                "sh",
-                "-c",
-                "echo $FENCE_TOKEN");
+        var grant = Json.read(acquired.out());
+        String token = grant.get("token").asText();
+        // Without the grant's proof a token is anyone's (direct mode): exec refuses before running anything.
+        FenceCli.Run unproven = fence.run(
+                tmp, "exec", "--resource", R, "--holder", "agent-a", "--ttl", "30s", "--token", token, "--", "true");
+        assertEquals(2, unproven.exit(), unproven.all());
+        FenceCli.Run ok = fence.with("FENCE_PROOF", grant.get("proof").asText())
+                .run(
+                        tmp,
+                        "exec",
+                        "--resource",
+                        R,
+                        "--holder",
+                        "agent-a",
+                        "--ttl",
+                        "30s",
+                        "--token",
+                        token,
+                        "--",
+                        "sh",
+                        "-c",
+                        "echo $FENCE_TOKEN");
         assertEquals(0, ok.exit(), ok.all());
         assertEquals(token + "\n", ok.out());
 
         assertEquals(0, acquireAhead("agent-b", Duration.ofMinutes(1)).exit());
         Path marker = tmp.resolve("ran");
-        FenceCli.Run lost = fence.run(
-                tmp,
-                "exec",
-                "--resource",
-                R,
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "30s",
-                "--token",
-                token,
-                "--",
-                "touch",
-                marker.toString());
+        FenceCli.Run lost = fence.with("FENCE_PROOF", grant.get("proof").asText())
+                .run(
+                        tmp,
+                        "exec",
+                        "--resource",
+                        R,
+                        "--holder",
+                        "agent-a",
+                        "--ttl",
+                        "30s",
+                        "--token",
+                        token,
+                        "--",
+                        "touch",
+                        marker.toString());
         assertEquals(3, lost.exit(), lost.all());
         assertTrue(lost.err().contains("FENCED resource=db/migrations"), lost.all());
         assertFalse(Files.exists(marker), "the command did not run");

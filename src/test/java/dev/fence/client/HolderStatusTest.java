@@ -36,10 +36,14 @@ class HolderStatusTest {
     }
 
     private long acquire(String resource, String holder, String ttl) throws Exception {
+        return grant(resource, holder, ttl).get("token").asLong();
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode grant(String resource, String holder, String ttl) throws Exception {
         FenceCli.Run r =
                 fence.run(tmp, "lease", "acquire", "--resource", resource, "--holder", holder, "--ttl", ttl, "--json");
         assertEquals(0, r.exit(), r.all());
-        return Json.read(r.out()).get("token").asLong();
+        return Json.read(r.out());
     }
 
     @Test
@@ -50,10 +54,12 @@ class HolderStatusTest {
         clock.set(Instant.parse("2026-11-29T14:35:00Z"));
         long migrations = acquire("db/migrations", "agent-a", "10m");
         long cache = acquire("cache/warm", "agent-a", "1m");
-        long docs = acquire("docs/release", "agent-a", "1h");
+        var docsGrant = grant("docs/release", "agent-a", "1h");
+        long docs = docsGrant.get("token").asLong();
         assertEquals(
                 0,
-                fence.run(
+                fence.holding(docsGrant)
+                        .run(
                                 tmp,
                                 "lease",
                                 "release",

@@ -68,7 +68,7 @@ class PushTransportsTest {
             JsonNode grant = fence.acquireAppMain(a, "agent-a", "5m");
             assertEquals(git.tip(bare, MAIN), grant.get("grantSha").asText(), "ls-remote over ssh");
             String a1 = git.commit(a, "notes.txt", "A\n", "A: change");
-            FenceCli.Run r = fence.run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
+            FenceCli.Run r = fence.holding(grant).run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
             assertEquals(0, r.exit(), r.all() + "\n--- sshd\n" + sshd.log());
             JsonNode out = Json.read(r.out());
             assertEquals("pushed", out.get("status").asText(), r.all());
@@ -99,7 +99,8 @@ class PushTransportsTest {
                 git.git(clone, "config", "core.sshCommand", sshd.sshCommand());
             }
             FenceCli fence = fence(Map.of());
-            long tokenA = fence.acquireAppMain(a, "agent-a", "2s").get("token").asLong();
+            JsonNode grantA = fence.acquireAppMain(a, "agent-a", "2s");
+            long tokenA = grantA.get("token").asLong();
             String seed = git.tip(bare, MAIN);
             git.commit(a, "notes.txt", "A\n", "A: change");
 
@@ -113,7 +114,15 @@ class PushTransportsTest {
                             clock.advance(Duration.ofSeconds(3));
                             fence.acquireAppMain(b, "agent-b", "30s");
                         })
-                        .push(new FencedPush.Request(a, "origin", null, null, "app", "agent-a"));
+                        .push(new FencedPush.Request(
+                                a,
+                                "origin",
+                                null,
+                                null,
+                                "app",
+                                "agent-a",
+                                0,
+                                grantA.get("proof").asText()));
                 List<LedgerEvent> rejects =
                         s.query(new LedgerQuery(RESOURCE, null, null, null, null, Set.of(EventType.REJECT), 0));
                 assertEquals(1, rejects.size(), rejects + "\n--- sshd\n" + sshd.log());
@@ -149,7 +158,7 @@ class PushTransportsTest {
                     "!f() { test \"$1\" = get && echo username=agent-a && echo password=s3cret-pass; }; f");
             JsonNode grant = fence.acquireAppMain(a, "agent-a", "5m");
             String a1 = git.commit(a, "notes.txt", "A\n", "A: change");
-            FenceCli.Run r = fence.run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
+            FenceCli.Run r = fence.holding(grant).run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
             assertEquals(0, r.exit(), r.all());
             JsonNode out = Json.read(r.out());
             assertTrue(out.get("pushOptions").asBoolean(), r.all());
@@ -170,7 +179,7 @@ class PushTransportsTest {
             git.git(bare, "fetch", "-q", admin.toString(), "main:refs/admin/main");
             git.git(bare, "update-ref", MAIN, other);
             git.commit(a, "notes.txt", "A again\n", "A: second change");
-            FenceCli.Run stale = fence.run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
+            FenceCli.Run stale = fence.holding(grant).run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
             assertEquals(3, stale.exit(), stale.all());
             JsonNode fenced = Json.read(stale.out());
             assertEquals("fenced", fenced.get("status").asText());

@@ -33,18 +33,39 @@ class RecordedShaTest {
 
     GitFixture git;
     FenceCli fence;
+    String store;
     Path bare;
     Path agent;
 
     @BeforeEach
     void setUp() {
         git = new GitFixture(tmp);
-        String store = "sqlite:" + tmp.resolve("fence.db");
+        store = "sqlite:" + tmp.resolve("fence.db");
         fence = new FenceCli(
                 git.env(Map.of("FENCE_STORE", store)),
                 new FakeClock(Instant.now().truncatedTo(ChronoUnit.MILLIS)));
         bare = git.bareWithMain("app");
         agent = git.clone(bare, "agent");
+    }
+
+    /**
+     * fence as the agent that kept its grant: the token and proof of its current lease on main in the
+     * environment ({@code FENCE_TOKEN}, {@code FENCE_PROOF}), as a harness passes them; plain fence when it
+     * holds none.
+     */
+    private FenceCli holding() {
+        String resource = dev.fence.core.Resources.forRef("app", "refs/heads/main");
+        try (dev.fence.core.LeaseService leases = new dev.fence.core.LeaseService(
+                dev.fence.store.Stores.open(store, dev.fence.store.StoreOptions.defaults()),
+                java.time.Clock.systemUTC())) {
+            dev.fence.core.Lease lease = leases.status(resource).state().lease();
+            if (lease == null
+                    || !(leases.proof(resource, "agent", lease.token())
+                            instanceof dev.fence.core.LeaseOperations.ProofOutcome.Issued issued)) {
+                return fence;
+            }
+            return fence.with("FENCE_TOKEN", Long.toString(lease.token())).with("FENCE_PROOF", issued.proof());
+        }
     }
 
     private String recordedSha() throws Exception {
@@ -66,7 +87,7 @@ class RecordedShaTest {
         git.git(human, "push", "-q", "origin", "main");
 
         String mine = git.commit(agent, "y.txt", "mine\n", "agent change");
-        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run push = holding().run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(3, push.exit(), push.all());
         JsonNode o = Json.read(push.out());
         assertEquals("fenced", o.get("status").asText());
@@ -85,7 +106,9 @@ class RecordedShaTest {
         // A retry is refused the same way: the agent cannot make the lease agree with the remote.
         assertEquals(
                 3,
-                fence.run(agent, "push", "--repo", "app", "--holder", "agent").exit());
+                holding()
+                        .run(agent, "push", "--repo", "app", "--holder", "agent")
+                        .exit());
         assertEquals(seed, recordedSha());
     }
 
@@ -103,7 +126,7 @@ class RecordedShaTest {
             String[] args = java.util.stream.Stream.concat(
                             java.util.stream.Stream.of("push", "--repo", "app", "--holder", "agent"), extra.stream())
                     .toArray(String[]::new);
-            FenceCli.Run r = fence.run(agent, args);
+            FenceCli.Run r = holding().run(agent, args);
             assertEquals(2, r.exit(), extra + ": " + r.all());
         }
         FenceCli.Run acquire = fence.run(
@@ -128,19 +151,22 @@ class RecordedShaTest {
                 "origin",
                 "--json");
         assertEquals(0, acquired.exit(), acquired.all());
-        assertEquals(ObjectIds.ZERO, Json.read(acquired.out()).get("grantSha").asText());
+        JsonNode grant = Json.read(acquired.out());
+        assertEquals(ObjectIds.ZERO, grant.get("grantSha").asText());
+        FenceCli holding = fence.with("FENCE_TOKEN", grant.get("token").asText())
+                .with("FENCE_PROOF", grant.get("proof").asText());
 
         git.git(agent, "checkout", "-q", "-b", "feature");
         String mine = git.commit(agent, "f.txt", "feature\n", "feature work");
         // Someone else creates the branch first: the lease said it must not exist.
         Path human = git.clone(bare, "human");
         git.git(human, "push", "-q", "origin", "main:feature");
-        FenceCli.Run refused = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        FenceCli.Run refused = holding.run(agent, "push", "--repo", "app", "--holder", "agent");
         assertEquals(3, refused.exit(), refused.all());
         assertTrue(refused.err().contains("recorded no branch"), refused.all());
 
         git.git(human, "push", "-q", "origin", ":feature");
-        FenceCli.Run pushed = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run pushed = holding.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(0, pushed.exit(), pushed.all());
         assertEquals(ObjectIds.ZERO, Json.read(pushed.out()).get("oldSha").asText());
         assertEquals(mine, git.tip(bare, "refs/heads/feature"));
@@ -156,7 +182,7 @@ class RecordedShaTest {
                 fence.run(agent, "lease", "acquire", "--repo", "app", "--ref", "main", "--holder", "agent")
                         .exit());
         git.commit(agent, "y.txt", "mine\n", "agent change");
-        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        FenceCli.Run push = holding().run(agent, "push", "--repo", "app", "--holder", "agent");
         assertEquals(6, push.exit(), push.all());
         assertTrue(push.err().contains("--git-remote"), push.all());
     }
@@ -189,7 +215,7 @@ class RecordedShaTest {
         pushUrls(decoy, tmp.resolve("nonexistent.git"));
         git.commit(agent, "y.txt", "mine\n", "agent change");
 
-        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run push = holding().run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(1, push.exit(), push.all());
         JsonNode o = Json.read(push.out());
         assertEquals("rejected", o.get("status").asText(), o.toString());
@@ -201,7 +227,7 @@ class RecordedShaTest {
         // The holder's next push, with the missing URL fixed, still runs against the recorded SHA.
         git.git(bare, "config", "receive.advertisePushOptions", "true");
         pushUrls(decoy, bare);
-        FenceCli.Run again = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        FenceCli.Run again = holding().run(agent, "push", "--repo", "app", "--holder", "agent");
         assertEquals(0, again.exit(), again.all());
         assertEquals(git.head(agent), git.tip(bare, "refs/heads/main"));
         assertEquals(git.head(agent), recordedSha());
@@ -216,7 +242,7 @@ class RecordedShaTest {
         pushUrls(accepting, rejecting);
         String mine = git.commit(agent, "y.txt", "mine\n", "agent change");
 
-        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run push = holding().run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(1, push.exit(), push.all());
         JsonNode o = Json.read(push.out());
         assertEquals("REJECTED_OTHER_REASON", o.get("remoteStatus").asText(), o.toString());
@@ -228,7 +254,7 @@ class RecordedShaTest {
 
         // One push URL whose hook rejects: not landed either.
         pushUrls(rejecting);
-        FenceCli.Run alone = fence.run(agent, "push", "--repo", "app", "--holder", "agent");
+        FenceCli.Run alone = holding().run(agent, "push", "--repo", "app", "--holder", "agent");
         assertEquals(1, alone.exit(), alone.all());
         assertEquals(seed, recordedSha());
     }
@@ -242,7 +268,7 @@ class RecordedShaTest {
         pushUrls(bare, hooked); // bare (no receive.advertisePushOptions) first: git stops there
         git.commit(agent, "y.txt", "mine\n", "agent change");
 
-        FenceCli.Run push = fence.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run push = holding().run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(1, push.exit(), push.all());
         assertEquals(
                 "TRANSPORT_ERROR", Json.read(push.out()).get("remoteStatus").asText());
@@ -272,7 +298,9 @@ class RecordedShaTest {
         traced.put("GIT_CURL_VERBOSE", "1");
         FenceCli tracing =
                 new FenceCli(Map.copyOf(traced), new FakeClock(Instant.now().truncatedTo(ChronoUnit.MILLIS)));
-        FenceCli.Run push = tracing.run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
+        FenceCli.Run push = tracing.with("FENCE_TOKEN", grant.get("token").asText())
+                .with("FENCE_PROOF", grant.get("proof").asText())
+                .run(agent, "push", "--repo", "app", "--holder", "agent", "--json");
         assertEquals(0, push.exit(), push.all());
         assertTrue(Json.read(push.out()).get("pushOptions").asBoolean(), push.all());
         assertEquals(mine, git.tip(hooked, "refs/heads/main"));

@@ -105,9 +105,10 @@ class GitoliteHookTest {
 
         // The other agent's key, with its lease: accepted and recorded under its own name.
         FenceCli fence = fence();
-        long token = fence.acquireAppMain(a, "agent-a", "5m").get("token").asLong();
+        JsonNode grantA = fence.acquireAppMain(a, "agent-a", "5m");
+        long token = grantA.get("token").asLong();
         String a1 = git.commit(a, "a.txt", "A\n", "A: under the lease");
-        FenceCli.Run pushed = fence.run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
+        FenceCli.Run pushed = fence.holding(grantA).run(a, "push", "--repo", "app", "--holder", "agent-a", "--json");
         assertEquals(0, pushed.exit(), pushed.all() + gitolite.log());
         assertEquals(a1, git.tip(bare, MAIN));
 
@@ -144,7 +145,7 @@ class GitoliteHookTest {
         JsonNode grant = fence.acquireAppMain(b, "agent-b", "10m");
         long token = grant.get("token").asLong();
         String b1 = git.commit(b, "b.txt", "B\n", "B: under the lease");
-        FenceCli.Run pushed = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        FenceCli.Run pushed = fence.holding(grant).run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
         assertEquals(0, pushed.exit(), pushed.all() + gitolite.log());
 
         // carol may not write main (gitolite's rule, enforced in its update hook after fence's pre-receive).
@@ -164,7 +165,7 @@ class GitoliteHookTest {
 
         // agent-b's lease still writes; that push's hook records carol's admission as not landed.
         String b2 = git.commit(b, "b2.txt", "B2\n", "B: second");
-        FenceCli.Run again = fence.run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
+        FenceCli.Run again = fence.holding(grant).run(b, "push", "--repo", "app", "--holder", "agent-b", "--json");
         assertEquals(0, again.exit(), again.all() + gitolite.log());
         assertEquals(b2, git.tip(bare, MAIN));
         try (LeaseStore s = Stores.open(store, StoreOptions.defaults())) {

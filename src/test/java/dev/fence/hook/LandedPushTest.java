@@ -68,7 +68,8 @@ class LandedPushTest {
         JsonNode grant = acquire(fence, b);
         long token = grant.get("token").asLong();
         String b1 = b.commit("B: under the lease");
-        FenceCli.Run pushed = fence.run(b.dir(), "push", "--repo", "app", "--holder", "agent-b", "--json");
+        FenceCli.Run pushed =
+                fence.holding(grant).run(b.dir(), "push", "--repo", "app", "--holder", "agent-b", "--json");
         assertEquals(0, pushed.exit(), pushed.all());
         assertEquals(b1, repo.tip(MAIN));
 
@@ -94,7 +95,8 @@ class LandedPushTest {
         // agent-b pushes again under the same token: it lands (before, carol's unlanded push had fenced it).
         Files.delete(refuse);
         String b2 = b.commit("B: second");
-        FenceCli.Run again = fence.run(b.dir(), "push", "--repo", "app", "--holder", "agent-b", "--json");
+        FenceCli.Run again =
+                fence.holding(grant).run(b.dir(), "push", "--repo", "app", "--holder", "agent-b", "--json");
         assertEquals(0, again.exit(), again.all());
         assertEquals(b2, repo.tip(MAIN));
 
@@ -135,8 +137,8 @@ class LandedPushTest {
         JsonNode status = status(fence, b);
         assertEquals("carol", status.get("lastWrite").get("pusher").asText(), status.toString());
         assertEquals(c1, status.get("lastWrite").get("sha").asText(), status.toString());
-        FenceCli.Run renewed =
-                fence.run(b.dir(), "lease", "renew", "--repo", "app", "--ref", "main", "--holder", "agent-b");
+        FenceCli.Run renewed = fence.holding(grant)
+                .run(b.dir(), "lease", "renew", "--repo", "app", "--ref", "main", "--holder", "agent-b");
         assertNotEquals(0, renewed.exit(), "agent-b's token " + token + " is stale: " + renewed.all());
     }
 

@@ -116,7 +116,7 @@ class ShimSettingsTest {
         assertEquals(
                 true,
                 conf.contains(
-                        "\nFENCE_PUSH_VARIABLES=GL_* GITHUB_* GITEA_* GIT_PUSH_OPTION_* REMOTE_USER USER LOGNAME\n"),
+                        "\nFENCE_PUSH_VARIABLES=GL_* GITHUB_* GITEA_* GIT_PUSH_OPTION_* GIT_NAMESPACE REMOTE_USER USER LOGNAME\n"),
                 conf);
     }
 }

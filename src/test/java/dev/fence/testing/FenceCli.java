@@ -28,6 +28,22 @@ public final class FenceCli {
         this.clock = clock;
     }
 
+    /** This fence with {@code name} set to {@code value} in its environment as well. */
+    public FenceCli with(String name, String value) {
+        Map<String, String> more = new java.util.HashMap<>(env);
+        more.put(name, value);
+        return new FenceCli(more, clock);
+    }
+
+    /**
+     * This fence as the agent that kept {@code grant} (the JSON of {@code lease acquire --json}): its
+     * token and proof in {@code FENCE_TOKEN} and {@code FENCE_PROOF}, as a harness passes them.
+     */
+    public FenceCli holding(com.fasterxml.jackson.databind.JsonNode grant) {
+        return with("FENCE_TOKEN", grant.get("token").asText())
+                .with("FENCE_PROOF", grant.get("proof").asText());
+    }
+
     /** The outcome of one run. */
     public record Run(int exit, String out, String err) {
         /** Everything printed, for assertion messages. */
