@@ -213,7 +213,8 @@ abstract class McpServerTestBase {
         assertEquals(0, grantB.exit(), "another holder acquires after expiry: " + grantB.all());
         long tokenB = Json.read(grantB.out()).get("token").asLong();
         String b1 = git.commit(cloneB, "notes.txt", "B rewrote it\n", "B: rewrite");
-        FenceCli.Run pushB = fence.run(cloneB, "push", "--repo", "app", "--holder", "agent-b");
+        FenceCli.Run pushB =
+                fence.holding(Json.read(grantB.out())).run(cloneB, "push", "--repo", "app", "--holder", "agent-b");
         assertEquals(0, pushB.exit(), pushB.all());
         assertEquals(b1, git.tip(bare, MAIN));
 
