@@ -30,20 +30,11 @@ final class GitNamespace {
     }
 
     /**
-     * Where the refs of namespace {@code ns} are stored, as git's {@code expand_namespace}: each component
-     * becomes {@code refs/namespaces/<component>/}; empty for no namespace.
+     * Where the refs of namespace {@code ns} ({@link #of}'s form) are stored, as git's {@code
+     * expand_namespace}: each component becomes {@code refs/namespaces/<component>/}; empty for no namespace.
      */
     static String prefix(String ns) {
-        if (ns == null || ns.isEmpty()) {
-            return "";
-        }
-        StringBuilder out = new StringBuilder();
-        for (String part : ns.split("/")) {
-            if (!part.isEmpty()) {
-                out.append("refs/namespaces/").append(part).append('/');
-            }
-        }
-        return out.toString();
+        return ns.isEmpty() ? "" : "refs/namespaces/" + ns.replace("/", "/refs/namespaces/") + "/";
     }
 
     /**

@@ -113,7 +113,7 @@ public final class SymbolicRefs {
         } catch (IOException | RuntimeException e) {
             // Not a linked worktree's git directory, as far as can be read: the refs are under gitDir.
         }
-        return new SymbolicRefs(new Files(gitDir, common, GitNamespace.prefix(env.get("GIT_NAMESPACE")), env, git));
+        return new SymbolicRefs(new Files(gitDir, common, GitNamespace.prefix(GitNamespace.of(env)), env, git));
     }
 
     /**

@@ -133,6 +133,21 @@ class SymbolicRefsTest {
                 .isEmpty());
     }
 
+    /** git's expand_namespace: a component per level, empty components skipped (GIT_NAMESPACE=org//team/). */
+    @Test
+    void aNestedNamespaceIsStoredAComponentPerLevel() throws IOException {
+        String stored = "refs/namespaces/org/refs/namespaces/team/";
+        ref(stored + "refs/heads/alias", "ref: " + stored + "refs/heads/main\n");
+        var r = screen(
+                Map.of("GIT_NAMESPACE", "org//team/"), FencePolicy.defaults(), new RefUpdate(A, B, "refs/heads/alias"));
+        assertEquals(
+                List.of("refs/heads/alias", "refs/heads/main"),
+                r.refusals().get(0).chain());
+        assertEquals("org/team", GitNamespace.of(Map.of("GIT_NAMESPACE", "org//team/")));
+        assertEquals(stored, GitNamespace.prefix("org/team"));
+        assertEquals("", GitNamespace.prefix(GitNamespace.of(Map.of("GIT_NAMESPACE", "/"))));
+    }
+
     @Test
     void safeNames() {
         assertTrue(SymbolicRefs.isSafeRefName("refs/heads/main"));
