@@ -89,12 +89,13 @@ public final class LeaseService implements LeaseOperations {
      * Grants {@code resource} to {@code holder} for {@code ttl}, unless another holder's lease is live.
      *
      * @param grantSha the remote tip to record as the lease's expected SHA, or null
-     * @throws InvalidInputException for a bad name or TTL; nothing is written
+     * @throws InvalidInputException for a bad name (a holder must be {@linkplain Names#requireHolder one plain
+     *     word}) or TTL; nothing is written
      */
     @Override
     public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
         Names.require("resource", resource);
-        Names.require("holder", holder);
+        Names.requireHolder(holder);
         long ttlMillis = ttlMillis(ttl);
         if (grantSha != null && !ObjectIds.isValid(grantSha)) {
             throw new InvalidInputException("recorded SHA is not a full object id: " + grantSha);

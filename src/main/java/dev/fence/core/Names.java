@@ -4,8 +4,14 @@ package dev.fence.core;
  * Validation of the names users give fence: resources, holders, repo ids and pushers.
  *
  * <p>A name is 1 to {@value #MAX_LENGTH} characters long and contains no control characters (so it
- * can never split a log line, a FENCED line or a ledger row), no unpaired surrogates (which no store can
- * write as themselves) and no whitespace at either end.
+ * can never split a log line, a FENCED line or a ledger row), no invisible format characters (zero-width
+ * spaces and joiners, bidirectional overrides, the soft hyphen) and no space but the ASCII one (so that
+ * no name reads as another in a message, the ledger or the audit page), no unpaired surrogates (which no
+ * store can write as themselves) and no whitespace at either end.
+ *
+ * <p>A holder named in a new grant ({@link #requireHolder}) is also one word of {@link Printable#isPlain
+ * plain} characters: other agents read it inside fence's FENCED and busy messages, so it must not be able
+ * to read as a sentence of fence's own.
  */
 public final class Names {
     /** Longest accepted name, in characters. */
@@ -33,6 +39,12 @@ public final class Names {
                 throw new InvalidInputException(what + " contains a control character (U+"
                         + String.format("%04X", (int) c) + ") at position " + i);
             }
+            int type = Character.getType(c);
+            if (type == Character.FORMAT || (type == Character.SPACE_SEPARATOR && c != ' ')) {
+                throw new InvalidInputException(what + " contains an invisible character (U+"
+                        + String.format("%04X", (int) c) + ") at position " + i
+                        + ", which would make it read as another name");
+            }
             // A lone surrogate (JSON's "\ud800") is no character: every store writes it as '?', so two
             // names that differ only there would be one lock and one ledger name.
             if (Character.isHighSurrogate(c)
@@ -48,5 +60,29 @@ public final class Names {
             throw new InvalidInputException(what + " must not start or end with whitespace: '" + value + "'");
         }
         return value;
+    }
+
+    /**
+     * Returns {@code holder} when it is a valid name ({@link #require}) that is also {@link
+     * Printable#isPlain plain}: letters, digits, marks and {@code - _ . @ / : + = # ~ %}, no spaces. Asked
+     * of a holder that a new grant would record; a holder already in a store is looked up by {@link
+     * #require} alone, so that a lease granted before this rule can still be renewed and released.
+     *
+     * @throws InvalidInputException naming the problem when it is not
+     */
+    public static String requireHolder(String holder) {
+        require("holder", holder);
+        if (!Printable.isPlain(holder)) {
+            for (int i = 0; i < holder.length(); ) {
+                int cp = holder.codePointAt(i);
+                if (!Printable.isPlain(new String(Character.toChars(cp)))) {
+                    throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
+                            + Printable.escape(new String(Character.toChars(cp)), 16) + "' at position " + i
+                            + ": a holder is one word of letters, digits and - _ . @ / : + = # ~ %");
+                }
+                i += Character.charCount(cp);
+            }
+        }
+        return holder;
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.testing.FenceCli;
+import dev.fence.testing.LegacyGrants;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -46,7 +47,8 @@ class AuditTimelineHtmlTest {
     @Test
     void writesOnePagePerSelectionWithALanePerHolder() {
         lease("db/migrations", "agent-a");
-        lease("db/migrations", "<script>alert(1)</script>");
+        // A name no new grant may carry (Names.requireHolder), as a store written by an older fence holds it.
+        LegacyGrants.grant(store(), "db/migrations", "<script>alert(1)</script>");
         lease("files/config", "agent-b");
 
         FenceCli.Run one = fence("audit", "timeline", "--html", "--store", store(), "--resource", "db/migrations");

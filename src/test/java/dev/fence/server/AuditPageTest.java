@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.LegacyGrants;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -34,12 +35,13 @@ class AuditPageTest {
 
     @BeforeAll
     static void start() {
+        // A name no new grant may carry (Names.requireHolder), as a store written by an older fence holds it.
+        LegacyGrants.grant("sqlite:" + tmp.resolve("audit.db"), "files/config", "<script>alert(1)</script>");
         t = TestServer.start(tmp.resolve("server"), "sqlite:" + tmp.resolve("audit.db"), "");
         agent = t.add("agent-a", Role.AGENT, "agent-a");
         auditor = t.add("reader", Role.AUDITOR);
         admin = t.add("ops", Role.ADMIN);
-        for (String[] lease :
-                new String[][] {{"db/migrations", "agent-a"}, {"files/config", "<script>alert(1)</script>"}}) {
+        for (String[] lease : new String[][] {{"db/migrations", "agent-a"}}) {
             var r = t.post(
                     "/v1/leases/acquire",
                     admin,
@@ -131,8 +133,8 @@ class AuditPageTest {
             assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/html"));
             String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
             assertTrue(csp.startsWith("default-src 'none'") && csp.contains("frame-ancestors 'none'"), csp);
-            assertTrue(r.body().contains("<option value=\"db/migrations\""), r.body());
-            assertTrue(r.body().contains("<option value=\"files/config\" selected>"), "newest activity first");
+            assertTrue(r.body().contains("<option value=\"files/config\""), r.body());
+            assertTrue(r.body().contains("<option value=\"db/migrations\" selected>"), "newest activity first");
         }
     }
 
