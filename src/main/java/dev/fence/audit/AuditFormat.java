@@ -3,6 +3,7 @@ package dev.fence.audit;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Printable;
 import dev.fence.core.Reason;
 import java.io.PrintWriter;
 import java.time.ZoneOffset;
@@ -20,6 +21,9 @@ public final class AuditFormat {
     private static final DateTimeFormatter CLOCK =
             DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
+    /** Longest detail shown (a detail quotes a path or a statement's name, each bounded, in a few words). */
+    private static final int MAX_DETAIL = 2000;
+
     private AuditFormat() {}
 
     /** A table with a header row, columns sized to their content. */
@@ -30,9 +34,9 @@ public final class AuditFormat {
             rows.add(new String[] {
                 STAMP.format(e.at()),
                 e.type().label(),
-                e.ref() != null ? e.repo() + " " + e.ref() : e.resource(),
-                dash(e.holder()),
-                dash(e.pusher()),
+                e.ref() != null ? shown(e.repo()) + " " + shown(e.ref()) : shown(e.resource()),
+                shown(e.holder()),
+                shown(e.pusher()),
                 e.token() == 0 ? "-" : Long.toString(e.token()),
                 e.oldSha() == null && e.newSha() == null ? "-" : shortSha(e.oldSha()) + ".." + shortSha(e.newSha()),
                 dash(e.reason())
@@ -68,21 +72,23 @@ public final class AuditFormat {
     }
 
     static String story(LedgerEvent e) {
-        String where = e.ref() != null ? e.ref() : e.resource();
-        String who = e.holder() != null ? e.holder() : e.pusher();
+        String where = shown(e.ref() != null ? e.ref() : e.resource());
+        String who = shown(e.holder() != null ? e.holder() : e.pusher());
+        String holder = shown(e.holder());
+        String detail = e.detail() == null ? null : Printable.escape(e.detail(), MAX_DETAIL);
         return switch (e.type()) {
-            case GRANT -> where + " -> " + e.holder() + " (token " + e.token() + ")";
-            case EXPIRE -> where + ": lease of " + e.holder() + " (token " + e.token() + ") lapsed";
-            case RELEASE -> where + ": released by " + e.holder() + " (token " + e.token() + ")";
-            case ACCEPT, ALLOW, LANDED -> where + shas(e) + " by " + dash(who) + tokenText(e) + pusherText(e)
-                    + (isGit(e) || e.detail() == null ? "" : ": " + e.detail());
-            case UNLANDED -> where + shas(e) + " by " + dash(who) + tokenText(e) + pusherText(e) + ": admitted ("
+            case GRANT -> where + " -> " + holder + " (token " + e.token() + ")";
+            case EXPIRE -> where + ": lease of " + holder + " (token " + e.token() + ") lapsed";
+            case RELEASE -> where + ": released by " + holder + " (token " + e.token() + ")";
+            case ACCEPT, ALLOW, LANDED -> where + shas(e) + " by " + who + tokenText(e) + pusherText(e)
+                    + (isGit(e) || detail == null ? "" : ": " + detail);
+            case UNLANDED -> where + shas(e) + " by " + who + tokenText(e) + pusherText(e) + ": admitted ("
                     + dash(e.reason()) + ") but did not land; superseded nothing, not the last write";
-            case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + dash(e.pusher())
+            case BUMP -> where + " " + shortSha(e.oldSha()) + ".." + shortSha(e.newSha()) + " by " + shown(e.pusher())
                     + " without a token: counter bumped to " + e.token() + ", outstanding leases superseded";
-            case REJECT -> where + shas(e) + " by " + dash(who)
+            case REJECT -> where + shas(e) + " by " + who
                     + tokenText(e) + pusherText(e) + ": " + verdictWord(e.reason()) + " reason=" + dash(e.reason())
-                    + (e.detail() == null ? "" : " (" + e.detail() + ")");
+                    + (detail == null ? "" : " (" + detail + ")");
         };
     }
 
@@ -106,7 +112,7 @@ public final class AuditFormat {
 
     private static String pusherText(LedgerEvent e) {
         return e.pusher() != null && e.holder() != null && !e.pusher().equals(e.holder())
-                ? ", pushed as " + e.pusher()
+                ? ", pushed as " + shown(e.pusher())
                 : "";
     }
 
@@ -115,6 +121,14 @@ public final class AuditFormat {
             return "?";
         }
         return ObjectIds.isZero(sha) ? "0000000" : sha.substring(0, Math.min(7, sha.length()));
+    }
+
+    /**
+     * A name as the ledger's text shows it: {@code -} for none, else {@link Printable#name}, so that a name
+     * holding spaces, line breaks or escape sequences reads as one value and cannot forge a row.
+     */
+    private static String shown(String name) {
+        return name == null || name.isEmpty() ? "-" : Printable.name(name);
     }
 
     private static String dash(String s) {

@@ -6,6 +6,7 @@ import dev.fence.core.Lease;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.core.LeaseService.CheckOutcome;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Printable;
 import dev.fence.core.Tip;
 import dev.fence.json.Json;
 import java.time.Duration;
@@ -27,7 +28,8 @@ final class LeaseOutput {
                 ctx.out().println(Json.write(m));
             } else {
                 ctx.err()
-                        .println("busy: " + b.resource() + " is held by " + b.holder() + " until " + b.expiresAt()
+                        .println("busy: " + Printable.name(b.resource()) + " is held by " + Printable.name(b.holder())
+                                + " until " + b.expiresAt()
                                 + " (" + until(ctx, b.expiresAt()) + ")");
             }
             return ExitCode.BUSY.code();
@@ -105,7 +107,8 @@ final class LeaseOutput {
 
     static String describe(Tip t) {
         return ObjectIds.abbreviate(t.sha()) + (t.token() > 0 ? " under token " + t.token() : " without a token")
-                + (t.holder() != null ? " by " + t.holder() : "") + " (pushed by " + t.pusher() + " at " + t.at() + ")";
+                + (t.holder() != null ? " by " + Printable.name(t.holder()) : "") + " (pushed by "
+                + Printable.name(t.pusher()) + " at " + t.at() + ")";
     }
 
     static String until(Context ctx, Instant t) {

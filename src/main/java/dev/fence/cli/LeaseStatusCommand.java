@@ -2,6 +2,7 @@ package dev.fence.cli;
 
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseService;
+import dev.fence.core.Printable;
 import dev.fence.core.ResourceState;
 import dev.fence.json.Json;
 import java.util.Map;
@@ -53,17 +54,18 @@ final class LeaseStatusCommand implements Callable<Integer> {
                 ctx.out().println(Json.write(m));
                 return ExitCode.OK.code();
             }
-            ctx.out().println(resource);
+            ctx.out().println(Printable.name(resource));
             ctx.out()
                     .println("  lease:            "
                             + (live == null
                                     ? "none"
-                                    : live.holder() + ", token " + live.token() + ", expires " + live.expiresAt() + " ("
-                                            + LeaseOutput.until(ctx, live.expiresAt()) + ")"));
+                                    : Printable.name(live.holder()) + ", token " + live.token() + ", expires "
+                                            + live.expiresAt() + " (" + LeaseOutput.until(ctx, live.expiresAt())
+                                            + ")"));
             if (live == null && rs.lease() != null) {
                 Lease l = rs.lease();
                 ctx.out()
-                        .println("  last lease:       " + l.holder() + ", token " + l.token()
+                        .println("  last lease:       " + Printable.name(l.holder()) + ", token " + l.token()
                                 + (l.released() ? ", released " : ", lapsed ") + l.expiresAt());
             }
             ctx.out().println("  latest granted:   " + rs.latestGranted());

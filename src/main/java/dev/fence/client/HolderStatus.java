@@ -6,6 +6,7 @@ import dev.fence.core.LeaseService.Status;
 import dev.fence.core.LeaseStanding;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Printable;
 import dev.fence.core.Reason;
 import dev.fence.core.ResourceState;
 import dev.fence.core.Resources;
@@ -147,15 +148,15 @@ public final class HolderStatus {
 
     private static String sentence(Entry e, Instant at) {
         return switch (e.state()) {
-            case HELD -> "you hold " + e.resource() + " with token " + e.token() + " until " + when(e.expiresAt(), at)
-                    + expected(e) + ".";
-            case LAPSED -> "your lease on " + e.resource() + " (token " + e.token() + ") ran out at "
+            case HELD -> "you hold " + Printable.name(e.resource()) + " with token " + e.token() + " until "
+                    + when(e.expiresAt(), at) + expected(e) + ".";
+            case LAPSED -> "your lease on " + Printable.name(e.resource()) + " (token " + e.token() + ") ran out at "
                     + when(e.expiresAt(), at) + " and no one has taken it since; renew it before you write"
                     + expected(e) + ".";
-            case RELEASED -> "you hold no lease on " + e.resource() + "; you released token " + e.token() + " at "
-                    + when(e.expiresAt(), at) + ".";
-            case SUPERSEDED -> "you hold no lease on " + e.resource() + "; your last token there was " + e.token()
-                    + ", superseded by " + e.current() + " (" + successor(e) + ").";
+            case RELEASED -> "you hold no lease on " + Printable.name(e.resource()) + "; you released token "
+                    + e.token() + " at " + when(e.expiresAt(), at) + ".";
+            case SUPERSEDED -> "you hold no lease on " + Printable.name(e.resource()) + "; your last token there was "
+                    + e.token() + ", superseded by " + e.current() + " (" + successor(e) + ").";
         };
     }
 
@@ -164,7 +165,7 @@ public final class HolderStatus {
             return "a push without a token";
         }
         return (e.currentLive() ? "held by " : "granted to ")
-                + e.currentHolder()
+                + Printable.name(e.currentHolder())
                 + (e.currentLive() ? "" : ", since lapsed");
     }
 

@@ -36,6 +36,9 @@ public final class FencedMessage {
             Reason.REMOTE_CHANGED,
             Reason.FILE_CHANGED);
 
+    /** Longest detail shown: details quote names and paths, each bounded, and a few words around them. */
+    private static final int MAX_DETAIL = 2000;
+
     private FencedMessage() {}
 
     /** {@code HH:mm:ssZ} in UTC. */
@@ -55,9 +58,21 @@ public final class FencedMessage {
 
     /** The machine line alone. */
     public static String machineLine(Fenced f) {
-        return (isFencing(f.reason()) ? "FENCED" : "REJECTED") + " resource=" + f.resource() + " ref="
-                + (f.ref() == null ? "-" : f.ref()) + " token=" + f.token() + " current=" + f.current() + " reason="
-                + f.reason().code();
+        return (isFencing(f.reason()) ? "FENCED" : "REJECTED") + " resource=" + field(f.resource()) + " ref="
+                + (f.ref() == null ? "-" : field(f.ref())) + " token=" + f.token() + " current=" + f.current()
+                + " reason=" + f.reason().code();
+    }
+
+    /**
+     * A value of the machine line: as it is, or, when it holds a space, a quote or a backslash (a resource
+     * name may), in double quotes with {@code "} and {@code \\} escaped, so that the value can never end
+     * early and be read as fields of its own ({@code resource=x reason=store-down}).
+     */
+    private static String field(String value) {
+        if (value.indexOf(' ') < 0 && value.indexOf('"') < 0 && value.indexOf('\\') < 0) {
+            return value;
+        }
+        return '"' + value.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     /**
@@ -80,11 +95,33 @@ public final class FencedMessage {
             return Optional.empty();
         }
         Map<String, String> fields = new HashMap<>();
-        for (String word : line.substring(line.indexOf(' ') + 1).split(" ")) {
-            int eq = word.indexOf('=');
-            if (eq > 0) {
-                fields.putIfAbsent(word.substring(0, eq), word.substring(eq + 1));
+        String rest = line.substring(line.indexOf(' ') + 1);
+        int i = 0;
+        while (i < rest.length()) {
+            int end = rest.indexOf(' ', i);
+            int eq = rest.indexOf('=', i);
+            if (eq > i && (end < 0 || eq < end) && eq + 1 < rest.length() && rest.charAt(eq + 1) == '"') {
+                // A quoted value (see field): up to the next unescaped quote.
+                StringBuilder value = new StringBuilder();
+                int j = eq + 2;
+                while (j < rest.length() && rest.charAt(j) != '"') {
+                    char c = rest.charAt(j);
+                    if (c == '\\' && j + 1 < rest.length()) {
+                        c = rest.charAt(++j);
+                    }
+                    value.append(c);
+                    j++;
+                }
+                fields.putIfAbsent(rest.substring(i, eq), value.toString());
+                i = j + 1;
+                continue;
             }
+            String word = end < 0 ? rest.substring(i) : rest.substring(i, end);
+            int at = word.indexOf('=');
+            if (at > 0) {
+                fields.putIfAbsent(word.substring(0, at), word.substring(at + 1));
+            }
+            i = end < 0 ? rest.length() : end + 1;
         }
         String ref = fields.get("ref");
         return Optional.of(new MachineLine(
@@ -120,21 +157,21 @@ public final class FencedMessage {
     public static List<String> lines(Fenced f, String reread) {
         List<String> out = new ArrayList<>();
         out.add(machineLine(f));
-        String what = f.ref() != null ? f.ref() : f.resource();
+        String what = Printable.name(f.ref() != null ? f.ref() : f.resource());
         if (!isFencing(f.reason())) {
             out.add(rejectedSentence(f, what));
             if (f.detail() != null) {
-                out.add(f.detail() + ".");
+                out.add(Printable.escape(f.detail(), MAX_DETAIL) + ".");
             }
             return out;
         }
         out.add(headline(f, what));
         if (f.detail() != null) {
-            out.add("Detail: " + f.detail() + ".");
+            out.add("Detail: " + Printable.escape(f.detail(), MAX_DETAIL) + ".");
         }
         StringBuilder state = new StringBuilder();
         if (f.currentHolder() != null) {
-            state.append("Current lease holder: ").append(f.currentHolder());
+            state.append("Current lease holder: ").append(Printable.name(f.currentHolder()));
             if (f.current() > 0) {
                 state.append(" (token ").append(f.current()).append(")");
             }
@@ -147,10 +184,10 @@ public final class FencedMessage {
             if (t.token() > 0) {
                 state.append("under token ").append(t.token());
                 if (t.holder() != null) {
-                    state.append(" by ").append(t.holder());
+                    state.append(" by ").append(Printable.name(t.holder()));
                 }
             } else {
-                state.append("without a token by ").append(t.pusher());
+                state.append("without a token by ").append(Printable.name(t.pusher()));
             }
             state.append(" at ").append(timeOfDay(t.at())).append('.');
         }
@@ -232,10 +269,11 @@ public final class FencedMessage {
         var ref = Resources.parse(f.resource());
         if (ref.isPresent()) {
             var g = ref.get();
-            return "git fetch origin && git log -5 origin/" + shortBranch(g.ref()) + "; fence lease status --repo "
-                    + g.repoId() + " --ref " + g.ref();
+            return "git fetch origin && git log -5 " + Printable.shellWord("origin/" + shortBranch(g.ref()))
+                    + "; fence lease status --repo " + Printable.shellWord(g.repoId()) + " --ref "
+                    + Printable.shellWord(g.ref());
         }
-        return "fence lease status --resource " + f.resource();
+        return "fence lease status --resource " + Printable.shellWord(f.resource());
     }
 
     private static String shortBranch(String ref) {

@@ -1,11 +1,15 @@
-package dev.fence.hook;
+package dev.fence.core;
 
 /**
  * Makes untrusted text safe to put in a message: the hook's messages go back to the pusher's terminal
- * (and, on GitLab, into its web UI), so a ref name or option value must never carry a raw control
- * character, line break or escape sequence into them.
+ * (and, on GitLab, into its web UI), and FENCED messages are read by language models as fence's own
+ * words, so a name, path or option value chosen by someone else must never carry a raw control
+ * character, line break or escape sequence into them, nor read as part of fence's sentences, nor run as
+ * more than one word in a command fence tells its reader to run.
+ *
+ * <p>Stateless and thread-safe.
  */
-final class Printable {
+public final class Printable {
     private Printable() {}
 
     /**
@@ -13,7 +17,7 @@ final class Printable {
      * escaped as {@code \xNN} / {@code \\u{XXXX}} / {@code \\}, cut to at most {@code max} characters of
      * output followed by {@code …} when longer.
      */
-    static String escape(String text, int max) {
+    public static String escape(String text, int max) {
         if (text == null) {
             return "(none)";
         }
@@ -33,6 +37,92 @@ final class Printable {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * {@code name} as a message shows it: as it is when it is a plain name (letters, digits, marks and
+     * {@code - _ . @ / : + = # ~ %}, nothing else), else in double quotes with {@code "} and {@code \\}
+     * escaped and {@link #escape escaped} throughout, so that a name with spaces or punctuation reads as
+     * one quoted value and never as a sentence of the message around it.
+     */
+    public static String name(String name) {
+        if (name == null) {
+            return "(none)";
+        }
+        if (isPlain(name)) {
+            return name;
+        }
+        String escaped = escape(name, MAX_NAME_SHOWN);
+        return '"' + escaped.replace("\"", "\\\"") + '"';
+    }
+
+    /** Longest part of a name {@link #name} shows before {@code …}: a name is at most 512 characters. */
+    private static final int MAX_NAME_SHOWN = 600;
+
+    /**
+     * True for a name made only of letters, digits, combining marks and {@code - _ . @ / : + = # ~ %}: one
+     * that reads as a name in any sentence and as one word in a POSIX shell.
+     */
+    public static boolean isPlain(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); ) {
+            int cp = name.codePointAt(i);
+            i += Character.charCount(cp);
+            if (!plainChar(cp)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean plainChar(int cp) {
+        if (cp < 0x80) {
+            return (cp >= 'a' && cp <= 'z')
+                    || (cp >= 'A' && cp <= 'Z')
+                    || (cp >= '0' && cp <= '9')
+                    || "-_.@/:+=#~%".indexOf(cp) >= 0;
+        }
+        int type = Character.getType(cp);
+        return Character.isLetterOrDigit(cp)
+                || type == Character.NON_SPACING_MARK
+                || type == Character.COMBINING_SPACING_MARK
+                || type == Character.ENCLOSING_MARK;
+    }
+
+    /**
+     * {@code word} as one word of a POSIX shell command (sh, bash, zsh): as it is when {@link #isPlain}
+     * and it does not start with {@code ~}, {@code #} or {@code =} (zsh expands a leading {@code =}), else
+     * single-quoted ({@code '} written as {@code
+     * '\''}). Control and format characters are {@link #escape escaped} first, so the command stays on one
+     * line and shows what it runs; such a word no longer names the original, which fence's own names
+     * never contain (see {@link Names}).
+     */
+    public static String shellWord(String word) {
+        if (word == null || word.isEmpty()) {
+            return "''";
+        }
+        if (isPlain(word) && "~#=".indexOf(word.charAt(0)) < 0) {
+            return word;
+        }
+        String shown = firstUnprintable(word) < 0 ? word : escape(word, Integer.MAX_VALUE);
+        return "'" + shown.replace("'", "'\\''") + "'";
+    }
+
+    /**
+     * The index of the first character of {@code text} that {@link #escape} would escape (a control, format,
+     * line-separator, unassigned, surrogate or private-use character), or -1 when it prints as itself.
+     */
+    public static int firstUnprintable(String text) {
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            if (needsEscape(cp)) {
+                return i;
+            }
+            i += Character.charCount(cp);
+        }
+        return -1;
     }
 
     private static boolean needsEscape(int cp) {

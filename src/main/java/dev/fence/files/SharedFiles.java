@@ -3,6 +3,7 @@ package dev.fence.files;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedWrites;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Printable;
 import dev.fence.core.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -176,7 +177,7 @@ public final class SharedFiles {
         }
         Path target = confine(r.root(), r.path());
         Path dir = target.getParent();
-        String reread = "fence read --path " + r.label();
+        String reread = "fence read --path " + Printable.shellWord(r.label());
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
                 r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
         Path lockPath = dir.resolve("." + target.getFileName() + ".fence-lock");
@@ -210,7 +211,7 @@ public final class SharedFiles {
             if (!owner.isEmpty() && !owner.equals(r.resource())) {
                 throw new InvalidInputException(target + " is fenced by resource " + owner + ", not " + r.resource()
                         + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
-                        + " (one file, one resource). Use --resource " + owner);
+                        + " (one file, one resource). Use --resource " + Printable.shellWord(owner));
             }
             String current = currentSha256(target);
             if (!current.equals(expected)) {
@@ -403,6 +404,14 @@ public final class SharedFiles {
             rootReal = root.toRealPath();
         } catch (IOException e) {
             throw new InvalidInputException("root " + root + " does not exist");
+        }
+        int bad = Printable.firstUnprintable(path.toString());
+        if (bad >= 0) {
+            // The path goes into FENCED messages, the ledger and the command fence tells the reader to run.
+            throw new InvalidInputException("--path " + Printable.name(path.toString()) + " contains a control or"
+                    + " invisible character (U+"
+                    + String.format("%04X", path.toString().codePointAt(bad))
+                    + ") at position " + bad + "; fence reads and writes only files whose names print as themselves");
         }
         Path abs = root.resolve(path).toAbsolutePath();
         Path name = abs.getFileName();

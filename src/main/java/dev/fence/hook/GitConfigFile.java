@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.core.ConfigException;
+import dev.fence.core.Printable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import dev.fence.core.FencePolicy;
 import dev.fence.core.FencePolicy.PusherRule;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
+import dev.fence.core.Printable;
 import dev.fence.core.PusherPolicy;
 import java.io.IOException;
 import java.net.URI;

@@ -4,6 +4,7 @@ import dev.fence.core.Actor;
 import dev.fence.core.HostKind;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
+import dev.fence.core.Printable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Printable;
 import dev.fence.core.RefNames;
 import dev.fence.core.RefUpdate;
 import java.io.ByteArrayInputStream;

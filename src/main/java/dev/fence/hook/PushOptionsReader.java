@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Printable;
 import dev.fence.core.Proofs;
 import dev.fence.core.PushOptions;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.fence.hook;
 
 import dev.fence.core.FencePolicy;
+import dev.fence.core.Printable;
 import dev.fence.core.Reason;
 import dev.fence.core.RefUpdate;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.fence.hook;
 
+import dev.fence.core.Printable;
 import dev.fence.core.RefUpdate;
 import java.util.ArrayList;
 import java.util.HashMap;

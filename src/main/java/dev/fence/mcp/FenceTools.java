@@ -19,6 +19,7 @@ import dev.fence.core.LeaseService.Status;
 import dev.fence.core.LeaseStanding;
 import dev.fence.core.Names;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Printable;
 import dev.fence.core.RefNames;
 import dev.fence.core.Resources;
 import dev.fence.core.StoreUnavailableException;
@@ -414,7 +415,8 @@ public final class FenceTools {
             m.put("expiresAt", Json.instant(b.expiresAt()));
             return ToolResult.failure(
                     "busy",
-                    "busy: " + what(t) + " is held by " + b.holder() + " until " + b.expiresAt() + ". You do not"
+                    "busy: " + what(t) + " is held by " + Printable.name(b.holder()) + " until " + b.expiresAt()
+                            + ". You do not"
                             + " hold it and must not change it; work on something else, or report that it is taken."
                             + " Do not wait for it in a loop.",
                     m);

@@ -1,6 +1,7 @@
 package dev.fence.migrate;
 
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Printable;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -50,8 +51,13 @@ public record MigrationFile(long version, String label, Path file) {
                 }
                 Matcher m = NAME.matcher(name);
                 if (!m.matches()) {
-                    throw new InvalidInputException(
-                            "bad migration file name " + p + ": expected NNNN_name.sql (digits, '_', a name)");
+                    throw new InvalidInputException("bad migration file name " + Printable.name(p.toString())
+                            + ": expected NNNN_name.sql (digits, '_', a name)");
+                }
+                if (Printable.firstUnprintable(name) >= 0) {
+                    // The name goes into the ledger, FENCED messages and migrate's own output.
+                    throw new InvalidInputException("bad migration file name " + Printable.name(p.toString())
+                            + ": it contains a control or invisible character; name it so that it prints as itself");
                 }
                 out.add(new MigrationFile(Long.parseLong(m.group(1)), m.group(1), p));
             }

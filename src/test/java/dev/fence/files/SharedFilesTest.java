@@ -108,6 +108,24 @@ class SharedFilesTest {
         }
     }
 
+    /** A path goes into the ledger, FENCED messages and the command they tell the agent to run. */
+    @Test
+    void aPathThatDoesNotPrintAsItselfIsRefusedAndAHintQuotesThePath() throws IOException {
+        Grant a = acquire("agent-A");
+        for (String name : List.of("notes\n01:11:00  RELEASE x", "notes\u001b[8m", "no\u200btes")) {
+            Path odd = file.resolveSibling(name);
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> new SharedFiles(writes)
+                    .write(request(a, odd, SharedFiles.MISSING, "x")));
+            assertTrue(e.getMessage().contains("control or invisible character"), e.getMessage());
+            assertFalse(Files.exists(odd));
+        }
+        Path shell = file.resolveSibling("notes;touch pwned");
+        Files.writeString(shell, "v1\n");
+        Outcome.Refused r = assertInstanceOf(
+                Outcome.Refused.class, new SharedFiles(writes).write(request(a, shell, sha("v0\n"), "x")));
+        assertEquals("fence read --path 'docs/notes;touch pwned'", r.reread());
+    }
+
     @Test
     void aMissingFileIsExpectedAsSixtyFourZeros() throws IOException {
         Grant a = acquire("agent-A");

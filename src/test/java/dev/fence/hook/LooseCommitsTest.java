@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.core.Printable;
 import dev.fence.core.RefUpdate;
 import dev.fence.testing.ProcessTest;
 import java.io.IOException;

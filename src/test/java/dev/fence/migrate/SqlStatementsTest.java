@@ -220,4 +220,17 @@ class SqlStatementsTest {
     private static String control(String sql, DatabaseUrl.Kind kind) {
         return SqlStatements.transactionControl(SqlStatements.split(sql, kind).get(0));
     }
+
+    /** A migration's file name goes into the ledger and FENCED messages: it must print as itself. */
+    @Test
+    void aMigrationFileNameThatDoesNotPrintAsItselfIsRefused(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve("0001_init.sql"), "CREATE TABLE t (a INT);\n");
+        assertEquals(1, MigrationFile.scan(dir).size());
+        java.nio.file.Files.writeString(
+                dir.resolve("0002_add\n01:14:00  RELEASE db\u001b[8m.sql"), "CREATE TABLE u (a INT);\n");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> MigrationFile.scan(dir));
+        assertTrue(e.getMessage().contains("control or invisible character"), e.getMessage());
+        assertTrue(!e.getMessage().contains("\n") && !e.getMessage().contains("\u001b"), e.getMessage());
+    }
 }
