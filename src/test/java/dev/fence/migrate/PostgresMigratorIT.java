@@ -1,14 +1,22 @@
 package dev.fence.migrate;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.core.FencedWrites;
 import dev.fence.core.Grant;
 import dev.fence.core.InvalidInputException;
+import dev.fence.core.Reason;
+import dev.fence.migrate.Migrator.Outcome;
 import dev.fence.testing.PostgresServer;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -57,5 +65,173 @@ class PostgresMigratorIT extends MigratorContractTest {
         assertFalse(hasColumn("before_commit", "x"));
         assertFalse(hasColumn("after_commit", "y"));
         assertFalse(hasColumn("fence_tokens", "token"), "not even the claim");
+    }
+
+    /**
+     * A schema an agent prepared ahead of time (outside any migration) with tables of fence's names, the
+     * decoy fence row at 0, as a migration's {@code SET search_path} would find them.
+     */
+    private void createDecoySchema() throws SQLException {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA decoy");
+            s.execute("CREATE TABLE decoy.fence_tokens (resource VARCHAR(512) PRIMARY KEY, token BIGINT NOT NULL)");
+            s.execute("INSERT INTO decoy.fence_tokens (resource, token) VALUES ('" + RESOURCE + "', 0)");
+            s.execute("CREATE TABLE decoy.schema_migrations (version VARCHAR(64) PRIMARY KEY, applied_token BIGINT,"
+                    + " applied_holder VARCHAR(512))");
+        }
+    }
+
+    private void assertDecoyUntouched() throws SQLException {
+        assertEquals(0, queryLong("SELECT token FROM decoy.fence_tokens WHERE resource = '" + RESOURCE + "'"));
+        assertEquals(1, queryLong("SELECT COUNT(*) FROM decoy.fence_tokens"));
+        assertEquals(0, queryLong("SELECT COUNT(*) FROM decoy.schema_migrations"));
+    }
+
+    /**
+     * A migration that switches the session's schema, each way PostgreSQL offers, followed by one that does
+     * not: fence's claim and record still go to its own tables in the schema it found on connecting, never
+     * to the decoy's tables of the same names, and a token that went stale afterwards is still fenced.
+     */
+    @Test
+    void aSearchPathSwitchDoesNotRedirectFencesBookkeeping() throws Exception {
+        createDecoySchema();
+        Grant g = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(g, null));
+        int version = 43;
+        for (String sw : List.of(
+                "SET search_path TO decoy",
+                "SET LOCAL search_path TO decoy",
+                "SELECT pg_catalog.set_config('search_path', 'decoy', false)",
+                "set schema 'decoy'")) {
+            String switching = String.format("%04d", version);
+            String after = String.format("%04d", version + 1);
+            migration(switching + "_switch.sql", sw + ";\nCREATE TABLE audit_" + switching + " (id INTEGER);\n");
+            migration(after + "_after.sql", "CREATE TABLE public.after_" + after + " (id INTEGER);\n");
+            g = lapseAndAcquire("agent-" + switching);
+            Outcome.Done done = assertInstanceOf(Outcome.Done.class, apply(g, null), sw);
+            assertEquals(
+                    List.of(switching + "_switch.sql", after + "_after.sql"),
+                    done.applied().stream().map(Migrator.Applied::file).toList(),
+                    sw);
+            assertEquals(g.token(), fenceRow(), sw);
+            assertEquals(g.token(), appliedToken(switching), sw);
+            assertEquals(g.token(), appliedToken(after), sw);
+            assertTrue(hasColumn("public.after_" + after, "id"), sw);
+            assertDecoyUntouched();
+            version += 2;
+        }
+        // The last holder pauses after the lease store admitted it; a successor applies a switching migration.
+        Grant stale = g;
+        migration("0051_newer.sql", "SET search_path TO decoy;\nCREATE TABLE newer (id INTEGER);\n");
+        migration("0052_late.sql", "SET search_path TO decoy;\nCREATE TABLE late (id INTEGER);\n");
+        Grant[] newer = new Grant[1];
+        Migrator paused = new Migrator(writes, new Migrator.Seam() {
+            @Override
+            public void admitted(FencedWrites.Attempt attempt) {
+                newer[0] = lapseAndAcquire("agent-B");
+                assertInstanceOf(Outcome.Done.class, apply(newer[0], "0051"));
+            }
+        });
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, paused.run(request(stale, "0052", false)));
+        assertEquals(Reason.STALE_TOKEN, r.fenced().reason());
+        assertEquals(newer[0].token(), r.fenced().current());
+        assertEquals(newer[0].token(), fenceRow());
+        assertEquals(newer[0].token(), appliedToken("0051"));
+        assertNull(appliedToken("0052"));
+        assertFalse(hasColumn("decoy.late", "id"), "0052 did not run");
+        assertDecoyUntouched();
+    }
+
+    /**
+     * pg_dump's output starts by emptying the search_path for the session: fence's own statements, which
+     * name their schema, still find its tables, in that migration and in the next one of the run.
+     */
+    @Test
+    void aPgDumpStyleEmptySearchPathDoesNotBreakFencesBookkeeping() throws Exception {
+        createDecoySchema();
+        migration(
+                "0043_dump.sql",
+                "SELECT pg_catalog.set_config('search_path', '', false);\n"
+                        + "CREATE TABLE public.dumped (id integer);\n");
+        migration("0044_after.sql", "CREATE TABLE public.after_dump (id integer);\n");
+        Grant a = acquire("agent-A");
+        Outcome.Done done = assertInstanceOf(Outcome.Done.class, apply(a, null));
+        assertEquals(4, done.applied().size(), done.toString());
+        assertEquals(a.token(), fenceRow());
+        assertEquals(a.token(), appliedToken("0043"));
+        assertEquals(a.token(), appliedToken("0044"));
+        assertTrue(hasColumn("public.after_dump", "id"));
+        assertDecoyUntouched();
+    }
+
+    /**
+     * An operator in a schema put ahead of pg_catalog on the search_path is chosen over pg_catalog's for
+     * fence's unqualified {@code <=}: one that always holds would let a stale token claim the fence row (and
+     * lower it). Here a function of the agent's stands in for a successor who claimed between two migrations
+     * of one run; the next claim must still compare with pg_catalog's operator and fence the run.
+     */
+    @Test
+    void anOperatorOnTheSwitchedSearchPathDoesNotJudgeTheClaim() throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA decoy");
+            s.execute("SET check_function_bodies = off"); // successor() names a table fence makes later
+            s.execute("CREATE FUNCTION decoy.always(bigint, bigint) RETURNS boolean LANGUAGE sql AS 'SELECT true'");
+            s.execute("CREATE OPERATOR decoy.<= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = decoy.always)");
+            s.execute("CREATE FUNCTION decoy.successor() RETURNS void LANGUAGE sql"
+                    + " AS 'UPDATE public.fence_tokens SET token = token + 100'");
+        }
+        migration("0043_switch.sql", "SET search_path TO decoy, pg_catalog, public;\nSELECT decoy.successor();\n");
+        migration("0044_after.sql", "CREATE TABLE public.after_switch (id INTEGER);\n");
+        Grant a = acquire("agent-A");
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, apply(a, null));
+        assertEquals(Reason.STALE_TOKEN, r.fenced().reason());
+        assertEquals(a.token() + 100, r.fenced().current());
+        assertEquals(
+                List.of("0041_create_invoices.sql", "0042_add_invoice_currency.sql", "0043_switch.sql"),
+                r.applied().stream().map(Migrator.Applied::file).toList());
+        assertEquals(a.token() + 100, fenceRow(), "not lowered");
+        assertNull(appliedToken("0044"));
+        assertFalse(hasColumn("public.after_switch", "id"), "0044 did not run");
+    }
+
+    /**
+     * fence's tables live in the schema PostgreSQL names current when fence connects, whatever that schema
+     * is called: its name is quoted, an embedded quote doubled.
+     */
+    @Test
+    void fencesTablesLiveInTheSchemaCurrentOnConnectingWhateverItsName() throws Exception {
+        server.execute(database, "CREATE SCHEMA \"Odd \"\"name\"");
+        server.execute(database, "ALTER DATABASE " + database + " SET search_path TO \"Odd \"\"name\", public");
+        migration("0043_switch.sql", "SET search_path TO public;\nCREATE TABLE after_switch (id INTEGER);\n");
+        migration("0044_after.sql", "CREATE TABLE public.after_after (id INTEGER);\n");
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        assertEquals(a.token(), queryLong("SELECT token FROM \"Odd \"\"name\".fence_tokens"));
+        assertEquals(
+                a.token(),
+                queryLong("SELECT applied_token FROM \"Odd \"\"name\".schema_migrations" + " WHERE version = '0044'"));
+        assertFalse(hasColumn("public.fence_tokens", "token"));
+        assertFalse(hasColumn("public.schema_migrations", "version"));
+        assertEquals(a.token(), Migrator.status(db, dir, RESOURCE).fenceToken());
+    }
+
+    /**
+     * A search_path that names no schema that exists (here an empty one, for every session of the database)
+     * leaves no schema for fence's tables: refused with a message saying so, before anything is written.
+     */
+    @Test
+    void aSearchPathNamingNoSchemaIsRefusedBeforeAnythingIsWritten() throws Exception {
+        server.execute(database, "ALTER DATABASE " + database + " SET search_path = ''");
+        Grant a = acquire("agent-A");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null));
+        assertTrue(e.getMessage().contains("search_path") && e.getMessage().contains("no schema"), e.getMessage());
+        assertFalse(hasColumn("public.fence_tokens", "token"));
+        assertFalse(hasColumn("public.schema_migrations", "version"));
+        assertFalse(hasColumn("public.invoices", "id"));
+        InvalidInputException status =
+                assertThrows(InvalidInputException.class, () -> Migrator.status(db, dir, RESOURCE));
+        assertTrue(status.getMessage().contains("search_path"), status.getMessage());
     }
 }
