@@ -1,6 +1,7 @@
 package dev.fence.migrate;
 
 import dev.fence.core.InternalException;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.JarResources;
 import dev.fence.store.SqlScripts;
@@ -22,6 +23,13 @@ import java.util.Properties;
 /**
  * A connection to the database being migrated, with the dialect's statements ({@code
  * dev/fence/migrate/<kind>.sql}). Not thread-safe: one per run.
+ *
+ * <p>fence's tables live where the connection is when it opens: PostgreSQL's {@code current_schema()},
+ * MariaDB's {@code DATABASE()}. That place is read once, before any migration runs, and every statement of
+ * fence's names its tables in it ({@code ${schema}} in the SQL resources stands for it, quoted), so that a
+ * migration that moves the session elsewhere ({@code SET search_path}, {@code USE}) leaves fence's claim and
+ * record where they were. SQLite has no such place: a migration cannot send its unqualified names elsewhere
+ * without naming fence's tables (a {@code TEMP} table of theirs), which is refused before it runs.
  */
 final class Database implements AutoCloseable {
     /** How long connecting may take, in seconds. */
@@ -30,20 +38,28 @@ final class Database implements AutoCloseable {
     /** How long SQLite waits for another writer's lock, in milliseconds. */
     static final int SQLITE_BUSY_MILLIS = 30_000;
 
+    /** What fence's SQL resources write for the quoted name of the schema (database) its tables live in. */
+    static final String SCHEMA = "${schema}";
+
     private final DatabaseUrl url;
     private final Connection connection;
     private final Map<String, String> sql;
+    /** The quoted schema (MariaDB: database) fence's tables live in; null on SQLite. */
+    private final String schema;
 
-    private Database(DatabaseUrl url, Connection connection, Map<String, String> sql) {
+    private Database(DatabaseUrl url, Connection connection, Map<String, String> sql, String schema) {
         this.url = url;
         this.connection = connection;
         this.sql = sql;
+        this.schema = schema;
     }
 
     /**
-     * Connects to {@code url}.
+     * Connects to {@code url} and reads where fence's tables live (see above).
      *
      * @throws StoreUnavailableException when the database cannot be reached (exit 5)
+     * @throws InvalidInputException when PostgreSQL's search_path names no schema that exists (then
+     *     {@code current_schema()} is null and fence has nowhere to keep its tables); nothing was written
      */
     static Database open(DatabaseUrl url) {
         Map<String, String> statements = statements(url.kind());
@@ -66,13 +82,69 @@ final class Database implements AutoCloseable {
                 p.setProperty("busy_timeout", Integer.toString(SQLITE_BUSY_MILLIS));
             }
         }
+        Connection c;
         try {
-            Connection c = DriverManager.getConnection(url.jdbcUrl(), p);
-            c.setAutoCommit(true);
-            return new Database(url, c, statements);
+            c = DriverManager.getConnection(url.jdbcUrl(), p);
         } catch (SQLException e) {
             throw unavailable(url, e);
         }
+        try {
+            c.setAutoCommit(true);
+            String schema = schemaOf(url, c, statements);
+            return new Database(url, c, schema == null ? statements : bind(statements, schema), schema);
+        } catch (SQLException e) {
+            closeQuietly(c);
+            throw unavailable(url, e);
+        } catch (RuntimeException e) {
+            closeQuietly(c);
+            throw e;
+        }
+    }
+
+    /**
+     * The quoted schema (database) fence's tables live in, as the dialect's statement {@code schema} reads
+     * it on a connection no migration has used yet; null for a dialect without one (SQLite).
+     */
+    private static String schemaOf(DatabaseUrl url, Connection c, Map<String, String> statements) throws SQLException {
+        String query = statements.get("schema");
+        if (query == null) {
+            return null;
+        }
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
+            String name = rs.next() ? rs.getString(1) : null;
+            if (name != null) {
+                return quote(url.kind(), name);
+            }
+            if (url.kind() == DatabaseUrl.Kind.POSTGRESQL) {
+                throw new InvalidInputException("the database " + url.describe() + " has no current schema: its"
+                        + " search_path (" + rs.getString(2) + ") names no schema that exists, so fence cannot"
+                        + " tell where its tables (fence_tokens, schema_migrations) belong, and it does not guess."
+                        + " Give the role or the database a search_path whose first existing schema is the one"
+                        + " fence should use (ALTER ROLE … SET search_path = public), or create the schema it"
+                        + " names");
+            }
+            throw new InvalidInputException("the connection to " + url.describe() + " has no current database,"
+                    + " so fence cannot tell where its tables (fence_tokens, schema_migrations) belong: name the"
+                    + " database in --db");
+        }
+    }
+
+    /**
+     * {@code name} as a quoted identifier of {@code kind}, the quote character doubled inside: PostgreSQL's
+     * (and SQLite's) {@code "…"}, MariaDB's {@code `…`} (whatever the {@code sql_mode}).
+     */
+    static String quote(DatabaseUrl.Kind kind, String name) {
+        return kind == DatabaseUrl.Kind.MARIADB
+                ? "`" + name.replace("`", "``") + "`"
+                : "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    /** {@code statements} with {@link #SCHEMA} replaced by {@code schema}, once, literally. */
+    private static Map<String, String> bind(Map<String, String> statements, String schema) {
+        Map<String, String> out = new HashMap<>();
+        statements.forEach((name, text) -> out.put(name, text.replace(SCHEMA, schema)));
+        return Map.copyOf(out);
     }
 
     static StoreUnavailableException unavailable(DatabaseUrl url, SQLException e) {
@@ -94,13 +166,21 @@ final class Database implements AutoCloseable {
         return connection;
     }
 
-    /** The dialect's statement {@code name}. */
+    /** The dialect's statement {@code name}, its tables named where fence's tables live. */
     String sql(String name) {
         String s = sql.get(name);
         if (s == null) {
             throw new InternalException("no statement '" + name + "' for " + url.kind());
         }
+        if (schema == null && s.contains(SCHEMA)) {
+            throw new InternalException("statement '" + name + "' names a schema " + url.kind() + " has none of");
+        }
         return s;
+    }
+
+    /** fence's table {@code table} as its statements name it: in fence's schema where there is one. */
+    String table(String table) {
+        return schema == null ? table : schema + "." + quote(url.kind(), table);
     }
 
     /** True when the dialect has a statement {@code name} (some exist on one engine only). */
@@ -131,12 +211,12 @@ final class Database implements AutoCloseable {
     }
 
     /**
-     * The columns of {@code table} as the database resolves its name (lower-cased name to JDBC type), or
-     * null when there is no such table. Runs in autocommit mode, where a failed statement spoils nothing.
+     * The columns of {@code table} in fence's schema ({@link #table}; lower-cased name to JDBC type), or null
+     * when there is no such table. Runs in autocommit mode, where a failed statement spoils nothing.
      */
     Map<String, Integer> columnsOf(String table) {
         try (Statement s = connection.createStatement();
-                ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+                ResultSet rs = s.executeQuery("SELECT * FROM " + table(table) + " WHERE 1 = 0")) {
             ResultSetMetaData md = rs.getMetaData();
             Map<String, Integer> out = new HashMap<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
@@ -176,8 +256,12 @@ final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        closeQuietly(connection);
+    }
+
+    private static void closeQuietly(Connection c) {
         try {
-            connection.close();
+            c.close();
         } catch (SQLException e) {
             // Nothing to do about a connection that will not close.
         }

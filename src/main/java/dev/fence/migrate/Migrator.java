@@ -50,6 +50,13 @@ import java.util.Map;
  * applied_token}, {@code applied_holder}) that its owner's inserts leave empty. A database managed by
  * Flyway ({@code flyway_schema_history}) is refused: fence does not write Flyway's history.
  *
+ * <p>fence's tables live where the connection to the database is when fence opens it, before any
+ * migration runs: PostgreSQL's {@code current_schema()} (a search_path that names no existing schema is
+ * refused: invalid input, nothing written), MariaDB's database. Every statement of fence's names them
+ * there, so a migration may switch the session's schema for its own statements ({@code SET search_path},
+ * pg_dump's {@code set_config('search_path', '', false)}, {@code USE}) without moving the claim or the
+ * record to tables of the same names elsewhere.
+ *
  * <p>Not thread-safe; one run per instance at a time.
  */
 public final class Migrator {
@@ -564,7 +571,7 @@ public final class Migrator {
     private static Map<Long, Row> applied(Database db, Map<String, Integer> columns) throws SQLException {
         Map<Long, Row> out = new LinkedHashMap<>();
         boolean fenceColumns = columns.containsKey("applied_token") && columns.containsKey("applied_holder");
-        String sql = fenceColumns ? db.sql("applied") : "SELECT version FROM schema_migrations";
+        String sql = db.sql(fenceColumns ? "applied" : "applied_versions");
         try (Statement s = db.connection().createStatement();
                 var rs = s.executeQuery(sql)) {
             while (rs.next()) {

@@ -2,12 +2,21 @@
 -- and read with dev.fence.store.SqlScripts.parseNamed. DDL commits by itself here: the claim is a
 -- transaction of its own, made just before the migration, under a named lock (see Migrator).
 
+-- A migration may change the session's database (USE other_db), and that holds for fence's statements after
+-- it too. So fence's tables are named in ${schema}, the database DATABASE() named when fence connected
+-- (Database.open puts it in, quoted). The lock functions are built in: a stored function of the same name
+-- in any database is called only by its qualified name, so USE cannot put one in their place.
+
+-- Where fence's tables live, read before any migration runs.
+-- name: schema
+SELECT DATABASE()
+
 -- Resource names are compared byte for byte, as the lease store compares them: a VARCHAR would take the
 -- server's default collation, case-insensitive (and PAD SPACE), under which a lease on DB/MIGRATIONS would
 -- claim the fence row of db/migrations. VARBINARY holds the name's UTF-8 bytes (512 characters are at
 -- most 1536 of them).
 -- name: create_fence_table
-CREATE TABLE IF NOT EXISTS fence_tokens (
+CREATE TABLE IF NOT EXISTS ${schema}.`fence_tokens` (
     resource VARBINARY(2048) NOT NULL PRIMARY KEY,
     token    BIGINT NOT NULL
 ) ENGINE = InnoDB
@@ -17,44 +26,48 @@ CREATE TABLE IF NOT EXISTS fence_tokens (
 -- names' bytes are those of the old column's character set: an old latin1 table's non-ASCII names no
 -- longer match their UTF-8 spelling, which is refused as another resource's row rather than matched.
 -- name: binary_fence_table
-ALTER TABLE fence_tokens MODIFY resource VARBINARY(2048) NOT NULL
+ALTER TABLE ${schema}.`fence_tokens` MODIFY resource VARBINARY(2048) NOT NULL
 
 -- name: create_migrations_table
-CREATE TABLE IF NOT EXISTS schema_migrations (
+CREATE TABLE IF NOT EXISTS ${schema}.`schema_migrations` (
     version VARCHAR(64) NOT NULL PRIMARY KEY
 ) ENGINE = InnoDB
 
 -- name: add_applied_token
-ALTER TABLE schema_migrations ADD COLUMN applied_token BIGINT NULL
+ALTER TABLE ${schema}.`schema_migrations` ADD COLUMN applied_token BIGINT NULL
 
 -- name: add_applied_holder
-ALTER TABLE schema_migrations ADD COLUMN applied_holder VARCHAR(512) NULL
+ALTER TABLE ${schema}.`schema_migrations` ADD COLUMN applied_holder VARCHAR(512) NULL
 
 -- name: seed_fence_row
-INSERT IGNORE INTO fence_tokens (resource, token) VALUES (?, 0)
+INSERT IGNORE INTO ${schema}.`fence_tokens` (resource, token) VALUES (?, 0)
 
 -- name: claim
-UPDATE fence_tokens SET token = ? WHERE resource = ? AND token <= ?
+UPDATE ${schema}.`fence_tokens` SET token = ? WHERE resource = ? AND token <= ?
 
 -- The database is fenced by one resource: the rows of any other (see Migrator.prepare).
 -- name: other_resources
-SELECT resource FROM fence_tokens WHERE resource <> ? ORDER BY resource
+SELECT resource FROM ${schema}.`fence_tokens` WHERE resource <> ? ORDER BY resource
 
 -- A seeded row that never claimed, taken back when another resource fences the database.
 -- name: unseed_fence_row
-DELETE FROM fence_tokens WHERE resource = ? AND token = 0
+DELETE FROM ${schema}.`fence_tokens` WHERE resource = ? AND token = 0
 
 -- name: fence_token
-SELECT token FROM fence_tokens WHERE resource = ?
+SELECT token FROM ${schema}.`fence_tokens` WHERE resource = ?
 
 -- name: applied
-SELECT version, applied_token, applied_holder FROM schema_migrations
+SELECT version, applied_token, applied_holder FROM ${schema}.`schema_migrations`
+
+-- A schema_migrations fence has not adopted yet (no applied_token, applied_holder): read by status.
+-- name: applied_versions
+SELECT version FROM ${schema}.`schema_migrations`
 
 -- name: record_applied
-INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?, ?, ?)
+INSERT INTO ${schema}.`schema_migrations` (version, applied_token, applied_holder) VALUES (?, ?, ?)
 
 -- name: record_reapplied
-UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
+UPDATE ${schema}.`schema_migrations` SET applied_token = ?, applied_holder = ? WHERE version = ?
 
 -- Serialises fence migrate runners on one resource, since the claim cannot share the DDL's transaction.
 -- name: lock

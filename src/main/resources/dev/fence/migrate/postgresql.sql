@@ -2,50 +2,64 @@
 -- with dev.fence.store.SqlScripts.parseNamed. DDL is transactional here: the claim runs in the
 -- migration's own transaction, before its first statement.
 
+-- A migration may change the session's search_path (SET search_path, SET LOCAL, set_config, SET SCHEMA;
+-- pg_dump's output empties it), and that holds for fence's statements after it too. So fence's tables are
+-- named in ${schema}, the schema current_schema() named when fence connected (Database.open puts it in,
+-- quoted), and the collation is pg_catalog's.
+
+-- Where fence's tables live, read before any migration runs: null when the search_path names no schema
+-- that exists, and then the search_path itself, for the message.
+-- name: schema
+SELECT pg_catalog.current_schema(), pg_catalog.current_setting('search_path')
+
 -- Resource names are compared byte for byte, as the lease store compares them. PostgreSQL's = is that
 -- under any deterministic collation, and a database's default collation is one, so tables made by an
 -- earlier fence need no change; COLLATE "C" says so whatever the database's default.
 -- name: create_fence_table
-CREATE TABLE IF NOT EXISTS fence_tokens (
-    resource VARCHAR(512) COLLATE "C" PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS ${schema}."fence_tokens" (
+    resource VARCHAR(512) COLLATE pg_catalog."C" PRIMARY KEY,
     token    BIGINT NOT NULL
 )
 
 -- name: create_migrations_table
-CREATE TABLE IF NOT EXISTS schema_migrations (
+CREATE TABLE IF NOT EXISTS ${schema}."schema_migrations" (
     version VARCHAR(64) PRIMARY KEY
 )
 
 -- name: add_applied_token
-ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS applied_token BIGINT
+ALTER TABLE ${schema}."schema_migrations" ADD COLUMN IF NOT EXISTS applied_token BIGINT
 
 -- name: add_applied_holder
-ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS applied_holder VARCHAR(512)
+ALTER TABLE ${schema}."schema_migrations" ADD COLUMN IF NOT EXISTS applied_holder VARCHAR(512)
 
 -- name: seed_fence_row
-INSERT INTO fence_tokens (resource, token) VALUES (?, 0) ON CONFLICT (resource) DO NOTHING
+INSERT INTO ${schema}."fence_tokens" (resource, token) VALUES (?, 0) ON CONFLICT (resource) DO NOTHING
 
 -- The claim: zero rows means a newer token has written; the caller rolls back. The row stays locked until
 -- the transaction ends, so claims of one resource run one after another.
 -- name: claim
-UPDATE fence_tokens SET token = ? WHERE resource = ? AND token <= ?
+UPDATE ${schema}."fence_tokens" SET token = ? WHERE resource = ? AND token <= ?
 
 -- The database is fenced by one resource: the rows of any other (see Migrator.prepare).
 -- name: other_resources
-SELECT resource FROM fence_tokens WHERE resource <> ? ORDER BY resource
+SELECT resource FROM ${schema}."fence_tokens" WHERE resource <> ? ORDER BY resource
 
 -- A seeded row that never claimed, taken back when another resource fences the database.
 -- name: unseed_fence_row
-DELETE FROM fence_tokens WHERE resource = ? AND token = 0
+DELETE FROM ${schema}."fence_tokens" WHERE resource = ? AND token = 0
 
 -- name: fence_token
-SELECT token FROM fence_tokens WHERE resource = ?
+SELECT token FROM ${schema}."fence_tokens" WHERE resource = ?
 
 -- name: applied
-SELECT version, applied_token, applied_holder FROM schema_migrations
+SELECT version, applied_token, applied_holder FROM ${schema}."schema_migrations"
+
+-- A schema_migrations fence has not adopted yet (no applied_token, applied_holder): read by status.
+-- name: applied_versions
+SELECT version FROM ${schema}."schema_migrations"
 
 -- name: record_applied
-INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?, ?, ?)
+INSERT INTO ${schema}."schema_migrations" (version, applied_token, applied_holder) VALUES (?, ?, ?)
 
 -- name: record_reapplied
-UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
+UPDATE ${schema}."schema_migrations" SET applied_token = ?, applied_holder = ? WHERE version = ?

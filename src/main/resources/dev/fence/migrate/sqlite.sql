@@ -43,6 +43,10 @@ SELECT token FROM fence_tokens WHERE resource = ?
 -- name: applied
 SELECT version, applied_token, applied_holder FROM schema_migrations
 
+-- A schema_migrations fence has not adopted yet (no applied_token, applied_holder): read by status.
+-- name: applied_versions
+SELECT version FROM schema_migrations
+
 -- name: record_applied
 INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?, ?, ?)
 
