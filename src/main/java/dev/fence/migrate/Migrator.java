@@ -53,9 +53,10 @@ import java.util.Map;
  * <p>fence's tables live where the connection to the database is when fence opens it, before any
  * migration runs: PostgreSQL's {@code current_schema()} (a search_path that names no existing schema is
  * refused: invalid input, nothing written), MariaDB's database. Every statement of fence's names them
- * there, so a migration may switch the session's schema for its own statements ({@code SET search_path},
- * pg_dump's {@code set_config('search_path', '', false)}, {@code USE}) without moving the claim or the
- * record to tables of the same names elsewhere.
+ * there, and on PostgreSQL names pg_catalog's operators too, so a migration may switch the session's schema
+ * for its own statements ({@code SET search_path}, pg_dump's {@code set_config('search_path', '', false)},
+ * {@code USE}) without moving the claim or the record to tables of the same names elsewhere, or having an
+ * operator of its own judge the claim.
  *
  * <p>Not thread-safe; one run per instance at a time.
  */

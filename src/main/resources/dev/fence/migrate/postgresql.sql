@@ -3,9 +3,13 @@
 -- migration's own transaction, before its first statement.
 
 -- A migration may change the session's search_path (SET search_path, SET LOCAL, set_config, SET SCHEMA;
--- pg_dump's output empties it), and that holds for fence's statements after it too. So fence's tables are
--- named in ${schema}, the schema current_schema() named when fence connected (Database.open puts it in,
--- quoted), and the collation is pg_catalog's.
+-- pg_dump's output empties it), and that holds for fence's statements after it too. So none of them leans
+-- on the search_path: fence's tables are named in ${schema}, the schema current_schema() named when fence
+-- connected (Database.open puts it in, quoted), and operators and the collation are pg_catalog's by name
+-- (OPERATOR(pg_catalog.=) for =): a schema the migration put ahead of pg_catalog could hold an operator of
+-- the same name and argument types, which PostgreSQL would choose (a <= that always holds would let a
+-- stale token claim the fence row, and lower it). The column types are keywords, pg_catalog's whatever
+-- the path.
 
 -- Where fence's tables live, read before any migration runs: null when the search_path names no schema
 -- that exists, and then the search_path itself, for the message.
@@ -38,18 +42,20 @@ INSERT INTO ${schema}."fence_tokens" (resource, token) VALUES (?, 0) ON CONFLICT
 -- The claim: zero rows means a newer token has written; the caller rolls back. The row stays locked until
 -- the transaction ends, so claims of one resource run one after another.
 -- name: claim
-UPDATE ${schema}."fence_tokens" SET token = ? WHERE resource = ? AND token <= ?
+UPDATE ${schema}."fence_tokens" SET token = ?
+WHERE resource OPERATOR(pg_catalog.=) ? AND token OPERATOR(pg_catalog.<=) ?
 
 -- The database is fenced by one resource: the rows of any other (see Migrator.prepare).
 -- name: other_resources
-SELECT resource FROM ${schema}."fence_tokens" WHERE resource <> ? ORDER BY resource
+SELECT resource FROM ${schema}."fence_tokens" WHERE resource OPERATOR(pg_catalog.<>) ? ORDER BY resource
 
 -- A seeded row that never claimed, taken back when another resource fences the database.
 -- name: unseed_fence_row
-DELETE FROM ${schema}."fence_tokens" WHERE resource = ? AND token = 0
+DELETE FROM ${schema}."fence_tokens"
+WHERE resource OPERATOR(pg_catalog.=) ? AND token OPERATOR(pg_catalog.=) 0
 
 -- name: fence_token
-SELECT token FROM ${schema}."fence_tokens" WHERE resource = ?
+SELECT token FROM ${schema}."fence_tokens" WHERE resource OPERATOR(pg_catalog.=) ?
 
 -- name: applied
 SELECT version, applied_token, applied_holder FROM ${schema}."schema_migrations"
@@ -62,4 +68,5 @@ SELECT version FROM ${schema}."schema_migrations"
 INSERT INTO ${schema}."schema_migrations" (version, applied_token, applied_holder) VALUES (?, ?, ?)
 
 -- name: record_reapplied
-UPDATE ${schema}."schema_migrations" SET applied_token = ?, applied_holder = ? WHERE version = ?
+UPDATE ${schema}."schema_migrations" SET applied_token = ?, applied_holder = ?
+WHERE version OPERATOR(pg_catalog.=) ?
