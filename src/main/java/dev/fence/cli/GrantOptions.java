@@ -1,16 +1,10 @@
 package dev.fence.cli;
 
-import dev.fence.core.ConfigException;
 import dev.fence.core.Durations;
 import dev.fence.core.Grant;
 import dev.fence.core.InvalidInputException;
-import dev.fence.json.Json;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import dev.fence.json.GrantFiles;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
@@ -21,6 +15,7 @@ import picocli.CommandLine.Option;
  * proof and TTL), else {@code --token N} with {@code --proof} or {@code FENCE_PROOF}, else {@code
  * FENCE_TOKEN} with {@code FENCE_PROOF} from the environment. The environment's grant is skipped when
  * {@code FENCE_RESOURCE} or {@code FENCE_HOLDER} names another resource or holder than the command's.
+ * The file's format, and how it is written, are {@link GrantFiles}'s.
  */
 final class GrantOptions {
     static final String TOKEN_ENV = "FENCE_TOKEN";
@@ -105,7 +100,7 @@ final class GrantOptions {
         if (token != null || proof != null) {
             throw new InvalidInputException("give either --grant-file or --token/--proof, not both");
         }
-        Grant g = read(ctx.cwd().resolve(grantFile));
+        Grant g = GrantFiles.read(ctx.cwd().resolve(grantFile));
         if (holder != null && !holder.equals(g.holder())) {
             throw new InvalidInputException(
                     "the grant in " + grantFile + " is " + g.holder() + "'s, not " + holder + "'s");
@@ -172,51 +167,6 @@ final class GrantOptions {
                     + " the proof in FENCE_PROOF), or set FENCE_TOKEN and FENCE_PROOF");
         }
         return h;
-    }
-
-    /**
-     * Writes {@code g} (proof included) to {@code file}, readable by this user only, replacing it whole
-     * (a reader never sees half a grant).
-     */
-    static void write(Path file, Grant g) {
-        Path abs = file.toAbsolutePath();
-        try {
-            Path dir = abs.getParent();
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(
-                        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            }
-            Path tmp = Files.createTempFile(
-                    dir,
-                    ".grant-",
-                    ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try {
-                Files.writeString(tmp, Json.write(Json.grant(g)) + "\n");
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new ConfigException("cannot write the grant file " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static Grant read(Path file) {
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (NoSuchFileException e) {
-            throw new InvalidInputException("no grant file " + file + " (write it with 'fence lease acquire ..."
-                    + " --grant-file " + file + "')");
-        } catch (IOException e) {
-            throw new InvalidInputException("cannot read the grant file " + file + ": " + e.getMessage());
-        }
-        Grant g = Json.parseGrant(text);
-        if (g.resource() == null || g.holder() == null || g.token() <= 0) {
-            throw new InvalidInputException(file + " is not a grant written by 'fence lease acquire --grant-file'");
-        }
-        return g;
     }
 
     private static String env(Context ctx, String name) {

@@ -2,6 +2,7 @@ package dev.fence.cli;
 
 import dev.fence.core.Durations;
 import dev.fence.core.LeaseService.AcquireOutcome;
+import dev.fence.json.GrantFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -74,7 +75,7 @@ final class LeaseAcquireCommand implements Callable<Integer> {
         try (var leases = access.open(ctx)) {
             var outcome = leases.acquire(resource, holder, duration, grantSha);
             if (grantFile != null && outcome instanceof AcquireOutcome.Acquired a) {
-                GrantOptions.write(ctx.cwd().resolve(grantFile), a.grant());
+                GrantFiles.write(ctx.cwd().resolve(grantFile), a.grant());
             }
             return LeaseOutput.acquired(ctx, outcome, json);
         }
