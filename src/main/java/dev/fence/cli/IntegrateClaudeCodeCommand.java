@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
                     + " a SessionStart hook for compact and resume that prints the holder's live lease state (what"
                     + " 'fence status --holder H --prompt' prints) into the context, so a summary's 'I hold the"
                     + " lease' does not survive a compaction; PreToolUse and PostToolUse hooks that renew the"
-                    + " holder's leases around every tool call (the heartbeat is the agent's progress); a"
+                    + " holder's leases around every tool call (the heartbeat is the agent's progress) with the"
+                    + " grants the server keeps in --grants DIR; a"
                     + " PreToolUse hook on Bash that blocks a plain git push of a branch and any forced push"
                     + " without an explicit expected SHA (exit 2, the reason on stderr for the model); and the"
                     + " 'fence mcp' server.",
@@ -33,6 +34,12 @@ import picocli.CommandLine.Option;
                     + " claude-code hook ...' commands, so 'fence' must be on the PATH Claude Code runs them with"
                     + " (or give --fence). --store and --server are written into both files: leave them out to"
                     + " let FENCE_STORE or FENCE_SERVER decide, and never put a password in a committed file.",
+            "",
+            "The server keeps each grant it takes, proof included, in --grants DIR (mode 0600; default"
+                    + " ~/.fence/grants/HOLDER, written out as an absolute path), and the heartbeat renews a lease"
+                    + " only with a grant kept there: a holder's name and token are public, so in direct mode the"
+                    + " proof is what shows that a renewal is the holder's. A proof is a credential: keep DIR out"
+                    + " of the project and out of anything committed.",
             "",
             "Example: fence integrate claude-code --project . --holder agent-a --server https://fence.internal:8700"
                     + " --repo app"
@@ -70,6 +77,13 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
     String ttl;
 
     @Option(
+            names = "--grants",
+            paramLabel = "DIR",
+            description = "Where the server keeps the holder's grants and the hooks read them (default:"
+                    + " ~/.fence/grants/HOLDER).")
+    Path grants;
+
+    @Option(
             names = "--fence",
             paramLabel = "COMMAND",
             defaultValue = "fence",
@@ -96,8 +110,8 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
             access.addAll(List.of("--server", server));
         }
         Path dir = project == null ? ctx.cwd() : ctx.cwd().resolve(project).normalize();
-        var options = new ClaudeCodeFiles.Options(
-                fence, access, holder == null ? "-" : Names.require("holder", holder), repo, ttl);
+        String name = holder == null ? "-" : Names.require("holder", holder);
+        var options = new ClaudeCodeFiles.Options(fence, access, name, repo, ttl, remove ? null : grantsDir(name));
         List<ClaudeCodeFiles.Change> changes = ClaudeCodeFiles.plan(dir, options, remove);
         if (dryRun) {
             for (ClaudeCodeFiles.Change c : changes) {
@@ -117,5 +131,29 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
             ctx.out().println((!c.changes() ? "unchanged " : c.after() == null ? "removed " : "wrote ") + c.file());
         }
         return ExitCode.OK.code();
+    }
+
+    /**
+     * {@code --grants}, or {@code ~/.fence/grants/HOLDER}, as an absolute path: the hooks run wherever
+     * Claude Code starts them, and the server entry's arguments see no shell to expand {@code ~}.
+     */
+    private String grantsDir(String holder) {
+        if (grants != null) {
+            return ctx.cwd().resolve(grants).toAbsolutePath().normalize().toString();
+        }
+        String home = ctx.env().get("HOME");
+        if (home == null || home.isBlank()) {
+            throw new InvalidInputException("HOME is not set, so there is no default for where the holder's grants"
+                    + " are kept: give --grants DIR");
+        }
+        // The holder names one directory: no separator or dot-name of it may lead elsewhere.
+        String dir = holder.replaceAll("[^A-Za-z0-9._@-]", "_");
+        if (dir.matches("\\.+")) {
+            dir = dir.replace('.', '_');
+        }
+        return Path.of(home, ".fence", "grants", dir)
+                .toAbsolutePath()
+                .normalize()
+                .toString();
     }
 }

@@ -37,7 +37,10 @@ import picocli.CommandLine.Option;
                     + " {version, reapply?} ('fence migrate apply/reapply')."
                     + " A branch is named by branch (of --repo), any other resource by resource.",
             "",
-            "The grants stay in this process: no tool takes or shows a proof or an expected SHA. Every tool call"
+            "The grants stay in this process, and with --grants DIR also in DIR (one file per resource, proof"
+                    + " included, mode 0600, as 'fence lease acquire --grant-file' writes it; deleted on release or"
+                    + " loss), where the Claude Code heartbeat hooks renew with them and a restarted server takes"
+                    + " them up again. No tool takes or shows a proof or an expected SHA. Every tool call"
                     + " on a resource the server holds renews its lease before and after it runs; nothing renews"
                     + " on a timer. FENCED comes back as its own tool error: isError true, the FENCED message as"
                     + " the text, and structured content {fenced: true, reason, resource, token, current,"
@@ -86,6 +89,13 @@ final class McpCommand implements Callable<Integer> {
     String ttl;
 
     @Option(
+            names = "--grants",
+            paramLabel = "DIR",
+            description = "Also keep the grants in DIR (mode 0600), and take up a grant kept there for a resource"
+                    + " the holder holds from elsewhere.")
+    Path grants;
+
+    @Option(
             names = "--root",
             paramLabel = "DIR",
             description = "Where read_file and write_file may read and write (default: the clone). write_file needs"
@@ -128,7 +138,8 @@ final class McpCommand implements Callable<Integer> {
                 remote,
                 Durations.parsePositive("--ttl", ttl),
                 ctx.env(),
-                ctx.clock());
+                ctx.clock(),
+                grants == null ? null : ctx.cwd().resolve(grants).normalize());
         if ((db == null) != (migrations == null)) {
             throw new InvalidInputException("--db and --migrations go together");
         }

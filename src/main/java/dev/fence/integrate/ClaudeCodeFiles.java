@@ -39,8 +39,10 @@ public final class ClaudeCodeFiles {
      * @param holder the lease holder
      * @param repoId the repository id for branches, or null
      * @param ttl the TTL the hooks renew to, as a duration option value
+     * @param grants the directory where the server keeps the holder's grants and the heartbeat hooks read
+     *     them ({@code --grants}), as an absolute path, or null to leave it out
      */
-    public record Options(String fence, List<String> access, String holder, String repoId, String ttl) {
+    public record Options(String fence, List<String> access, String holder, String repoId, String ttl, String grants) {
         public Options {
             access = List.copyOf(access);
         }
@@ -139,6 +141,10 @@ public final class ClaudeCodeFiles {
             args.add("--repo");
             args.add(o.repoId());
         }
+        if (o.grants() != null) {
+            args.add("--grants");
+            args.add(o.grants());
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("type", "stdio");
         m.put("command", o.fence());
@@ -161,6 +167,10 @@ public final class ClaudeCodeFiles {
         if (event.endsWith("-tool-use")) {
             words.add("--ttl");
             words.add(o.ttl());
+            if (o.grants() != null) {
+                words.add("--grants");
+                words.add(o.grants());
+            }
         }
         if (event.equals("guard-bash") && o.repoId() != null) {
             words.add("--repo");

@@ -2,10 +2,12 @@ package dev.fence.integrate;
 
 import dev.fence.client.HolderStatus;
 import dev.fence.core.Fenced;
+import dev.fence.core.Grant;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.json.GrantFiles;
 import dev.fence.json.Json;
 import java.io.IOException;
 import java.time.Clock;
@@ -69,38 +71,48 @@ public final class ClaudeCodeHooks {
      *
      * @param renewed the leases as renewed
      * @param lost what a renewal found gone, in the FENCED format
+     * @param unproven the leases it left alone for want of their grant's proof
      */
-    public record Heartbeat(List<Renewed> renewed, List<Fenced> lost) {}
+    public record Heartbeat(List<Renewed> renewed, List<Fenced> lost, List<Unproven> unproven) {}
 
     /** One renewed lease. */
     public record Renewed(String resource, Lease lease) {}
 
+    /** A lease the holder holds whose grant the heartbeat does not keep, so it was not renewed. */
+    public record Unproven(String resource, long token) {}
+
     /**
-     * The tool-call heartbeat: renews every lease {@code holder} holds (live, or lapsed and not taken
-     * since) to {@code ttl}, each with the proof the lease port issues for it. Leases it already lost are
-     * left alone: {@code fence status} reports them.
+     * The tool-call heartbeat: renews to {@code ttl} every lease {@code holder} holds (live, or lapsed and
+     * not taken since) whose grant is {@code kept}, with that grant's proof. Leases it already lost are left
+     * alone: {@code fence status} reports them.
+     *
+     * <p>A lease whose grant is not kept is not renewed ({@link Heartbeat#unproven}) unless the lease port
+     * has authenticated the caller as the holder ({@code fence serve}): in direct mode a holder's name and
+     * token are public, so renewing on them alone would let whoever runs this hook with {@code --holder
+     * NAME} keep another agent's lease alive.
      */
-    public static Heartbeat renewAll(LeaseOperations leases, Clock clock, String holder, Duration ttl) {
+    public static Heartbeat renewAll(
+            LeaseOperations leases, Clock clock, String holder, Duration ttl, GrantFiles.Kept kept) {
         List<Renewed> renewed = new ArrayList<>();
         List<Fenced> lost = new ArrayList<>();
+        List<Unproven> unproven = new ArrayList<>();
         for (HolderStatus.Entry e : HolderStatus.of(leases, clock, holder, null).entries()) {
             if (e.state() != HolderStatus.State.HELD && e.state() != HolderStatus.State.LAPSED) {
                 continue;
             }
-            var proof = leases.proof(e.resource(), holder, e.token());
-            if (proof instanceof LeaseOperations.ProofOutcome.Lost l) {
-                lost.add(l.fenced());
+            Grant g = kept.find(e.resource(), holder, e.token());
+            if (g == null && !leases.holderAuthenticated()) {
+                unproven.add(new Unproven(e.resource(), e.token()));
                 continue;
             }
-            String p = ((LeaseOperations.ProofOutcome.Issued) proof).proof();
-            CheckOutcome c = leases.renew(e.resource(), holder, e.token(), p, ttl);
+            CheckOutcome c = leases.renew(e.resource(), holder, e.token(), g == null ? null : g.proof(), ttl);
             if (c instanceof CheckOutcome.Lost l) {
                 lost.add(l.fenced());
             } else {
                 renewed.add(new Renewed(e.resource(), ((CheckOutcome.Current) c).lease()));
             }
         }
-        return new Heartbeat(List.copyOf(renewed), List.copyOf(lost));
+        return new Heartbeat(List.copyOf(renewed), List.copyOf(lost), List.copyOf(unproven));
     }
 
     /** What {@code SessionStart} prints: the live lease state, as fresh observations for the context. */

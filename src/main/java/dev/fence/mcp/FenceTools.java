@@ -25,6 +25,7 @@ import dev.fence.core.Resources;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.core.Tip;
 import dev.fence.git.Git;
+import dev.fence.json.GrantFiles;
 import dev.fence.json.Json;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -41,10 +42,12 @@ import java.util.Set;
  * The agent's fenced tools, one method per tool, for one holder. Decisions are the lease port's and the
  * clients': this class names resources, keeps the grants, renews around each call and words the results.
  *
- * <p>Grants stay here: {@code lease_acquire} keeps the token, proof and TTL; a later call on the same
- * resource uses them, and a resource the holder holds from elsewhere (a previous server, {@code fence
- * lease acquire}) is taken over by asking the lease port for its proof. Calls are serialized: one
- * agent, one tool call at a time.
+ * <p>Grants stay here: {@code lease_acquire} keeps the token, proof and TTL (and, with a grants
+ * directory, a {@link GrantFiles grant file} of it, for the heartbeat hooks and a later server); a later
+ * call on the same resource uses them. A resource the holder holds from elsewhere (a previous server,
+ * {@code fence lease acquire --grant-file}) is taken over with the grant kept in the grants directory,
+ * else with the proof the lease port issues, which only a port that authenticated the holder does
+ * ({@code fence serve}). Calls are serialized: one agent, one tool call at a time.
  */
 public final class FenceTools {
     /**
@@ -57,6 +60,7 @@ public final class FenceTools {
      * @param defaultTtl the TTL of a grant whose call names none
      * @param env the environment git runs with
      * @param clock for times that decide nothing shared (text only)
+     * @param grantsDir where grants are kept as files as well, or null to keep them in this process only
      */
     public record Settings(
             String holder,
@@ -65,7 +69,8 @@ public final class FenceTools {
             String remote,
             Duration defaultTtl,
             Map<String, String> env,
-            Clock clock) {
+            Clock clock,
+            Path grantsDir) {
         public Settings {
             Names.require("holder", holder);
             env = Map.copyOf(env);
@@ -423,6 +428,9 @@ public final class FenceTools {
         }
         Grant g = ((AcquireOutcome.Acquired) o).grant();
         held.put(t.resource(), new Held(g.token(), g.proof(), ttl));
+        if (settings.grantsDir() != null) {
+            GrantFiles.keep(settings.grantsDir(), g);
+        }
         Map<String, Object> m = target(t);
         m.put("acquired", true);
         m.put("holder", g.holder());
@@ -476,7 +484,7 @@ public final class FenceTools {
         Target t = target(a);
         Held h = hold(t);
         CheckOutcome c = leases.release(t.resource(), settings.holder(), h.token(), h.proof());
-        held.remove(t.resource());
+        drop(t.resource(), h);
         if (c instanceof CheckOutcome.Lost lost) {
             return ToolResult.fenced(lost.fenced(), t.reread());
         }
@@ -617,7 +625,8 @@ public final class FenceTools {
 
     /**
      * The holder's grant on {@code t}: the one this server keeps, else the holder's current lease taken
-     * over with its proof.
+     * over with its grant kept in the grants directory, else with the proof the lease port issues for it
+     * (which a port in direct mode refuses: a holder's name and token are public).
      *
      * @throws LostLease when the holder does not hold it
      */
@@ -631,13 +640,31 @@ public final class FenceTools {
             throw new LostLease(n.fenced(), t.reread());
         }
         long token = ((LeaseStanding.Holds) s).lease().token();
-        var proof = leases.proof(t.resource(), settings.holder(), token);
-        if (proof instanceof LeaseOperations.ProofOutcome.Lost lost) {
-            throw new LostLease(lost.fenced(), t.reread());
+        Grant kept = settings.grantsDir() == null
+                ? null
+                : GrantFiles.readDir(settings.grantsDir()).find(t.resource(), settings.holder(), token);
+        if (kept != null) {
+            Duration ttl = kept.grantedAt() == null || kept.expiresAt() == null
+                    ? settings.defaultTtl()
+                    : Duration.between(kept.grantedAt(), kept.expiresAt());
+            h = new Held(token, kept.proof(), ttl);
+        } else {
+            var proof = leases.proof(t.resource(), settings.holder(), token);
+            if (proof instanceof LeaseOperations.ProofOutcome.Lost lost) {
+                throw new LostLease(lost.fenced(), t.reread());
+            }
+            h = new Held(token, ((LeaseOperations.ProofOutcome.Issued) proof).proof(), settings.defaultTtl());
         }
-        h = new Held(token, ((LeaseOperations.ProofOutcome.Issued) proof).proof(), settings.defaultTtl());
         held.put(t.resource(), h);
         return h;
+    }
+
+    /** Forgets a grant that is released or lost, here and in the grants directory. */
+    private void drop(String resource, Held h) {
+        held.remove(resource);
+        if (settings.grantsDir() != null) {
+            GrantFiles.forget(settings.grantsDir(), resource, settings.holder(), h.token());
+        }
     }
 
     /**
@@ -652,7 +679,7 @@ public final class FenceTools {
         }
         CheckOutcome c = leases.renew(t.resource(), settings.holder(), h.token(), h.proof(), h.ttl());
         if (c instanceof CheckOutcome.Lost lost) {
-            held.remove(t.resource());
+            drop(t.resource(), h);
             if (required) {
                 throw new LostLease(lost.fenced(), t.reread());
             }

@@ -21,7 +21,7 @@ class ClaudeCodeFilesTest {
     Path project;
 
     private static final ClaudeCodeFiles.Options OPTIONS =
-            new ClaudeCodeFiles.Options("fence", List.of(), "agent-a", "app", "5m");
+            new ClaudeCodeFiles.Options("fence", List.of(), "agent-a", "app", "5m", "/home/a/.fence/grants/agent-a");
 
     @Test
     void aDuplicateKeyOrTextAfterTheObjectIsRefusedAndTheFileIsLeftAsItIs() throws Exception {

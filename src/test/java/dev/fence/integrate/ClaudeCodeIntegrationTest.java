@@ -5,11 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.core.LeaseOperations;
+import dev.fence.core.LeaseService;
 import dev.fence.json.Json;
+import dev.fence.mcp.FenceTools;
+import dev.fence.mcp.ToolResult;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import dev.fence.testing.FenceCli;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -33,11 +40,17 @@ class ClaudeCodeIntegrationTest {
     FakeClock clock;
     FenceCli fence;
     Path project;
+    Path home;
+    /** Where agent-a's grants are kept: what {@code fence integrate claude-code} writes by default. */
+    Path grants;
 
     @BeforeEach
     void setUp() throws Exception {
         clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-        fence = new FenceCli(Map.of("FENCE_STORE", "sqlite:" + tmp.resolve("fence.db")), clock);
+        home = Files.createDirectories(tmp.resolve("home"));
+        grants = home.resolve(".fence/grants/agent-a");
+        fence = new FenceCli(
+                Map.of("FENCE_STORE", "sqlite:" + tmp.resolve("fence.db"), "HOME", home.toString()), clock);
         project = Files.createDirectories(tmp.resolve("project"));
     }
 
@@ -83,7 +96,7 @@ class ClaudeCodeIntegrationTest {
         assertEquals("./lint.sh", pre.get(0).get("hooks").get(0).get("command").asText(), "their hook stays first");
         assertEquals("*", pre.get(1).get("matcher").asText());
         assertEquals(
-                HOOK + "pre-tool-use --holder agent-a --store sqlite:/srv/f.db --ttl 2m",
+                HOOK + "pre-tool-use --holder agent-a --store sqlite:/srv/f.db --ttl 2m --grants " + grants,
                 pre.get(1).get("hooks").get(0).get("command").asText());
         assertEquals("Bash", pre.get(2).get("matcher").asText());
         assertEquals(
@@ -107,7 +120,8 @@ class ClaudeCodeIntegrationTest {
         JsonNode server = m.get("mcpServers").get("fence");
         assertEquals("fence", server.get("command").asText());
         assertEquals(
-                "[\"mcp\",\"--holder\",\"agent-a\",\"--store\",\"sqlite:/srv/f.db\",\"--repo\",\"app\"]",
+                "[\"mcp\",\"--holder\",\"agent-a\",\"--store\",\"sqlite:/srv/f.db\",\"--repo\",\"app\","
+                        + "\"--grants\",\"" + grants + "\"]",
                 server.get("args").toString());
 
         String once = Files.readString(settings);
@@ -143,6 +157,31 @@ class ClaudeCodeIntegrationTest {
     }
 
     @Test
+    void theGrantsDirectoryIsWrittenAsAnAbsolutePathAndWithoutAHomeItMustBeGiven() throws Exception {
+        assertEquals(
+                0,
+                integrate("--holder", "../agent-a", "--store", "sqlite:/srv/f.db")
+                        .exit());
+        String settings = Files.readString(project.resolve(".claude/settings.json"));
+        assertTrue(settings.contains("--grants " + home.resolve(".fence/grants/.._agent-a")), settings);
+
+        FenceCli.Run given =
+                fence.run(project, "integrate", "claude-code", "--holder", "agent-a", "--grants", "../agent-grants");
+        assertEquals(0, given.exit(), given.all());
+        String args = Json.read(Files.readString(project.resolve(".mcp.json")))
+                .get("mcpServers")
+                .get("fence")
+                .get("args")
+                .toString();
+        assertTrue(args.endsWith("\"--grants\",\"" + tmp.resolve("agent-grants") + "\"]"), args);
+
+        FenceCli homeless = new FenceCli(Map.of(), clock);
+        FenceCli.Run refused = homeless.run(project, "integrate", "claude-code", "--holder", "agent-a");
+        assertEquals(2, refused.exit(), refused.all());
+        assertTrue(refused.err().contains("give --grants DIR"), refused.all());
+    }
+
+    @Test
     void aFileThatIsNotJsonIsLeftAloneWithAClearError() throws Exception {
         Path settings = Files.createDirectories(project.resolve(".claude")).resolve("settings.json");
         Files.writeString(settings, "{ not json");
@@ -165,47 +204,44 @@ class ClaudeCodeIntegrationTest {
                 Json.read(r.out()).get("lastLease").get("expiresAt").asText());
     }
 
+    /** Runs a heartbeat hook ({@code pre-tool-use}, {@code post-tool-use}) fed a tool call's event. */
+    private FenceCli.Run heartbeat(String event, String holder, String... more) {
+        List<String> args = new java.util.ArrayList<>(List.of(
+                "integrate", "claude-code", "hook", event.equals("PreToolUse") ? "pre-tool-use" : "post-tool-use"));
+        args.addAll(List.of("--holder", holder));
+        args.addAll(List.of(more));
+        return fence.runWithInput(tmp, toolUse(event, "Read", "{\"file_path\":\"/p/x\"}"), args.toArray(new String[0]));
+    }
+
+    /** {@code fence lease acquire}, keeping the grant in {@code grantFile} as a harness does. */
+    private void acquire(String resource, String holder, String ttl, Path grantFile) {
+        List<String> args = new java.util.ArrayList<>(
+                List.of("lease", "acquire", "--resource", resource, "--holder", holder, "--ttl", ttl));
+        if (grantFile != null) {
+            args.addAll(List.of("--grant-file", grantFile.toString()));
+        }
+        FenceCli.Run r = fence.run(tmp, args.toArray(new String[0]));
+        assertEquals(0, r.exit(), r.all());
+    }
+
     @Test
     void theToolUseHooksRenewTheHoldersLeasesAndLeaveLostOnesAndOtherHoldersAlone() throws Exception {
-        FenceCli.Run a = fence.run(
-                tmp, "lease", "acquire", "--resource", "db/migrations", "--holder", "agent-a", "--ttl", "30s");
-        assertEquals(0, a.exit(), a.all());
+        acquire("db/migrations", "agent-a", "30s", grants.resolve("migrations.grant"));
         Instant first = expiry("db/migrations");
 
         clock.advance(Duration.ofSeconds(20));
-        FenceCli.Run pre = fence.runWithInput(
-                tmp,
-                toolUse("PreToolUse", "Read", "{\"file_path\":\"/p/x\"}"),
-                "integrate",
-                "claude-code",
-                "hook",
-                "pre-tool-use",
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "30s");
+        FenceCli.Run pre = heartbeat("PreToolUse", "agent-a", "--ttl", "30s", "--grants", grants.toString());
         assertEquals(0, pre.exit(), pre.all());
         assertTrue(pre.out().startsWith("fence: renewed db/migrations (token "), pre.all());
         assertEquals(first.plusSeconds(20), expiry("db/migrations"), "renewed to now + ttl");
 
         clock.advance(Duration.ofSeconds(10));
-        FenceCli.Run post = fence.runWithInput(
-                tmp,
-                toolUse("PostToolUse", "Read", "{\"file_path\":\"/p/x\"}"),
-                "integrate",
-                "claude-code",
-                "hook",
-                "post-tool-use",
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "1m");
+        FenceCli.Run post = heartbeat("PostToolUse", "agent-a", "--ttl", "1m", "--grants", grants.toString());
         assertEquals(0, post.exit(), post.all());
         assertEquals(first.plusSeconds(30).plusSeconds(30), expiry("db/migrations"));
 
         clock.advance(Duration.ofMinutes(2));
-        FenceCli.Run b = fence.run(tmp, "lease", "acquire", "--resource", "db/migrations", "--holder", "agent-b");
-        assertEquals(0, b.exit(), b.all());
+        acquire("db/migrations", "agent-b", "30s", null);
         FenceCli.Run start = fence.runWithInput(
                 tmp,
                 "{\"hook_event_name\":\"SessionStart\",\"source\":\"compact\"}",
@@ -220,15 +256,7 @@ class ClaudeCodeIntegrationTest {
         assertTrue(start.out().contains("superseded by"), start.all());
 
         Instant bExpiry = expiry("db/migrations");
-        FenceCli.Run after = fence.runWithInput(
-                tmp,
-                toolUse("PreToolUse", "Bash", "{\"command\":\"ls\"}"),
-                "integrate",
-                "claude-code",
-                "hook",
-                "pre-tool-use",
-                "--holder",
-                "agent-a");
+        FenceCli.Run after = heartbeat("PreToolUse", "agent-a", "--grants", grants.toString());
         assertEquals(
                 0, after.exit(), "a lease lost before is reported by session-start, not on every call: " + after.all());
         assertEquals("", after.out());
@@ -237,24 +265,95 @@ class ClaudeCodeIntegrationTest {
 
     @Test
     void aLeaseLapsedButNotTakenIsRenewedByTheNextToolCall() throws Exception {
-        assertEquals(
-                0,
-                fence.run(tmp, "lease", "acquire", "--resource", "shared/notes", "--holder", "agent-a", "--ttl", "5s")
-                        .exit());
+        acquire("shared/notes", "agent-a", "5s", grants.resolve("notes.grant"));
         clock.advance(Duration.ofSeconds(60));
-        FenceCli.Run pre = fence.runWithInput(
-                tmp,
-                toolUse("PreToolUse", "Edit", "{}"),
-                "integrate",
-                "claude-code",
-                "hook",
-                "pre-tool-use",
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "30s");
+        FenceCli.Run pre = heartbeat("PreToolUse", "agent-a", "--ttl", "30s", "--grants", grants.toString());
         assertEquals(0, pre.exit(), pre.all());
         assertEquals(clock.instant().plusSeconds(30), expiry("shared/notes"));
+    }
+
+    /**
+     * The integration's own path: the {@code fence mcp} server it installs takes the lease and keeps the
+     * grant (proof included, mode 0600) in the grants directory; the heartbeat renews with that proof, and
+     * the grant goes when the lease is released.
+     */
+    @Test
+    void theHeartbeatRenewsWithTheGrantTheMcpServerKept() throws Exception {
+        String store = "sqlite:" + tmp.resolve("fence.db");
+        try (LeaseOperations leases =
+                new LeaseService(Stores.open(store, StoreOptions.defaults().withCallerClock()), clock)) {
+            FenceTools tools = new FenceTools(
+                    leases,
+                    new FenceTools.Settings(
+                            "agent-a",
+                            null,
+                            project,
+                            "origin",
+                            Duration.ofSeconds(30),
+                            Map.of("PATH", System.getenv("PATH")),
+                            clock,
+                            grants));
+            ToolResult acquired = tools.call("lease_acquire", Map.of("resource", "db/migrations"));
+            assertFalse(acquired.error(), acquired.text());
+            long token = ((Number) acquired.structured().get("token")).longValue();
+
+            List<Path> kept;
+            try (var files = Files.list(grants)) {
+                kept = files.toList();
+            }
+            assertEquals(1, kept.size(), kept.toString());
+            assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(kept.get(0)));
+            JsonNode grant = Json.read(Files.readString(kept.get(0)));
+            assertEquals("db/migrations", grant.get("resource").asText());
+            assertEquals(token, grant.get("token").asLong());
+            assertTrue(grant.get("proof").asText().startsWith("fp"), "the proof is kept: " + grant.get("status"));
+
+            Instant first = expiry("db/migrations");
+            clock.advance(Duration.ofSeconds(20));
+            FenceCli.Run pre = heartbeat("PreToolUse", "agent-a", "--ttl", "30s", "--grants", grants.toString());
+            assertEquals(0, pre.exit(), pre.all());
+            assertEquals(
+                    "fence: renewed db/migrations (token " + token + ") until " + first.plusSeconds(20) + "\n",
+                    pre.out());
+            assertEquals(first.plusSeconds(20), expiry("db/migrations"));
+
+            ToolResult released = tools.call("lease_release", Map.of("resource", "db/migrations"));
+            assertFalse(released.error(), released.text());
+            try (var files = Files.list(grants)) {
+                assertEquals(List.of(), files.toList(), "a released grant is not kept");
+            }
+        }
+    }
+
+    /**
+     * A holder's name and token are public: invoking the heartbeat for a holder whose grant it does not
+     * keep (another agent's, or one taken without keeping the grant) must not keep that lease alive. The
+     * hook says so and lets the tool call go on.
+     */
+    @Test
+    void aLeaseWhoseGrantTheHookDoesNotKeepIsNotRenewed() throws Exception {
+        acquire("db/migrations", "agent-b", "30s", tmp.resolve("agent-b/migrations.grant"));
+        acquire("shared/notes", "agent-a", "30s", null);
+        Instant bFirst = expiry("db/migrations");
+        Instant aFirst = expiry("shared/notes");
+        clock.advance(Duration.ofSeconds(20));
+
+        FenceCli.Run asB = heartbeat("PreToolUse", "agent-b", "--ttl", "1m", "--grants", grants.toString());
+        assertEquals(0, asB.exit(), "the tool call goes on: " + asB.all());
+        assertTrue(asB.out().contains("not renewing db/migrations (token "), asB.all());
+        assertFalse(asB.out().contains("fence: renewed"), asB.all());
+        assertEquals(bFirst, expiry("db/migrations"), "agent-b's lease is not extended");
+
+        FenceCli.Run noGrant = heartbeat("PostToolUse", "agent-a", "--ttl", "1m", "--grants", grants.toString());
+        assertEquals(0, noGrant.exit(), noGrant.all());
+        assertTrue(noGrant.out().contains("not renewing shared/notes (token "), noGrant.all());
+        assertEquals(aFirst, expiry("shared/notes"), "a lease taken without keeping its grant is not extended");
+
+        FenceCli.Run noDir = heartbeat("PreToolUse", "agent-b", "--ttl", "1m");
+        assertEquals(0, noDir.exit(), noDir.all());
+        assertTrue(noDir.out().contains("not renewing db/migrations"), noDir.all());
+        assertTrue(noDir.out().contains("--grants"), noDir.all());
+        assertEquals(bFirst, expiry("db/migrations"));
     }
 
     @Test

@@ -44,7 +44,8 @@ class BranchArgumentTest {
                         "origin",
                         Duration.ofMinutes(5),
                         Map.of("PATH", System.getenv("PATH")),
-                        clock));
+                        clock,
+                        null));
     }
 
     @AfterEach

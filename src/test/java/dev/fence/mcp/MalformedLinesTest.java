@@ -65,7 +65,8 @@ class MalformedLinesTest {
                         "origin",
                         Duration.ofMinutes(5),
                         Map.of("PATH", System.getenv("PATH")),
-                        clock));
+                        clock,
+                        null));
         client = new Lines();
         server = new Thread(() -> {
             try {
