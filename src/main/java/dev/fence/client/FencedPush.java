@@ -53,7 +53,8 @@ public final class FencedPush {
      * @param repoId the repo id the remote's hook uses, when {@code resource} is null
      * @param holder the lease holder
      * @param token the grant to push under (its token), or 0 for the holder's current lease
-     * @param proof the grant's proof, or null to have it issued for the holder's current grant
+     * @param proof the grant's proof, or null to have the lease port issue it for the holder's current
+     *     grant (only a port that authenticated the holder does: {@link LeaseOperations#proof})
      */
     public record Request(
             Path cloneDir,
@@ -136,7 +137,8 @@ public final class FencedPush {
     /**
      * Pushes, or refuses.
      *
-     * @throws InvalidInputException for a bad request (no such branch, not a git resource)
+     * @throws InvalidInputException for a bad request (no such branch, not a git resource), and without a
+     *     proof in direct mode
      * @throws ConfigException when the lease recorded no SHA, or the clone or remote cannot be used
      * @throws dev.fence.core.StoreUnavailableException when the store (or the server) cannot be reached
      */
@@ -157,13 +159,10 @@ public final class FencedPush {
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
         String proof = r.proof();
-        if (proof == null && !leases.holderAuthenticated()) {
-            // In direct mode anyone can name a holder and its token: a proof minted here would let a stale
-            // agent push as the holder that fenced it.
-            throw new InvalidInputException("fence push as " + r.holder() + " needs the proof its grant returned"
-                    + " (--grant-file FILE, --proof or $FENCE_PROOF); a holder's name and token are public");
-        }
         if (proof == null) {
+            // Only a lease port that authenticated the holder (fence serve) issues it; in direct mode, where
+            // anyone can name a holder and its token, it refuses (exit 2), so a stale agent cannot push as
+            // the holder that fenced it.
             LeaseOperations.ProofOutcome proofOutcome = leases.proof(t.resource(), r.holder(), lease.token());
             if (proofOutcome instanceof LeaseOperations.ProofOutcome.Lost lost) {
                 return new PushOutcome.Fenced(

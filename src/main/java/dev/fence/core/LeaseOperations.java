@@ -43,9 +43,12 @@ public interface LeaseOperations extends AutoCloseable {
 
     /**
      * The proof a push under {@code token} carries, for the holder of the resource's current, unreleased
-     * grant only. Never print it.
+     * grant only, and only where the other side has authenticated the caller as that holder ({@link
+     * #holderAuthenticated}). Never print it.
      *
      * @return the proof, or {@link ProofOutcome.Lost} when {@code (holder, token)} is not that grant
+     * @throws InvalidInputException where the holder is not authenticated (direct mode): there only the
+     *     proof the grant returned shows that a call is the holder's, and no door may mint one for a name
      */
     ProofOutcome proof(String resource, String holder, long token);
 
@@ -71,8 +74,8 @@ public interface LeaseOperations extends AutoCloseable {
      * True when the other side has authenticated the caller as the holder it names (fence serve, with an
      * agent credential bound to its holders): a call may then name the holder's token without its proof,
      * and {@link #proof} hands out the proof of the caller's own grant. False in direct mode, where a
-     * holder's name and token are public (a FENCED message, the ledger) and only the proof its grant
-     * returned shows that a call is the holder's.
+     * holder's name and token are public (a FENCED message, the ledger), only the proof its grant
+     * returned shows that a call is the holder's, and {@link #proof} refuses.
      */
     default boolean holderAuthenticated() {
         return false;

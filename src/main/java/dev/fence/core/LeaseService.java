@@ -27,8 +27,8 @@ public final class LeaseService implements LeaseOperations {
     private final boolean holderAuthenticated;
 
     /**
-     * The direct-mode service: {@link #renew} and {@link #release} want the grant's proof, since whoever
-     * calls can name any holder.
+     * The direct-mode service: {@link #renew} and {@link #release} want the grant's proof, and {@link
+     * #proof} issues none, since whoever calls can name any holder.
      */
     public LeaseService(LeaseStore store, Clock clock) {
         this(store, clock, false);
@@ -42,7 +42,8 @@ public final class LeaseService implements LeaseOperations {
 
     /**
      * A service for callers whose holder the caller's door has authenticated (fence serve binds an agent's
-     * credential to its holders): renew and release may name the token without the proof.
+     * credential to its holders): renew and release may name the token without the proof, and {@link
+     * #proof} issues the proof of the holder's current grant.
      */
     public static LeaseService forAuthenticatedHolders(LeaseStore store, Clock clock) {
         return new LeaseService(store, clock, true);
@@ -193,15 +194,23 @@ public final class LeaseService implements LeaseOperations {
     }
 
     /**
-     * Issues the proof of {@code (holder, token)}'s grant, only while it is the resource's current,
-     * unreleased grant (a lapsed one that no one took since still is: the hook judges tokens, not
-     * clocks). The rule {@code fence serve} applies to {@code POST /v1/leases/proof} as well.
+     * Issues the proof of {@code (holder, token)}'s grant, only where the holder is authenticated ({@link
+     * #forAuthenticatedHolders}) and only while it is the resource's current, unreleased grant (a lapsed
+     * one that no one took since still is: the hook judges tokens, not clocks). The rule {@code fence
+     * serve} applies to {@code POST /v1/leases/proof}.
+     *
+     * @throws InvalidInputException in direct mode, for every holder: a holder's name and token are public
+     *     (a FENCED message, the ledger), so a proof issued on them would let any caller push, renew or
+     *     release as that holder; the caller must present the proof its grant returned
      */
     @Override
     public ProofOutcome proof(String resource, String holder, long token) {
         Names.require("resource", resource);
         Names.require("holder", holder);
         requireToken(token);
+        if (!holderAuthenticated) {
+            throw needsProof(resource, holder, token);
+        }
         Status st = status(resource);
         Fenced refused = notCurrent(st.state(), holder, token);
         if (refused != null) {
@@ -254,9 +263,7 @@ public final class LeaseService implements LeaseOperations {
     private Fenced checkProof(String resource, String holder, long token, String proof) {
         if (proof == null) {
             if (!holderAuthenticated) {
-                throw new InvalidInputException("acting on " + holder + "'s lease of " + resource + " (token " + token
-                        + ") needs the proof its grant returned (--grant-file FILE, --proof or $FENCE_PROOF): a"
-                        + " holder's name and token are public, the proof is what shows the call is the holder's");
+                throw needsProof(resource, holder, token);
             }
             return null;
         }
@@ -275,6 +282,13 @@ public final class LeaseService implements LeaseOperations {
             case OLD_FORMAT -> lost(resource, token, 0, Reason.OLD_GENERATION, null, Proofs.OLD_FORMAT_DETAIL);
             case BAD -> lost(resource, token, 0, Reason.BAD_PROOF, null, "the proof is not the proof of this grant");
         };
+    }
+
+    /** Direct mode's refusal of a call that names a holder's grant without its proof. */
+    private static InvalidInputException needsProof(String resource, String holder, long token) {
+        return new InvalidInputException("acting on " + holder + "'s lease of " + resource + " (token " + token
+                + ") needs the proof its grant returned (--grant-file FILE, --proof or $FENCE_PROOF): a holder's"
+                + " name and token are public, the proof is what shows the call is the holder's");
     }
 
     private CheckOutcome outcome(String resource, String holder, long token, LeaseCheck c) {

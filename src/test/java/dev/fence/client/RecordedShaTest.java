@@ -51,11 +51,12 @@ class RecordedShaTest {
     /**
      * fence as the agent that kept its grant: the token and proof of its current lease on main in the
      * environment ({@code FENCE_TOKEN}, {@code FENCE_PROOF}), as a harness passes them; plain fence when it
-     * holds none.
+     * holds none. The test stands in for that harness, so it reads the proof through a port that has
+     * authenticated the holder (direct mode issues none).
      */
     private FenceCli holding() {
         String resource = dev.fence.core.Resources.forRef("app", "refs/heads/main");
-        try (dev.fence.core.LeaseService leases = new dev.fence.core.LeaseService(
+        try (dev.fence.core.LeaseService leases = dev.fence.core.LeaseService.forAuthenticatedHolders(
                 dev.fence.store.Stores.open(store, dev.fence.store.StoreOptions.defaults()),
                 java.time.Clock.systemUTC())) {
             dev.fence.core.Lease lease = leases.status(resource).state().lease();

@@ -179,8 +179,10 @@ abstract class McpServerTestBase {
         assertFalse(grant.containsKey("proof"), "no proof in a result: " + grant);
         assertFalse(grant.containsKey("grantSha"), "no expected SHA in a result: " + grant);
         String proof;
+        // The test reads the proof the server holds, to look for it in everything shown: through a port that
+        // has authenticated the holder, since direct mode issues none.
         try (LeaseOperations leases =
-                new LeaseService(Stores.open(store, StoreOptions.defaults()), Clock.systemUTC())) {
+                LeaseService.forAuthenticatedHolders(Stores.open(store, StoreOptions.defaults()), Clock.systemUTC())) {
             proof = ((LeaseOperations.ProofOutcome.Issued) leases.proof(RESOURCE, "agent-a", tokenA)).proof();
         }
 
@@ -285,13 +287,35 @@ abstract class McpServerTestBase {
         assertEquals(true, structured(after).get("fenced"));
     }
 
+    /**
+     * A lease the holder took elsewhere, with its grant kept in the server's grants directory, is taken
+     * over with that grant; one whose grant is not kept is shown as held but not renewed: in direct mode
+     * a holder's name and token are public, and no one issues its proof on them.
+     */
     @Test
-    void aLeaseTheHolderTookElsewhereIsShownAsHeldAndTakenOverByTheNextWriteCall() throws Exception {
+    void aLeaseTheHolderTookElsewhereIsShownAsHeldAndTakenOverWithItsKeptGrant() throws Exception {
+        Path grants = tmp.resolve("grants");
         FenceCli.Run cli = fence.run(
-                tmp, "lease", "acquire", "--resource", "shared/plan", "--holder", "agent-a", "--ttl", "10s", "--json");
+                tmp,
+                "lease",
+                "acquire",
+                "--resource",
+                "shared/plan",
+                "--holder",
+                "agent-a",
+                "--ttl",
+                "10s",
+                "--json",
+                "--grant-file",
+                grants.resolve("plan.grant").toString());
         assertEquals(0, cli.exit(), cli.all());
         Instant granted = Instant.parse(Json.read(cli.out()).get("expiresAt").asText());
-        start();
+        FenceCli.Run unkept = fence.run(
+                tmp, "lease", "acquire", "--resource", "shared/todo", "--holder", "agent-a", "--ttl", "10s", "--json");
+        assertEquals(0, unkept.exit(), unkept.all());
+        Instant todoExpiry =
+                Instant.parse(Json.read(unkept.out()).get("expiresAt").asText());
+        start("--grants", grants.toString());
         Map<String, Object> status = structured(call("lease_status", Map.of("resource", "shared/plan")));
         assertEquals(true, status.get("held"), status.toString());
         assertEquals(Json.read(cli.out()).get("token").asLong(), number(status, "token"));
@@ -299,6 +323,21 @@ abstract class McpServerTestBase {
         assertEquals(true, renewed.get("renewed"), renewed.toString());
         assertTrue(
                 Instant.parse((String) renewed.get("expiresAt")).isAfter(granted.plusSeconds(40)), renewed.toString());
+
+        Map<String, Object> todo = structured(call("lease_status", Map.of("resource", "shared/todo")));
+        assertEquals(true, todo.get("held"), todo.toString());
+        var refused = call("lease_renew", Map.of("resource", "shared/todo", "ttl", "1m"));
+        assertTrue(refused.isError(), text(refused));
+        assertEquals("invalid", structured(refused).get("error"), text(refused));
+        assertTrue(text(refused).contains("needs the proof its grant returned"), text(refused));
+        FenceCli.Run todoNow = fence.run(tmp, "lease", "status", "--resource", "shared/todo", "--json");
+        assertEquals(
+                todoExpiry,
+                Instant.parse(Json.read(todoNow.out())
+                        .get("lastLease")
+                        .get("expiresAt")
+                        .asText()),
+                "not renewed");
     }
 
     @Test
