@@ -4,6 +4,7 @@ import dev.fence.core.Fenced;
 import dev.fence.core.FencedWrites;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
+import dev.fence.core.Printable;
 import dev.fence.core.Reason;
 import dev.fence.core.StoreUnavailableException;
 import java.nio.file.Path;
@@ -185,7 +186,8 @@ public final class Migrator {
                         e.getMessage().startsWith("line ") ? f.file() + " " + e.getMessage() : e.getMessage());
             }
         }
-        String reread = "fence migrate status --db " + r.db().describe() + " --dir " + r.dirLabel();
+        String reread = "fence migrate status --db " + Printable.shellWord(r.db().describe()) + " --dir "
+                + Printable.shellWord(r.dirLabel());
         String what = (r.reapply() ? "reapply " : "apply ")
                 + (r.version() != null ? asked.get(0).fileName() : "pending migrations of " + r.dirLabel());
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(r.resource(), r.holder(), r.token(), r.proof(), what);
@@ -365,7 +367,8 @@ public final class Migrator {
         return new InvalidInputException("the database " + db.url().describe() + " is fenced by resource "
                 + String.join(", ", others) + ", not " + resource + ": its fence row in fence_tokens names the"
                 + " resource every fence migrate on it must hold (one database, one resource). Use --resource "
-                + others.get(0) + (others.size() > 1 ? " (more than one row: delete the rows no one uses)" : ""));
+                + Printable.shellWord(others.get(0))
+                + (others.size() > 1 ? " (more than one row: delete the rows no one uses)" : ""));
     }
 
     private static void execute(Database db, String sql) throws SQLException {

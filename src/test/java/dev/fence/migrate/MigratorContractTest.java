@@ -183,6 +183,13 @@ abstract class MigratorContractTest {
         Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, apply(a, null));
         assertEquals(Reason.SUPERSEDED, r.fenced().reason());
         assertTrue(r.reread().startsWith("fence migrate status --db "), r.reread());
+        // The command the agent is told to run names the directory as one shell word, whatever it is called.
+        Outcome.Refused odd = assertInstanceOf(
+                Outcome.Refused.class,
+                new Migrator(writes)
+                        .run(new Migrator.Request(
+                                db, dir, null, false, RESOURCE, a.holder(), a.token(), a.proof(), "db migrations;id")));
+        assertTrue(odd.reread().endsWith(" --dir 'db migrations;id'"), odd.reread());
         assertFalse(hasColumn("invoices", "id"), "no DDL ran");
         assertTrue(ledger().stream()
                 .anyMatch(e -> e.type() == EventType.REJECT
