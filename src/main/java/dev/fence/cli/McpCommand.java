@@ -84,7 +84,8 @@ final class McpCommand implements Callable<Integer> {
             names = "--ttl",
             paramLabel = "DURATION",
             defaultValue = "2m",
-            description = "TTL of a grant whose lease_acquire names none, and of leases taken over from elsewhere"
+            description = "TTL of a grant whose lease_acquire names none, and of a lease taken over from elsewhere"
+                    + " through --server (one taken up from a grant kept in --grants keeps that grant's TTL)"
                     + " (default: ${DEFAULT-VALUE}).")
     String ttl;
 
