@@ -1,5 +1,9 @@
 package dev.fence.core;
 
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * Validation of the names users give fence: resources, holders, repo ids and pushers.
  *
@@ -11,7 +15,8 @@ package dev.fence.core;
  *
  * <p>A holder named in a new grant ({@link #requireHolder}) is also one word of {@link Printable#isPlain
  * plain} characters: other agents read it inside fence's FENCED and busy messages, so it must not be able
- * to read as a sentence of fence's own.
+ * to read as a sentence of fence's own, nor mix scripts the way look-alike names do (a Cyrillic 'а' in
+ * an otherwise Latin name).
  */
 public final class Names {
     /** Longest accepted name, in characters. */
@@ -83,6 +88,52 @@ public final class Names {
                 i += Character.charCount(cp);
             }
         }
+        String mixed = mixedScripts(holder);
+        if (mixed != null) {
+            throw new InvalidInputException("holder " + Printable.name(holder) + " mixes " + mixed
+                    + " letters, so it can read as another holder's name (a Cyrillic 'а' in a Latin name looks"
+                    + " like the Latin 'a'): write a holder in one script");
+        }
         return holder;
+    }
+
+    /**
+     * Scripts a name may mix, after Unicode's "highly restrictive" profile (UTS #39): Japanese, Chinese and
+     * Korean names mix their own scripts with Han and Latin; any other name is of one script.
+     */
+    private static final List<Set<Character.UnicodeScript>> MIXES_ALLOWED = List.of(
+            EnumSet.of(
+                    Character.UnicodeScript.LATIN,
+                    Character.UnicodeScript.HAN,
+                    Character.UnicodeScript.HIRAGANA,
+                    Character.UnicodeScript.KATAKANA),
+            EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.BOPOMOFO),
+            EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.HANGUL));
+
+    /** The scripts {@code name}'s letters mix, joined by " and ", when no allowed mix covers them; else null. */
+    private static String mixedScripts(String name) {
+        Set<Character.UnicodeScript> scripts = EnumSet.noneOf(Character.UnicodeScript.class);
+        for (int i = 0; i < name.length(); ) {
+            int cp = name.codePointAt(i);
+            i += Character.charCount(cp);
+            Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+            if (script != Character.UnicodeScript.COMMON && script != Character.UnicodeScript.INHERITED) {
+                scripts.add(script);
+            }
+        }
+        if (scripts.size() <= 1) {
+            return null;
+        }
+        for (Set<Character.UnicodeScript> allowed : MIXES_ALLOWED) {
+            if (allowed.containsAll(scripts)) {
+                return null;
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (Character.UnicodeScript script : scripts) {
+            String word = script.name().charAt(0) + script.name().substring(1).toLowerCase(java.util.Locale.ROOT);
+            out.append(out.length() == 0 ? "" : " and ").append(word);
+        }
+        return out.toString();
     }
 }

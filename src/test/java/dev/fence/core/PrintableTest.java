@@ -47,6 +47,15 @@ class PrintableTest {
         for (String ok : List.of("agent-a", "agent-a/w1", "ci@build-7", "claude:session=42", "агент")) {
             assertEquals(ok, Names.requireHolder(ok));
         }
+        for (String ok : List.of("агент-2", "agent-東京", "エージェント1号", "에이전트-a")) {
+            assertEquals(ok, Names.requireHolder(ok));
+        }
+        InvalidInputException mixed =
+                assertThrows(InvalidInputException.class, () -> Names.requireHolder("\u0430gent-b"));
+        assertTrue(
+                mixed.getMessage().contains("Latin and Cyrillic")
+                        || mixed.getMessage().contains("Cyrillic and Latin"),
+                mixed.getMessage());
         for (String bad : List.of("agent b", "agent-b (token 0)", "a;b", "a`b`", "a$b", "x\"y", "a*")) {
             assertThrows(InvalidInputException.class, () -> Names.requireHolder(bad), bad);
         }
