@@ -11,10 +11,21 @@
 -- stale token claim the fence row, and lower it). The column types are keywords, pg_catalog's whatever
 -- the path.
 
--- Where fence's tables live, read before any migration runs: null when the search_path names no schema
--- that exists, and then the search_path itself, for the message.
+-- Where fence's tables live, read before any migration runs: the schema of the fence_tokens the session's
+-- search_path finds (a new session has no temporary tables), else the schema current_schema() names, where
+-- they will be made; null when the search_path names no schema that exists, and then the search_path
+-- itself, for the message. Found tables come first because current_schema() can move between runs without
+-- anyone touching the search_path: under the default "$user", public, a migration that creates a schema
+-- named after the role moves it, and the next run would start a new fence row at 0 and apply every
+-- migration again.
 -- name: schema
-SELECT pg_catalog.current_schema(), pg_catalog.current_setting('search_path')
+SELECT COALESCE(
+         (SELECT n.nspname
+            FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+           WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('fence_tokens')),
+         pg_catalog.current_schema()),
+       pg_catalog.current_setting('search_path')
 
 -- Resource names are compared byte for byte, as the lease store compares them. PostgreSQL's = is that
 -- under any deterministic collation, and a database's default collation is one, so tables made by an

@@ -218,6 +218,34 @@ class PostgresMigratorIT extends MigratorContractTest {
     }
 
     /**
+     * With the default search_path ({@code "$user", public}), a migration that creates a schema named after
+     * the connecting role changes what {@code current_schema()} names for every later session: fence's tables
+     * stay where they were found, or the next run would start a new fence row at 0 and apply every migration
+     * again.
+     */
+    @Test
+    void aSchemaNamedAfterTheRoleDoesNotMoveFencesTables() throws Exception {
+        String role;
+        try (Connection c = connect();
+                java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT current_user")) {
+            rs.next();
+            role = rs.getString(1);
+        }
+        migration("0043_role_schema.sql", "CREATE SCHEMA " + Database.quote(DatabaseUrl.Kind.POSTGRESQL, role) + ";\n");
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        migration("0044_next.sql", "CREATE TABLE public.next_one (id INTEGER);\n");
+
+        Outcome.Done next = assertInstanceOf(Outcome.Done.class, apply(a, null));
+        assertEquals(1, next.applied().size(), next.toString());
+        assertEquals(a.token(), queryLong("SELECT token FROM public.fence_tokens"));
+        assertEquals(a.token(), Migrator.status(db, dir, RESOURCE).fenceToken());
+        assertTrue(Migrator.status(db, dir, RESOURCE).pending().isEmpty());
+        assertFalse(hasColumn(Database.quote(DatabaseUrl.Kind.POSTGRESQL, role) + ".fence_tokens", "token"));
+    }
+
+    /**
      * A search_path that names no schema that exists (here an empty one, for every session of the database)
      * leaves no schema for fence's tables: refused with a message saying so, before anything is written.
      */
