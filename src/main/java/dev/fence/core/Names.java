@@ -44,10 +44,13 @@ public final class Names {
                 throw new InvalidInputException(what + " contains a control character (U+"
                         + String.format("%04X", (int) c) + ") at position " + i);
             }
-            int type = Character.getType(c);
-            if (type == Character.FORMAT || (type == Character.SPACE_SEPARATOR && c != ' ')) {
+            int cp = value.codePointAt(i);
+            int type = Character.getType(cp);
+            if (type == Character.FORMAT
+                    || (type == Character.SPACE_SEPARATOR && cp != ' ')
+                    || Printable.isDefaultIgnorable(cp)) {
                 throw new InvalidInputException(what + " contains an invisible character (U+"
-                        + String.format("%04X", (int) c) + ") at position " + i
+                        + String.format("%04X", cp) + ") at position " + i
                         + ", which would make it read as another name");
             }
             // A lone surrogate (JSON's "\ud800") is no character: every store writes it as '?', so two

@@ -85,7 +85,7 @@ public final class Printable {
                     || "-_.@/:+=#~%".indexOf(cp) >= 0;
         }
         int type = Character.getType(cp);
-        return Character.isLetterOrDigit(cp)
+        return !isDefaultIgnorable(cp) && Character.isLetterOrDigit(cp)
                 || type == Character.NON_SPACING_MARK
                 || type == Character.COMBINING_SPACING_MARK
                 || type == Character.ENCLOSING_MARK;
@@ -103,7 +103,8 @@ public final class Printable {
         if (word == null || word.isEmpty()) {
             return "''";
         }
-        if (isPlain(word) && "~#=".indexOf(word.charAt(0)) < 0) {
+        // bash expands ~ after = and : in any word that looks like an assignment (x=~, a=b:~/c).
+        if (isPlain(word) && "~#=".indexOf(word.charAt(0)) < 0 && word.indexOf('~') < 0) {
             return word;
         }
         String shown = firstUnprintable(word) < 0 ? word : escape(word, Integer.MAX_VALUE);
@@ -125,9 +126,32 @@ public final class Printable {
         return -1;
     }
 
+    /**
+     * Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt) less what {@link Character#FORMAT}
+     * already covers: characters a terminal or a browser shows as nothing, though some are letters (the
+     * Hangul fillers) or marks (the combining grapheme joiner, variation selectors) to Java.
+     */
+    public static boolean isDefaultIgnorable(int cp) {
+        return cp == 0x034F
+                || cp == 0x115F
+                || cp == 0x1160
+                || (cp >= 0x17B4 && cp <= 0x17B5)
+                || (cp >= 0x180B && cp <= 0x180F)
+                || (cp >= 0x2060 && cp <= 0x206F)
+                || cp == 0x3164
+                || (cp >= 0xFE00 && cp <= 0xFE0F)
+                || cp == 0xFFA0
+                || (cp >= 0xFFF0 && cp <= 0xFFF8)
+                || (cp >= 0x1BCA0 && cp <= 0x1BCA3)
+                || (cp >= 0x1D173 && cp <= 0x1D17A)
+                || (cp >= 0xE0000 && cp <= 0xE0FFF);
+    }
+
     private static boolean needsEscape(int cp) {
         int type = Character.getType(cp);
         return Character.isISOControl(cp)
+                || isDefaultIgnorable(cp)
+                || (type == Character.SPACE_SEPARATOR && cp != ' ')
                 || type == Character.FORMAT
                 || type == Character.LINE_SEPARATOR
                 || type == Character.PARAGRAPH_SEPARATOR

@@ -35,11 +35,34 @@ class PrintableTest {
 
     @Test
     void invisibleCharactersMakeNoName() {
-        for (String bad : List.of("agent-b\u200b", "db/\u202emigrations", "a\u00a0b", "soft\u00adhyphen", "\ufeffx")) {
+        for (String bad : List.of(
+                "agent-b\u200b",
+                "db/\u202emigrations",
+                "a\u00a0b",
+                "soft\u00adhyphen",
+                "\ufeffx",
+                "agent-b\u034f",
+                "agent-b\ufe0f",
+                "agent-b\u115f",
+                "agent-b.\u3164Detail:\u3164this\u3164lease",
+                "agent-b\udb40\udc01")) {
             InvalidInputException e = assertThrows(InvalidInputException.class, () -> Names.require("holder", bad));
             assertTrue(e.getMessage().contains("invisible"), e.getMessage());
         }
         assertEquals("db migrations", Names.require("resource", "db migrations"));
+    }
+
+    @Test
+    void invisibleCharactersAreEscapedWhereverTheyAreShown() {
+        assertEquals("\"a\\u{3164}b\"", Printable.name("a\u3164b"));
+        assertEquals("\"agent\\xA0c\"", Printable.name("agent\u00a0c"));
+        assertTrue(Printable.firstUnprintable("x\u034f") == 1);
+    }
+
+    @Test
+    void aShellWordWithATildeIsQuotedWherever() {
+        assertEquals("'x=~'", Printable.shellWord("x=~"));
+        assertEquals("'a=b:~/c'", Printable.shellWord("a=b:~/c"));
     }
 
     @Test
