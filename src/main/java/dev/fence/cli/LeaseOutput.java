@@ -41,12 +41,12 @@ final class LeaseOutput {
             return ExitCode.OK.code();
         }
         ctx.out()
-                .println("granted " + g.resource() + " to " + g.holder() + ": token " + g.token() + ", expires "
-                        + g.expiresAt() + " (" + until(ctx, g.expiresAt()) + ")");
+                .println("granted " + Printable.name(g.resource()) + " to " + Printable.name(g.holder()) + ": token "
+                        + g.token() + ", expires " + g.expiresAt() + " (" + until(ctx, g.expiresAt()) + ")");
         if (g.previous() != null) {
             Lease p = g.previous();
             ctx.out()
-                    .println("  previous lease: " + p.holder() + " token " + p.token()
+                    .println("  previous lease: " + Printable.name(p.holder()) + " token " + p.token()
                             + (p.released() ? " (released)" : " (lapsed " + p.expiresAt() + ")"));
         }
         if (g.tip() != null) {

@@ -3,6 +3,7 @@ package dev.fence.cli;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.FencedWrites;
 import dev.fence.core.LeaseStore;
+import dev.fence.core.Printable;
 import dev.fence.migrate.Migrator;
 import dev.fence.migrate.Migrator.Outcome;
 
@@ -55,7 +56,10 @@ final class MigrateOutput {
                             + (s.appliedToken() == null
                                     ? " (without a fence token)"
                                     : " (under token " + s.appliedToken()
-                                            + (s.appliedHolder() == null ? "" : " by " + s.appliedHolder()) + ")"));
+                                            + (s.appliedHolder() == null
+                                                    ? ""
+                                                    : " by " + Printable.name(s.appliedHolder()))
+                                            + ")"));
         }
         if (d.applied().isEmpty() && d.skipped().isEmpty()) {
             ctx.out().println("nothing to apply: no migrations in " + migrations.dir);

@@ -1,5 +1,6 @@
 package dev.fence.cli;
 
+import dev.fence.core.Printable;
 import dev.fence.json.Json;
 import dev.fence.migrate.MigrationStatus;
 import dev.fence.migrate.Migrator;
@@ -70,7 +71,7 @@ final class MigrateStatusCommand implements Callable<Integer> {
                     : e.appliedToken() == null
                             ? "applied without a fence token"
                             : "applied under token " + e.appliedToken()
-                                    + (e.appliedHolder() == null ? "" : " by " + e.appliedHolder());
+                                    + (e.appliedHolder() == null ? "" : " by " + Printable.name(e.appliedHolder()));
             ctx.out().println("  " + e.version() + "  " + (e.file() == null ? "(no file)" : e.file()) + "  " + state);
         }
         if (s.entries().isEmpty()) {

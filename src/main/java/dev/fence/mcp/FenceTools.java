@@ -445,7 +445,7 @@ public final class FenceTools {
                 + Durations.format(ttl) + "; every tool call on it renews it).");
         if (g.previous() != null) {
             Lease p = g.previous();
-            lines.add("Previous lease: " + p.holder() + " token " + p.token()
+            lines.add("Previous lease: " + Printable.name(p.holder()) + " token " + p.token()
                     + (p.released() ? " (released)." : " (lapsed " + p.expiresAt() + ")."));
         }
         if (g.tip() != null) {
@@ -540,7 +540,7 @@ public final class FenceTools {
                     + mine.token() + " until " + mine.expiresAt()
                     + (mine.isLive(s.at()) ? "." : " (lapsed; no one has taken it since; renew it before you write)."));
         } else if (currentIsLatest && current.isLive(s.at())) {
-            lines.add("As of " + s.at() + " " + current.holder() + " holds " + what(t) + " with token "
+            lines.add("As of " + s.at() + " " + Printable.name(current.holder()) + " holds " + what(t) + " with token "
                     + current.token() + " until " + current.expiresAt() + "; you hold no lease there.");
         } else {
             lines.add("As of " + s.at() + " no one holds a live lease on " + what(t) + " (latest token "
@@ -749,14 +749,16 @@ public final class FenceTools {
     }
 
     private static String what(Target t) {
-        return t.ref() != null ? "branch " + shortBranch(t.ref()) + " (" + t.resource() + ")" : t.resource();
+        return t.ref() != null
+                ? "branch " + Printable.name(shortBranch(t.ref())) + " (" + Printable.name(t.resource()) + ")"
+                : Printable.name(t.resource());
     }
 
     private static String describe(Tip t) {
         return ObjectIds.abbreviate(t.sha())
                 + (t.token() > 0 ? " under token " + t.token() : " without a token")
-                + (t.holder() != null ? " by " + t.holder() : "")
-                + " (pushed by " + t.pusher() + " at " + t.at() + ")";
+                + (t.holder() != null ? " by " + Printable.name(t.holder()) : "")
+                + " (pushed by " + Printable.name(t.pusher()) + " at " + t.at() + ")";
     }
 
     static String shortBranch(String ref) {

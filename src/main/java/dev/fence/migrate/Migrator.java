@@ -532,14 +532,15 @@ public final class Migrator {
                     r.token(),
                     current == null ? 0 : current,
                     Reason.FOREIGN_OVERWRITE,
-                    row.holder(),
+                    // Who applied the version, not who holds the lease now: the detail names them.
+                    null,
                     null,
                     "version " + file.label() + " was applied "
                             + (row.token() == null
                                     ? "without a fence token (by another tool)"
                                     : "under token " + row.token()
-                                            + (row.holder() == null ? "" : " by " + row.holder()))
-                            + ", not under your token " + r.token() + " by " + r.holder()
+                                            + (row.holder() == null ? "" : " by " + Printable.name(row.holder())))
+                            + ", not under your token " + r.token() + " by " + Printable.name(r.holder())
                             + "; reapply is only for a version you applied"));
         }
         return null;
