@@ -6,12 +6,12 @@
 guard()
 local count = tonumber(ARGV[4])
 local events, _, indexes = read_events(5, count)
-local min_id = store_retention(KEYS[1], ARGV[1])
-local now = nonempty(ARGV[2])
--- Asked last, just before the first append (see commit.lua).
+-- Asked after parsing, just before the first write (see commit.lua).
 if too_late(ARGV[3]) then
   return -1
 end
+local min_id = store_retention(KEYS[1], ARGV[1])
+local now = nonempty(ARGV[2])
 for e = 1, count do
   ledger_append(KEYS[1], KEYS[2], KEYS[3], min_id, events[e], now, indexes[e])
 end

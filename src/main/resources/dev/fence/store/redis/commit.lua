@@ -54,14 +54,15 @@ for w = 1, write_count do
 end
 -- Redis keeps what a script wrote before an error: a URL refused for its retention is refused here, before
 -- any write, or a state would change with no event in the ledger.
+-- Asked after the checks, just before the first write (store_retention records a store's first retention):
+-- the server's clock moves while a script runs, and a large commit's parsing and checks can take it past
+-- the bound even when the script started within it.
+if too_late(ARGV[5]) then
+  return {'late'}
+end
 local min_id = nil
 if event_count > 0 then
   min_id = store_retention(KEYS[1], ARGV[1])
-end
--- Asked last, just before the first write: the server's clock moves while a script runs, and a large
--- commit's parsing and checks can take it past the bound even when the script started within it.
-if too_late(ARGV[5]) then
-  return {'late'}
 end
 
 for w = 1, write_count do
