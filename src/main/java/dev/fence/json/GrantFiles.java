@@ -6,6 +6,7 @@ import dev.fence.core.Grant;
 import dev.fence.core.InvalidInputException;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -59,6 +60,9 @@ public final class GrantFiles {
         }
     }
 
+    /** Larger than any grant fence writes (names are at most 512 characters): not a grant file. */
+    private static final long MAX_GRANT_BYTES = 64 * 1024;
+
     /**
      * Reads the grant in {@code file}.
      *
@@ -67,6 +71,9 @@ public final class GrantFiles {
     public static Grant read(Path file) {
         String text;
         try {
+            if (Files.size(file) > MAX_GRANT_BYTES) {
+                throw new InvalidInputException(file + " is larger than a grant file (" + MAX_GRANT_BYTES + " bytes)");
+            }
             text = Files.readString(file);
         } catch (NoSuchFileException e) {
             throw new InvalidInputException("no grant file " + file + " (write it with 'fence lease acquire ..."
@@ -78,7 +85,9 @@ public final class GrantFiles {
         try {
             g = Json.parseGrant(text);
         } catch (InvalidInputException e) {
-            throw new InvalidInputException(file + ": " + e.getMessage());
+            // Not the parser's words: they quote the file's text, which may be anything a path names.
+            throw new InvalidInputException(
+                    file + " is not a grant file (the JSON 'fence lease acquire" + " --grant-file' writes)");
         }
         if (g.resource() == null || g.holder() == null || g.token() <= 0) {
             throw new InvalidInputException(file + " is not a grant written by 'fence lease acquire --grant-file'");
@@ -138,6 +147,12 @@ public final class GrantFiles {
         List<Grant> grants = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
         for (Path f : files) {
+            // Only files kept here: a link could point anywhere (and its target's text would be quoted in
+            // the parse error), a FIFO would block the reading hook for good.
+            if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+                unreadable.add(f + " is not a regular file; kept grants are files 'fence mcp --grants' writes");
+                continue;
+            }
             try {
                 grants.add(read(f));
             } catch (InvalidInputException e) {

@@ -68,6 +68,24 @@ class GrantFilesTest {
                 GrantFiles.readDir(dir).grants().stream().map(Grant::resource).toList());
     }
 
+    /** A kept grant is a file of the directory: a link could lead anywhere, and its text is not repeated. */
+    @Test
+    void aLinkInTheDirectoryIsNoGrantAndWhatItLeadsToIsNotQuoted() throws Exception {
+        Path dir = tmp.resolve("grants");
+        GrantFiles.keep(dir, grant("db/migrations", "agent-a", 3));
+        Path secret = Files.writeString(tmp.resolve("credentials"), "AKIASECRETKEY");
+        Files.createSymbolicLink(dir.resolve("z.grant"), secret);
+        Files.writeString(dir.resolve("y.grant"), "AKIASECRETKEY");
+
+        GrantFiles.Kept kept = GrantFiles.readDir(dir);
+        assertEquals(1, kept.grants().size());
+        assertEquals(2, kept.unreadable().size(), kept.unreadable().toString());
+        assertTrue(
+                kept.unreadable().stream().noneMatch(u -> u.contains("AKIA")),
+                kept.unreadable().toString());
+        assertTrue(kept.unreadable().stream().anyMatch(u -> u.contains("z.grant is not a regular file")));
+    }
+
     @Test
     void longAndOddResourceNamesMakeDistinctFileNames() {
         String a = "x".repeat(300) + "/a";
