@@ -382,9 +382,7 @@ public final class Bench {
             throws IOException {
         LeaseStore store = RedisLeaseStore.open(redis.url(), StoreOptions.defaults());
         stores.add(store);
-        // The long-running client of design §7 is fence serve, which authenticates its holders: its service
-        // grants without the direct-mode check that a named holder's live lease is not taken by naming it.
-        LeaseService service = LeaseService.forAuthenticatedHolders(store, Clock.systemUTC());
+        LeaseService service = new LeaseService(store, Clock.systemUTC());
         Instant now = Instant.now();
         store.identity(Identities.candidate(now));
         List<String> evalsha = RedisLeaseStore.acquireEvalshaArguments(

@@ -17,8 +17,7 @@ import picocli.CommandLine.Option;
         description = {
             "Acquire a lease and its fencing token.",
             "Prints the token; --json also prints the proof that pushes must carry (-o fence-proof=...).",
-            "Exits 4 (busy) when another holder's lease is live, and in direct mode (--store) also when the",
-            "named holder's own is: a name is no proof of being it.",
+            "Exits 4 (busy) when another holder's lease is live.",
             "",
             "For a branch, add --git-remote origin (in the clone, or with --clone PATH): the branch's current"
                     + " tip on the remote is recorded with the grant (--json: grantSha) as the expected old id"
@@ -78,7 +77,7 @@ final class LeaseAcquireCommand implements Callable<Integer> {
             if (grantFile != null && outcome instanceof AcquireOutcome.Acquired a) {
                 GrantFiles.write(ctx.cwd().resolve(grantFile), a.grant());
             }
-            return LeaseOutput.acquired(ctx, outcome, json, holder);
+            return LeaseOutput.acquired(ctx, outcome, json);
         }
     }
 }

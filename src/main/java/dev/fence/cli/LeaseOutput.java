@@ -18,14 +18,6 @@ final class LeaseOutput {
     private LeaseOutput() {}
 
     static int acquired(Context ctx, AcquireOutcome outcome, boolean json) {
-        return acquired(ctx, outcome, json, null);
-    }
-
-    /**
-     * As {@link #acquired(Context, AcquireOutcome, boolean)}, for an acquire that named {@code holder}: when
-     * the live lease is that holder's own, the message says why naming it did not take it.
-     */
-    static int acquired(Context ctx, AcquireOutcome outcome, boolean json, String holder) {
         if (outcome instanceof AcquireOutcome.Busy b) {
             if (json) {
                 Map<String, Object> m = Json.object();
@@ -39,12 +31,6 @@ final class LeaseOutput {
                         .println("busy: " + Printable.name(b.resource()) + " is held by " + Printable.name(b.holder())
                                 + " until " + b.expiresAt()
                                 + " (" + until(ctx, b.expiresAt()) + ")");
-                if (b.holder().equals(holder)) {
-                    ctx.err()
-                            .println("  the lease is the holder's you named: a name is no proof of being it, so a"
-                                    + " live lease is not granted again by naming it; its holder renews it under its"
-                                    + " grant (fence lease renew --grant-file FILE) or releases it");
-                }
             }
             return ExitCode.BUSY.code();
         }

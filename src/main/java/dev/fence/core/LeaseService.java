@@ -101,16 +101,6 @@ public final class LeaseService implements LeaseOperations {
         if (grantSha != null && !ObjectIds.isValid(grantSha)) {
             throw new InvalidInputException("recorded SHA is not a full object id: " + grantSha);
         }
-        if (!holderAuthenticated) {
-            // The store replaces a holder's live lease with a new grant to the same name. In direct mode a
-            // name is no identity (a FENCED message prints the holder's), so that would let anyone take a
-            // live lease by naming its holder: the lease is busy, as for any other caller. The holder itself
-            // renews under its grant instead.
-            Lease live = status(resource).liveLease();
-            if (live != null && live.holder().equals(holder)) {
-                return new AcquireOutcome.Busy(resource, holder, live.expiresAt());
-            }
-        }
         Instant now = clock.instant();
         java.util.function.Supplier<StoreIdentity> candidate = () -> Identities.candidate(now);
         AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);

@@ -51,22 +51,6 @@ class LeaseServiceProofTest {
         authenticated.close();
     }
 
-    /**
-     * The store replaces a holder's live lease with a new grant to the same name; in direct mode anyone can
-     * name the holder (a FENCED message prints it), so that would take the lease from its holder.
-     */
-    @Test
-    void directModeGrantsNoLiveLeaseToWhoeverNamesItsHolder() {
-        AcquireOutcome.Busy busy = assertInstanceOf(AcquireOutcome.Busy.class, direct.acquire(R, "agent-a", TTL, null));
-        assertEquals("agent-a", busy.holder());
-        assertEquals(grant.expiresAt(), busy.expiresAt());
-        assertEquals(grant.token(), direct.status(R).liveLease().token(), "the holder's lease is untouched");
-        // Where a door authenticated the holder, its acquire renews its hold with a new grant, as before.
-        Grant again = assertInstanceOf(AcquireOutcome.Acquired.class, authenticated.acquire(R, "agent-a", TTL, null))
-                .grant();
-        assertTrue(again.token() > grant.token());
-    }
-
     @Test
     void directModeIssuesNoProofEvenForTheCurrentHolder() {
         InvalidInputException refused =
