@@ -83,7 +83,7 @@ public final class Names {
         if (!Printable.isPlain(holder)) {
             for (int i = 0; i < holder.length(); ) {
                 int cp = holder.codePointAt(i);
-                if (!Printable.isPlain(new String(Character.toChars(cp)))) {
+                if (!Printable.isPlainCharacter(cp)) {
                     throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
                             + Printable.escape(new String(Character.toChars(cp)), 16) + "' at position " + i
                             + ": a holder is one word of letters, digits and - _ . @ / : + = # ~ %");

@@ -70,14 +70,15 @@ public final class Printable {
         for (int i = 0; i < name.length(); ) {
             int cp = name.codePointAt(i);
             i += Character.charCount(cp);
-            if (!plainChar(cp)) {
+            if (!isPlainCharacter(cp)) {
                 return false;
             }
         }
         return true;
     }
 
-    private static boolean plainChar(int cp) {
+    /** True for a letter, digit or combining mark that shows, or one of {@code - _ . @ / : + = # ~ %}. */
+    public static boolean isPlainCharacter(int cp) {
         if (cp < 0x80) {
             return (cp >= 'a' && cp <= 'z')
                     || (cp >= 'A' && cp <= 'Z')
