@@ -86,17 +86,17 @@ public final class Printable {
                     || "-_.@/:+=#~%".indexOf(cp) >= 0;
         }
         int type = Character.getType(cp);
-        return !isDefaultIgnorable(cp) && Character.isLetterOrDigit(cp)
-                || type == Character.NON_SPACING_MARK
-                || type == Character.COMBINING_SPACING_MARK
-                || type == Character.ENCLOSING_MARK;
+        return !isDefaultIgnorable(cp)
+                && (Character.isLetterOrDigit(cp)
+                        || type == Character.NON_SPACING_MARK
+                        || type == Character.COMBINING_SPACING_MARK
+                        || type == Character.ENCLOSING_MARK);
     }
 
     /**
      * {@code word} as one word of a POSIX shell command (sh, bash, zsh): as it is when {@link #isPlain}
-     * and it does not start with {@code ~}, {@code #} or {@code =} (zsh expands a leading {@code =}), else
-     * single-quoted ({@code '} written as {@code
-     * '\''}). Control and format characters are {@link #escape escaped} first, so the command stays on one
+     * and holds no {@code ~} and does not start with {@code #} or {@code =} (zsh expands a leading {@code
+     * =}), else single-quoted ({@code '} written as {@code '\''}). Control and format characters are {@link #escape escaped} first, so the command stays on one
      * line and shows what it runs; such a word no longer names the original, which fence's own names
      * never contain (see {@link Names}).
      */

@@ -24,8 +24,9 @@ import java.util.Properties;
  * A connection to the database being migrated, with the dialect's statements ({@code
  * dev/fence/migrate/<kind>.sql}). Not thread-safe: one per run.
  *
- * <p>fence's tables live where the connection is when it opens: PostgreSQL's {@code current_schema()},
- * MariaDB's {@code DATABASE()}. That place is read once, before any migration runs, and every statement of
+ * <p>fence's tables live where the connection finds them when it opens: on PostgreSQL the schema of the
+ * {@code fence_tokens} its search_path resolves, else (the first run) {@code current_schema()}; on MariaDB
+ * {@code DATABASE()}. That place is read once, before any migration runs, and every statement of
  * fence's names its tables in it ({@code ${schema}} in the SQL resources stands for it, quoted), so that a
  * migration that moves the session elsewhere ({@code SET search_path}, {@code USE}) leaves fence's claim and
  * record where they were. SQLite has no such place: a migration cannot send its unqualified names elsewhere

@@ -57,6 +57,9 @@ class PrintableTest {
         assertEquals("\"a\\u{3164}b\"", Printable.name("a\u3164b"));
         assertEquals("\"agent\\xA0c\"", Printable.name("agent\u00a0c"));
         assertTrue(Printable.firstUnprintable("x\u034f") == 1);
+        // Marks that show nothing (the grapheme joiner, a variation selector) make no plain name either.
+        assertEquals("\"a\\u{034F}b\"", Printable.name("a\u034fb"));
+        assertEquals("\"a\\u{FE0F}\"", Printable.name("a\ufe0f"));
     }
 
     @Test
