@@ -13,6 +13,7 @@ import dev.fence.core.LedgerEvent;
 import dev.fence.core.Reason;
 import dev.fence.testing.Chromium;
 import dev.fence.testing.FenceCli;
+import dev.fence.testing.LegacyGrants;
 import dev.fence.testing.ProcessTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -392,18 +393,13 @@ class AuditPageBrowserTest {
     @Test
     void auditIsServedToAuditorsOnlyAndAsksNothingOfOtherOrigins() throws Exception {
         String evil = "<img src=x onerror=\"window.__xss=1\">";
+        // A name no new grant may carry (Names.requireHolder), as a store written by an older fence holds it;
+        // granted after agent-a's, so that its resource is the newest activity.
+        LegacyGrants.grant("sqlite:" + tmp.resolve("serve.db"), "db/migrations", "agent-a");
+        LegacyGrants.grant("sqlite:" + tmp.resolve("serve.db"), "files/config", evil);
         try (TestServer t = TestServer.start(tmp.resolve("server"), "sqlite:" + tmp.resolve("serve.db"), "")) {
-            String admin = t.add("ops", Role.ADMIN);
             String auditor = t.add("reader", Role.AUDITOR);
             String agent = t.add("agent-a", Role.AGENT, "agent-a");
-            for (String[] lease : new String[][] {{"db/migrations", "agent-a"}, {"files/config", evil}}) {
-                var r = t.post(
-                        "/v1/leases/acquire",
-                        admin,
-                        "application/json",
-                        JSON.writeValueAsString(Map.of("resource", lease[0], "holder", lease[1], "ttl", "30s")));
-                assertEquals(200, r.status(), r.body());
-            }
             String origin = t.url();
 
             String[] cred = auditor.split(":", 2);
