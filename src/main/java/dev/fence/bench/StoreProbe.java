@@ -41,7 +41,9 @@ final class StoreProbe implements AutoCloseable {
         this.store = store;
         Clock clock = Clock.systemUTC();
         this.admission = new AdmissionService(store, FencePolicy.defaults(), clock);
-        this.leases = new LeaseService(store, clock);
+        // As fence serve's service, which authenticates its holders: the probe's acquires take one holder's
+        // leases again and again, which a direct-mode acquire may do only by showing each grant.
+        this.leases = LeaseService.forAuthenticatedHolders(store, clock);
         var outcome = leases.acquire(Resources.forRef(REPO, "refs/heads/main"), "bench", Duration.ofHours(6), null);
         Grant g = ((LeaseService.AcquireOutcome.Acquired) outcome).grant();
         this.options = new PushOptions(

@@ -1,8 +1,12 @@
 package dev.fence.cli;
 
 import dev.fence.core.Durations;
+import dev.fence.core.Grant;
+import dev.fence.core.HeldGrant;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseService.AcquireOutcome;
 import dev.fence.json.GrantFiles;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -17,7 +21,9 @@ import picocli.CommandLine.Option;
         description = {
             "Acquire a lease and its fencing token.",
             "Prints the token; --json also prints the proof that pushes must carry (-o fence-proof=...).",
-            "Exits 4 (busy) when another holder's lease is live.",
+            "Exits 4 (busy) when another holder's lease is live, and in direct mode (--store) also when the"
+                    + " named holder's own is, unless --grant-file FILE holds that lease's grant: a holder's name"
+                    + " is public, its grant's proof is what shows an acquire is the holder's.",
             "",
             "For a branch, add --git-remote origin (in the clone, or with --clone PATH): the branch's current"
                     + " tip on the remote is recorded with the grant (--json: grantSha) as the expected old id"
@@ -26,7 +32,10 @@ import picocli.CommandLine.Option;
             "",
             "--grant-file FILE also writes the grant, proof included, to FILE (mode 0600), for 'fence exec',"
                     + " 'fence push', 'fence lease renew' and 'fence lease release' to act under with --grant-file"
-                    + " FILE: the grant travels, nothing takes the lease again.",
+                    + " FILE: the grant travels, nothing takes the lease again. When FILE already holds the"
+                    + " holder's live grant on the resource, the acquire shows it and takes the lease again under a"
+                    + " new token (as a FENCED remote-changed message asks, so that the lease records the branch as"
+                    + " it is now).",
             "",
             "Example: fence lease acquire --repo app --ref main --holder agent-a --ttl 10m --git-remote origin"
                     + " --grant-file ~/.fence/app-main.grant"
@@ -60,7 +69,8 @@ final class LeaseAcquireCommand implements Callable<Integer> {
             names = "--grant-file",
             paramLabel = "FILE",
             description = "Also write the grant (proof included, mode 0600) to FILE, for the commands that act"
-                    + " under it (--grant-file FILE).")
+                    + " under it (--grant-file FILE); a live grant of the holder's already in FILE is shown, so"
+                    + " that its lease may be taken again.")
     Path grantFile;
 
     LeaseAcquireCommand(Context ctx) {
@@ -73,11 +83,34 @@ final class LeaseAcquireCommand implements Callable<Integer> {
         var duration = Durations.parsePositive("--ttl", ttl);
         String grantSha = git.grantSha(ctx, resource);
         try (var leases = access.open(ctx)) {
-            var outcome = leases.acquire(resource, holder, duration, grantSha);
+            var outcome = leases.acquire(resource, holder, duration, grantSha, shownGrant(resource));
             if (grantFile != null && outcome instanceof AcquireOutcome.Acquired a) {
                 GrantFiles.write(ctx.cwd().resolve(grantFile), a.grant());
             }
-            return LeaseOutput.acquired(ctx, outcome, json);
+            return LeaseOutput.acquired(ctx, outcome, json, holder);
         }
+    }
+
+    /**
+     * The grant already in {@code --grant-file} when it is the holder's on this resource, else null. The
+     * file is this command's output: anything else there (another resource's grant, no file, not a grant)
+     * is replaced by the new grant, as before, and shows nothing.
+     */
+    private HeldGrant shownGrant(String resource) {
+        if (grantFile == null) {
+            return null;
+        }
+        Path file = ctx.cwd().resolve(grantFile);
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        Grant g;
+        try {
+            g = GrantFiles.read(file);
+        } catch (InvalidInputException e) {
+            return null;
+        }
+        boolean mine = g.resource().equals(resource) && g.holder().equals(holder) && g.proof() != null;
+        return mine ? HeldGrant.of(g) : null;
     }
 }

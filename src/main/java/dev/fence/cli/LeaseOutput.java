@@ -18,6 +18,14 @@ final class LeaseOutput {
     private LeaseOutput() {}
 
     static int acquired(Context ctx, AcquireOutcome outcome, boolean json) {
+        return acquired(ctx, outcome, json, null);
+    }
+
+    /**
+     * As {@link #acquired(Context, AcquireOutcome, boolean)}, for an acquire that named {@code holder}: when
+     * the live lease is that holder's own, the message says why naming it did not take it again.
+     */
+    static int acquired(Context ctx, AcquireOutcome outcome, boolean json, String holder) {
         if (outcome instanceof AcquireOutcome.Busy b) {
             if (json) {
                 Map<String, Object> m = Json.object();
@@ -31,6 +39,14 @@ final class LeaseOutput {
                         .println("busy: " + Printable.name(b.resource()) + " is held by " + Printable.name(b.holder())
                                 + " until " + b.expiresAt()
                                 + " (" + until(ctx, b.expiresAt()) + ")");
+                if (b.holder().equals(holder)) {
+                    ctx.err()
+                            .println("  the live lease is the holder's you named, and this acquire did not show its"
+                                    + " grant: a name is public, the grant's proof is what shows an acquire is the"
+                                    + " holder's. To take it again under a new token, acquire with --grant-file FILE"
+                                    + " holding that grant (as 'fence lease acquire --grant-file FILE' wrote it); or"
+                                    + " release it under its grant first; or wait until it lapses");
+                }
             }
             return ExitCode.BUSY.code();
         }

@@ -205,7 +205,8 @@ public final class FencedMessage {
                 + ") and re-plan from what is actually there.");
         out.add("If your goal is already met by the current state, report that and stop."
                 + (liveLease(f)
-                        ? " To write again you must acquire a new lease: it records the branch as it is now."
+                        ? " To write again you must acquire a new lease: it records the branch as it is now"
+                                + " (your lease is still live, so show its grant: the same --grant-file)."
                         : " To write again you must acquire a new lease."));
         return out;
     }

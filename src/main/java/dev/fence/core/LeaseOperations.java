@@ -17,8 +17,13 @@ import java.util.List;
  * <p>Implementations are thread-safe: a lease keeper renews from a scheduler thread.
  */
 public interface LeaseOperations extends AutoCloseable {
-    /** See {@link LeaseService#acquire}. */
-    AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha);
+    /** As {@link #acquire(String, String, Duration, String, HeldGrant)}, showing no grant. */
+    default AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
+        return acquire(resource, holder, ttl, grantSha, null);
+    }
+
+    /** See {@link LeaseService#acquire(String, String, Duration, String, HeldGrant)}. */
+    AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha, HeldGrant held);
 
     /** See {@link LeaseService#renew}. */
     CheckOutcome renew(String resource, String holder, long token, String proof, Duration ttl);

@@ -87,23 +87,35 @@ public final class LeaseService implements LeaseOperations {
     }
 
     /**
-     * Grants {@code resource} to {@code holder} for {@code ttl}, unless another holder's lease is live.
+     * Grants {@code resource} to {@code holder} for {@code ttl}, unless a live lease stands in the way:
+     * another holder's, or in direct mode {@code holder}'s own unless {@code held} is that lease's grant.
+     *
+     * <p>Why the holder's own: a new grant replaces the holder's live lease (the holder takes it again so
+     * that it records the branch as it is now). In direct mode a name is no identity, and a FENCED message
+     * prints the holder's, so without the grant's proof that would let anyone take a live lease by naming
+     * its holder: the real holder fenced, the intruder's writes recorded under its name. Where a door
+     * authenticated the holder ({@link #forAuthenticatedHolders}) its own lease is replaced without one.
      *
      * @param grantSha the remote tip to record as the lease's expected SHA, or null
+     * @param held the grant of the holder's live lease, shown so that this grant may replace it, or null; one
+     *     whose proof is not valid for {@code (resource, holder)} counts as none
      * @throws InvalidInputException for a bad name (a holder must be {@linkplain Names#requireHolder one plain
      *     word}) or TTL; nothing is written
      */
     @Override
-    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
+    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha, HeldGrant held) {
         Names.require("resource", resource);
         Names.requireHolder(holder);
         long ttlMillis = ttlMillis(ttl);
         if (grantSha != null && !ObjectIds.isValid(grantSha)) {
             throw new InvalidInputException("recorded SHA is not a full object id: " + grantSha);
         }
+        long ownToken = holderAuthenticated
+                ? LeaseStore.ANY_OWN_TOKEN
+                : shows(resource, holder, held) ? held.token() : LeaseStore.NO_OWN_TOKEN;
         Instant now = clock.instant();
         java.util.function.Supplier<StoreIdentity> candidate = () -> Identities.candidate(now);
-        AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
+        AcquireResult r = store.acquire(resource, holder, ttlMillis, now, grantSha, ownToken, candidate);
         if (r instanceof AcquireResult.Busy b) {
             return new AcquireOutcome.Busy(resource, b.holder(), b.expiresAt());
         }
@@ -258,6 +270,19 @@ public final class LeaseService implements LeaseOperations {
     /** The store's identity (generation), creating it on first use. */
     public StoreIdentity identity() {
         return store.identity(Identities.candidate(clock.instant()));
+    }
+
+    /** True when {@code held} is a grant of {@code (resource, holder)} of this store's generation. */
+    private boolean shows(String resource, String holder, HeldGrant held) {
+        if (held == null) {
+            return false;
+        }
+        try {
+            return checkProof(resource, holder, held.token(), held.proof()) == null;
+        } catch (InvalidInputException malformed) {
+            // A proof that is not even well-formed shows no grant, as a wrong one does.
+            return false;
+        }
     }
 
     private Fenced checkProof(String resource, String holder, long token, String proof) {

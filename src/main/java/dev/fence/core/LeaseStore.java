@@ -49,30 +49,60 @@ public interface LeaseStore extends AutoCloseable {
     StoreIdentity identity(StoreIdentity candidate);
 
     /**
-     * Grants {@code resource} to {@code holder} unless another holder's lease is live at {@code now}.
-     *
-     * <p>In one atomic step: if the latest lease is live ({@code !released && now < expiresAt}) and
-     * belongs to another holder, returns {@link AcquireResult.Busy} and writes nothing. Otherwise: if
-     * the latest lease lapsed unreleased ({@code expiresAt <= now}) appends an {@link EventType#EXPIRE}
-     * event for it (at its {@code expiresAt}); sets counter = {@code max(counter, floor) + 1}; records
-     * the lease (holder, token, grantedAt = now, expiresAt = now + ttl, grantSha); increments the
-     * version; appends a {@link EventType#GRANT} event. A live lease of the same holder is replaced by
-     * the new grant.
-     *
-     * @param ttlMillis lease length in milliseconds, positive
-     * @param grantSha the remote tip recorded at grant for force-with-lease, or null
-     * @param candidate identity to create if the store has none
+     * For {@link #acquire}'s {@code ownToken}: the holder's own live lease is replaced whatever its token,
+     * where a door has authenticated the holder (fence serve binds a credential to its holders).
+     */
+    long ANY_OWN_TOKEN = -1;
+
+    /**
+     * For {@link #acquire}'s {@code ownToken}: the holder's own live lease is busy as another holder's is,
+     * where the caller showed no grant of it (in direct mode a holder's name is public).
+     */
+    long NO_OWN_TOKEN = 0;
+
+    /**
+     * As {@link #acquire(String, String, long, Instant, String, long, Supplier)} with {@link #ANY_OWN_TOKEN}.
      */
     default AcquireResult acquire(
             String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
         java.util.Objects.requireNonNull(candidate, "candidate");
-        return acquire(resource, holder, ttlMillis, now, grantSha, () -> candidate);
+        return acquire(resource, holder, ttlMillis, now, grantSha, ANY_OWN_TOKEN, () -> candidate);
     }
 
     /**
-     * As {@link #acquire(String, String, long, Instant, String, StoreIdentity)}, asking for the candidate
-     * only when the store has no identity, so that the usual grant makes no random numbers. This is the
-     * one implementations provide.
+     * As {@link #acquire(String, String, long, Instant, String, long, Supplier)} with {@link #ANY_OWN_TOKEN}.
+     */
+    default AcquireResult acquire(
+            String resource,
+            String holder,
+            long ttlMillis,
+            Instant now,
+            String grantSha,
+            Supplier<StoreIdentity> candidate) {
+        return acquire(resource, holder, ttlMillis, now, grantSha, ANY_OWN_TOKEN, candidate);
+    }
+
+    /**
+     * Grants {@code resource} to {@code holder} unless a live lease stands in the way: another holder's, or
+     * the same holder's when {@code ownToken} does not let this grant replace it.
+     *
+     * <p>In one atomic step: if the latest lease is live ({@code !released && now < expiresAt}) and
+     * belongs to another holder, or to this holder with a token other than {@code ownToken} (unless that
+     * is {@link #ANY_OWN_TOKEN}), returns {@link AcquireResult.Busy} and writes nothing. Otherwise: if
+     * the latest lease lapsed unreleased ({@code expiresAt <= now}) appends an {@link EventType#EXPIRE}
+     * event for it (at its {@code expiresAt}); sets counter = {@code max(counter, floor) + 1}; records
+     * the lease (holder, token, grantedAt = now, expiresAt = now + ttl, grantSha); increments the
+     * version; appends a {@link EventType#GRANT} event. A live lease of the same holder that {@code
+     * ownToken} allows is replaced by the new grant.
+     *
+     * <p>The candidate is asked for only when the store has no identity, so that the usual grant makes no
+     * random numbers. This is the one implementations provide.
+     *
+     * @param ttlMillis lease length in milliseconds, positive
+     * @param grantSha the remote tip recorded at grant for force-with-lease, or null
+     * @param ownToken the token of the holder's own live lease that this grant may replace (the caller
+     *     showed its grant), {@link #NO_OWN_TOKEN} for none, or {@link #ANY_OWN_TOKEN}
+     * @param candidate identity to create if the store has none
      */
     AcquireResult acquire(
             String resource,
@@ -80,7 +110,16 @@ public interface LeaseStore extends AutoCloseable {
             long ttlMillis,
             Instant now,
             String grantSha,
+            long ownToken,
             Supplier<StoreIdentity> candidate);
+
+    /**
+     * True when a live {@code lease} keeps {@code holder}'s acquire out (see {@link #acquire}'s {@code
+     * ownToken}); for the Java implementations, so that they decide it alike.
+     */
+    static boolean blocks(Lease lease, String holder, long ownToken) {
+        return !lease.holder().equals(holder) || (ownToken != ANY_OWN_TOKEN && lease.token() != ownToken);
+    }
 
     /**
      * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter

@@ -1,6 +1,7 @@
 package dev.fence.faults;
 
 import dev.fence.core.Grant;
+import dev.fence.core.HeldGrant;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.core.Resources;
@@ -310,6 +311,11 @@ final class Workload {
         private LeaseStore store;
         private String openedUrl;
         private LeaseService service;
+        /**
+         * The last grant this holder took on each resource: shown at its next acquire, as a real client shows
+         * its grant file, so that a lease a failed release left live is taken again at once, not after its TTL.
+         */
+        private final Map<String, Grant> lastGrants = new HashMap<>();
 
         Client(String holder, Clock clock, GitRepo.Clone clone, Random random) {
             this.holder = holder;
@@ -367,10 +373,13 @@ final class Workload {
 
         private Grant acquire(String resource) {
             long invoked = System.nanoTime();
-            LeaseService.AcquireOutcome o = service().acquire(resource, holder, settings.ttl(), null);
+            Grant last = lastGrants.get(resource);
+            LeaseService.AcquireOutcome o =
+                    service().acquire(resource, holder, settings.ttl(), null, last == null ? null : HeldGrant.of(last));
             long acked = System.nanoTime();
             if (o instanceof LeaseService.AcquireOutcome.Acquired a) {
                 Grant g = a.grant();
+                lastGrants.put(resource, g);
                 history.grant(new History.Grant(
                         resource, holder, g.token(), g.generation(), sha256(g.proof()), invoked, acked));
                 return g;

@@ -10,6 +10,7 @@ import dev.fence.core.FenceException;
 import dev.fence.core.Fenced;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.Grant;
+import dev.fence.core.HeldGrant;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Lease;
 import dev.fence.core.LeaseOperations;
@@ -412,16 +413,27 @@ public final class FenceTools {
         Target t = target(a);
         Duration ttl = a.duration("ttl", settings.defaultTtl());
         String grantSha = t.ref() == null ? null : remoteTip(t.ref());
-        AcquireOutcome o = leases.acquire(t.resource(), settings.holder(), ttl, grantSha);
+        Held mine = held.get(t.resource());
+        AcquireOutcome o = leases.acquire(
+                t.resource(),
+                settings.holder(),
+                ttl,
+                grantSha,
+                mine == null ? null : new HeldGrant(mine.token, mine.proof));
         if (o instanceof AcquireOutcome.Busy b) {
             Map<String, Object> m = Json.object();
             m.put("resource", b.resource());
             m.put("holder", b.holder());
             m.put("expiresAt", Json.instant(b.expiresAt()));
+            String whose = b.holder().equals(settings.holder())
+                    ? " under your name, by a grant this server does not have (another session's, or one taken"
+                            + " before a restart without --grants): a name is no proof of being its holder, so it"
+                            + " is not taken again by naming it."
+                    : ".";
             return ToolResult.failure(
                     "busy",
                     "busy: " + what(t) + " is held by " + Printable.name(b.holder()) + " until " + b.expiresAt()
-                            + ". You do not"
+                            + whose + " You do not"
                             + " hold it and must not change it; work on something else, or report that it is taken."
                             + " Do not wait for it in a loop.",
                     m);

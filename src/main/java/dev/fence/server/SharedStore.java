@@ -32,19 +32,14 @@ final class SharedStore implements LeaseStore {
 
     @Override
     public AcquireResult acquire(
-            String resource, String holder, long ttlMillis, Instant now, String grantSha, StoreIdentity candidate) {
-        return store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
-    }
-
-    @Override
-    public AcquireResult acquire(
             String resource,
             String holder,
             long ttlMillis,
             Instant now,
             String grantSha,
+            long ownToken,
             java.util.function.Supplier<StoreIdentity> candidate) {
-        return store.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
+        return store.acquire(resource, holder, ttlMillis, now, grantSha, ownToken, candidate);
     }
 
     @Override

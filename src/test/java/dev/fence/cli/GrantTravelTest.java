@@ -55,6 +55,69 @@ class GrantTravelTest {
         return Json.read(r.out());
     }
 
+    /**
+     * The holder takes its live lease again (a FENCED remote-changed message asks it to, so that the lease
+     * records the branch as it is now) by showing the grant file it holds; naming the holder alone, as any
+     * agent that read a FENCED message could, is busy.
+     */
+    @Test
+    void aLiveLeaseIsTakenAgainOnlyByShowingItsGrantFile() throws Exception {
+        FenceCli fence = fence(Map.of());
+        Path file = tmp.resolve("grants/r.grant");
+        String[] acquire = {"lease", "acquire", "--resource", R, "--holder", "agent-a", "--ttl", "10m", "--json"};
+        long first = json(fence.run(tmp, with(acquire, "--grant-file", file.toString())))
+                .get("token")
+                .asLong();
+
+        FenceCli.Run named = fence.run(tmp, "lease", "acquire", "--resource", R, "--holder", "agent-a");
+        assertEquals(4, named.exit(), named.all());
+        assertTrue(named.err().contains("did not show its grant"), named.err());
+        assertTrue(named.err().contains("--grant-file FILE"), named.err());
+        // A grant file of another resource, or none yet, shows nothing; and it is left as it was.
+        Path other = tmp.resolve("grants/other.grant");
+        json(fence.run(
+                tmp,
+                "lease",
+                "acquire",
+                "--resource",
+                "db/other",
+                "--holder",
+                "agent-a",
+                "--grant-file",
+                other.toString(),
+                "--json"));
+        String otherBefore = Files.readString(other);
+        assertEquals(
+                4,
+                fence.run(tmp, with(acquire, "--grant-file", other.toString())).exit());
+        assertEquals(otherBefore, Files.readString(other));
+        assertEquals(
+                4,
+                fence.run(
+                                tmp,
+                                with(
+                                        acquire,
+                                        "--grant-file",
+                                        tmp.resolve("new.grant").toString()))
+                        .exit());
+        assertFalse(Files.exists(tmp.resolve("new.grant")));
+
+        JsonNode again = json(fence.run(tmp, with(acquire, "--grant-file", file.toString())));
+        assertTrue(again.get("token").asLong() > first, again.toString());
+        assertEquals(
+                again.get("token").asLong(),
+                Json.read(Files.readString(file)).get("token").asLong());
+        JsonNode status = json(fence.run(tmp, "lease", "status", "--resource", R, "--json"));
+        assertEquals(
+                again.get("token").asLong(), status.get("lease").get("token").asLong(), status.toString());
+    }
+
+    private static String[] with(String[] args, String... more) {
+        String[] out = java.util.Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, out, args.length, more.length);
+        return out;
+    }
+
     @Test
     void renewWithoutTtlKeepsTheGrantsTtl() throws Exception {
         FenceCli fence = fence(Map.of());

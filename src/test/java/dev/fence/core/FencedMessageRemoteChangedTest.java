@@ -32,6 +32,7 @@ class FencedMessageRemoteChangedTest {
         assertFalse(text.contains("\"hold\""), text);
         assertTrue(text.contains("(token 41) is still the current one, but the remote branch moved"), text);
         assertTrue(text.contains("acquire a new lease: it records the branch as it is now"), text);
+        assertTrue(text.contains("show its grant: the same --grant-file"), text);
         assertTrue(text.contains("This is NOT a transient error."), text);
     }
 

@@ -51,6 +51,40 @@ class LeaseServiceProofTest {
         authenticated.close();
     }
 
+    /**
+     * A new grant replaces its holder's live lease, and a FENCED message prints the holder's name: in direct
+     * mode, where a name is no identity, only the live grant's proof may take it again.
+     */
+    @Test
+    void directModeTakesAHoldersLiveLeaseAgainOnlyUnderItsGrant() {
+        for (HeldGrant shown : new HeldGrant[] {
+            null, new HeldGrant(grant.token(), "p1.forged"), new HeldGrant(grant.token() + 1, grant.proof()),
+        }) {
+            AcquireOutcome.Busy busy = assertInstanceOf(
+                    AcquireOutcome.Busy.class, direct.acquire(R, "agent-a", TTL, null, shown), String.valueOf(shown));
+            assertEquals("agent-a", busy.holder());
+            assertEquals(grant.expiresAt(), busy.expiresAt());
+        }
+        // Another holder's valid grant on the same resource shows nothing about agent-a's lease.
+        Grant other = ((AcquireOutcome.Acquired) direct.acquire("db/other", "agent-b", TTL, null)).grant();
+        assertInstanceOf(AcquireOutcome.Busy.class, direct.acquire(R, "agent-a", TTL, null, HeldGrant.of(other)));
+        assertEquals(grant.token(), direct.status(R).liveLease().token(), "the holder's lease is untouched");
+
+        Grant again = assertInstanceOf(
+                        AcquireOutcome.Acquired.class, direct.acquire(R, "agent-a", TTL, null, HeldGrant.of(grant)))
+                .grant();
+        assertTrue(again.token() > grant.token());
+        // The grant it replaced shows nothing any more.
+        assertInstanceOf(AcquireOutcome.Busy.class, direct.acquire(R, "agent-a", TTL, null, HeldGrant.of(grant)));
+        // Where a door authenticated the holder, its acquire takes its own lease again without a grant shown.
+        Grant third = assertInstanceOf(AcquireOutcome.Acquired.class, authenticated.acquire(R, "agent-a", TTL, null))
+                .grant();
+        assertTrue(third.token() > again.token());
+        // Once the lease lapsed, anyone may take it, the holder included, with no grant shown.
+        clock.set(third.expiresAt());
+        assertInstanceOf(AcquireOutcome.Acquired.class, direct.acquire(R, "agent-a", TTL, null));
+    }
+
     @Test
     void directModeIssuesNoProofEvenForTheCurrentHolder() {
         InvalidInputException refused =

@@ -166,13 +166,12 @@ class SharedFilesTest {
         Grant a = acquire("agent-A");
         String readByA = SharedFiles.read(root, file).sha256();
         clock.advance(TTL.plusSeconds(4));
-        acquire("agent-B");
+        Grant b = acquire("agent-B");
         Outcome.Refused r = assertInstanceOf(
                 Outcome.Refused.class, new SharedFiles(writes).write(request(a, file, readByA, "A's v2\n")));
         assertEquals(Reason.SUPERSEDED, r.fenced().reason());
         assertEquals("v1\n", Files.readString(file));
         // A token number alone is not a credential.
-        Grant b = acquire("agent-B");
         SharedFiles.Request noProof = new SharedFiles.Request(
                 root, file, "docs/plan.md", readByA, new byte[] {1}, RESOURCE, b.holder(), b.token(), null);
         assertEquals(

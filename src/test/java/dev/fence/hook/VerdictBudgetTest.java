@@ -138,8 +138,9 @@ class VerdictBudgetTest {
                 long ttlMillis,
                 Instant now,
                 String grantSha,
+                long ownToken,
                 Supplier<StoreIdentity> candidate) {
-            return s.acquire(resource, holder, ttlMillis, now, grantSha, candidate);
+            return s.acquire(resource, holder, ttlMillis, now, grantSha, ownToken, candidate);
         }
 
         @Override

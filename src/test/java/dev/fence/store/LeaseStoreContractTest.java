@@ -344,6 +344,50 @@ public abstract class LeaseStoreContractTest {
             assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "alice", first.token(), TTL, clock.instant()));
         }
 
+        /**
+         * Direct mode's acquire passes the token of the grant the caller showed: a holder's own live lease is
+         * replaced only under that token, so naming a holder does not take its lease.
+         */
+        @Test
+        void sameHoldersLiveLeaseIsReplacedOnlyUnderTheTokenShown() {
+            AcquireResult.Granted first = grant(MAIN, "alice");
+            ResourceState before = state(MAIN);
+            List<LedgerEvent> ledgerBefore = store.query(LedgerQuery.all());
+            clock.advance(Duration.ofSeconds(5));
+
+            for (long shown : new long[] {LeaseStore.NO_OWN_TOKEN, first.token() - 1, first.token() + 1}) {
+                AcquireResult r = store.acquire(MAIN, "alice", TTL, clock.instant(), null, shown, () -> candidate);
+                assertEquals(
+                        new AcquireResult.Busy(MAIN, "alice", first.token(), first.expiresAt()), r, "shown " + shown);
+            }
+            assertEquals(before, state(MAIN), "a busy acquire writes nothing");
+            assertEquals(ledgerBefore, store.query(LedgerQuery.all()));
+
+            AcquireResult.Granted second = assertInstanceOf(
+                    AcquireResult.Granted.class,
+                    store.acquire(MAIN, "alice", TTL, clock.instant(), null, first.token(), () -> candidate));
+            assertTrue(second.token() > first.token());
+            assertEquals("alice", second.previous().holder());
+            assertEquals(first.token(), second.previous().token());
+            // Another holder is busy whatever token it shows: the token only ever stands for the own lease.
+            assertInstanceOf(
+                    AcquireResult.Busy.class,
+                    store.acquire(MAIN, "bob", TTL, clock.instant(), null, second.token(), () -> candidate));
+        }
+
+        @Test
+        void noTokenIsNeededOnceTheHoldersOwnLeaseIsNotLive() {
+            AcquireResult.Granted first = grant(MAIN, "alice");
+            clock.set(first.expiresAt());
+            AcquireResult.Granted lapsed = assertInstanceOf(
+                    AcquireResult.Granted.class,
+                    store.acquire(MAIN, "alice", TTL, clock.instant(), null, LeaseStore.NO_OWN_TOKEN, () -> candidate));
+            assertInstanceOf(LeaseCheck.Ok.class, store.release(MAIN, "alice", lapsed.token(), clock.instant()));
+            assertInstanceOf(
+                    AcquireResult.Granted.class,
+                    store.acquire(MAIN, "alice", TTL, clock.instant(), null, LeaseStore.NO_OWN_TOKEN, () -> candidate));
+        }
+
         @Test
         void afterExpiryAnotherHolderGetsItAndTheExpiryPrecedesTheGrant() {
             AcquireResult.Granted alice = grant(MAIN, "alice");

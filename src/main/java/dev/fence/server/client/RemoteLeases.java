@@ -2,6 +2,7 @@ package dev.fence.server.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.Durations;
+import dev.fence.core.HeldGrant;
 import dev.fence.core.InternalException;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService;
@@ -40,7 +41,9 @@ public final class RemoteLeases implements LeaseOperations {
     }
 
     @Override
-    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha) {
+    public AcquireOutcome acquire(String resource, String holder, Duration ttl, String grantSha, HeldGrant held) {
+        // The server authenticates the holder by the caller's credential, so a grant shown here proves
+        // nothing more and is not sent: the proof stays with its holder.
         Map<String, Object> body = Json.object();
         body.put("resource", resource);
         body.put("holder", holder);

@@ -226,6 +226,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             long ttlMillis,
             Instant now,
             String grantSha,
+            long ownToken,
             Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
@@ -237,7 +238,7 @@ public final class PostgresLeaseStore implements LeaseStore {
             ResourceState state = lockOrCreate(tx, resource, cur);
             Lease previous = state.lease();
             Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
-            if (previous != null && previous.isLive(at) && !previous.holder().equals(holder)) {
+            if (previous != null && previous.isLive(at) && LeaseStore.blocks(previous, holder, ownToken)) {
                 return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());
             }
             List<LedgerEvent> events = new ArrayList<>(2);

@@ -313,6 +313,7 @@ public final class RedisLeaseStore implements LeaseStore {
             long ttlMillis,
             Instant now,
             String grantSha,
+            long ownToken,
             Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
@@ -322,7 +323,8 @@ public final class RedisLeaseStore implements LeaseStore {
         List<String> keys = acquireKeys(resource);
         StoreIdentity offered = null;
         for (int attempt = 0; ; attempt++) {
-            List<String> args = acquireArgs(resource, holder, ttlMillis, nowArg(now), grantSha, offered, options);
+            List<String> args =
+                    acquireArgs(resource, holder, ttlMillis, nowArg(now), grantSha, ownToken, offered, options);
             List<?> reply = list(call("acquire", c -> {
                 List<?> r = list(c.eval(Scripts.ACQUIRE, keys, args));
                 if ("granted".equals(string(r.get(0)))) {
@@ -396,6 +398,7 @@ public final class RedisLeaseStore implements LeaseStore {
             long ttlMillis,
             String now,
             String grantSha,
+            long ownToken,
             StoreIdentity candidate,
             StoreOptions options) {
         Resources.GitRef git = Resources.parse(resource).orElse(null);
@@ -405,6 +408,7 @@ public final class RedisLeaseStore implements LeaseStore {
         args.add(resource);
         args.add(git == null ? "" : git.repoId());
         args.add(git == null ? "" : git.ref());
+        args.add(ownToken == ANY_OWN_TOKEN ? "" : Long.toString(ownToken));
         return args;
     }
 
@@ -427,6 +431,7 @@ public final class RedisLeaseStore implements LeaseStore {
                 ttlMillis,
                 options.callerClock() ? Long.toString(now.toEpochMilli()) : "",
                 null,
+                ANY_OWN_TOKEN,
                 null,
                 options));
         return out;

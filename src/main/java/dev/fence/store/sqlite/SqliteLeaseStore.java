@@ -270,6 +270,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             long ttlMillis,
             Instant now,
             String grantSha,
+            long ownToken,
             Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(holder, "holder");
@@ -280,7 +281,7 @@ public final class SqliteLeaseStore implements LeaseStore {
             StoreIdentity identity = ensureIdentity(c, candidate);
             ResourceState state = readState(c, resource);
             Lease previous = state.lease();
-            if (previous != null && previous.isLive(now) && !previous.holder().equals(holder)) {
+            if (previous != null && previous.isLive(now) && LeaseStore.blocks(previous, holder, ownToken)) {
                 return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());
             }
             List<LedgerEvent> events = new ArrayList<>(2);
