@@ -413,13 +413,7 @@ public final class FenceTools {
         Target t = target(a);
         Duration ttl = a.duration("ttl", settings.defaultTtl());
         String grantSha = t.ref() == null ? null : remoteTip(t.ref());
-        Held mine = held.get(t.resource());
-        AcquireOutcome o = leases.acquire(
-                t.resource(),
-                settings.holder(),
-                ttl,
-                grantSha,
-                mine == null ? null : new HeldGrant(mine.token, mine.proof));
+        AcquireOutcome o = leases.acquire(t.resource(), settings.holder(), ttl, grantSha, shownGrant(t));
         if (o instanceof AcquireOutcome.Busy b) {
             Map<String, Object> m = Json.object();
             m.put("resource", b.resource());
@@ -669,6 +663,27 @@ public final class FenceTools {
         }
         held.put(t.resource(), h);
         return h;
+    }
+
+    /**
+     * The grant an acquire of {@code t} shows, so that it may take the holder's own live lease again: the
+     * one this server keeps, else the live lease's grant kept in the grants directory (a restarted server
+     * has not taken it up yet), else null.
+     */
+    private HeldGrant shownGrant(Target t) {
+        Held h = held.get(t.resource());
+        if (h != null) {
+            return new HeldGrant(h.token(), h.proof());
+        }
+        if (settings.grantsDir() == null) {
+            return null;
+        }
+        Lease live = leases.status(t.resource()).liveLease();
+        if (live == null || !live.holder().equals(settings.holder())) {
+            return null;
+        }
+        Grant kept = GrantFiles.readDir(settings.grantsDir()).find(t.resource(), settings.holder(), live.token());
+        return kept == null || kept.proof() == null ? null : HeldGrant.of(kept);
     }
 
     /** Forgets a grant that is released or lost, here and in the grants directory. */

@@ -340,6 +340,45 @@ abstract class McpServerTestBase {
                 "not renewed");
     }
 
+    /**
+     * lease_acquire shows the holder's grant: the one the server keeps, or one kept in its grants directory
+     * that a restarted server has not taken up yet; a live lease under the holder's name whose grant the
+     * server does not have is busy, as naming a holder takes nothing in direct mode.
+     */
+    @Test
+    void leaseAcquireTakesTheHoldersLiveLeaseAgainOnlyWithItsGrant() throws Exception {
+        Path grants = tmp.resolve("grants");
+        FenceCli.Run kept = fence.run(
+                tmp,
+                "lease",
+                "acquire",
+                "--resource",
+                "shared/plan",
+                "--holder",
+                "agent-a",
+                "--ttl",
+                "5m",
+                "--json",
+                "--grant-file",
+                grants.resolve("plan.grant").toString());
+        assertEquals(0, kept.exit(), kept.all());
+        FenceCli.Run unkept =
+                fence.run(tmp, "lease", "acquire", "--resource", "shared/todo", "--holder", "agent-a", "--ttl", "5m");
+        assertEquals(0, unkept.exit(), unkept.all());
+        start("--grants", grants.toString());
+
+        Map<String, Object> again = structured(call("lease_acquire", Map.of("resource", "shared/plan")));
+        assertEquals(true, again.get("acquired"), again.toString());
+        assertTrue(number(again, "token") > Json.read(kept.out()).get("token").asLong(), again.toString());
+        Map<String, Object> third = structured(call("lease_acquire", Map.of("resource", "shared/plan")));
+        assertTrue(number(third, "token") > number(again, "token"), third.toString());
+
+        var busy = call("lease_acquire", Map.of("resource", "shared/todo"));
+        assertTrue(busy.isError(), text(busy));
+        assertEquals("agent-a", structured(busy).get("holder"), text(busy));
+        assertTrue(text(busy).contains("under your name"), text(busy));
+    }
+
     @Test
     void malformedArgumentsAreToolErrorsNamingTheArgument() {
         start();
