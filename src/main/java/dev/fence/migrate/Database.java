@@ -1,5 +1,7 @@
 package dev.fence.migrate;
 
+import dev.fence.core.ConfigException;
+import dev.fence.core.FenceException;
 import dev.fence.core.InternalException;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.StoreUnavailableException;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * A connection to the database being migrated, with the dialect's statements ({@code
@@ -87,7 +90,7 @@ final class Database implements AutoCloseable {
         try {
             c = DriverManager.getConnection(url.jdbcUrl(), p);
         } catch (SQLException e) {
-            throw unavailable(url, e);
+            throw failure(url, e);
         }
         try {
             c.setAutoCommit(true);
@@ -95,7 +98,7 @@ final class Database implements AutoCloseable {
             return new Database(url, c, schema == null ? statements : bind(statements, schema), schema);
         } catch (SQLException e) {
             closeQuietly(c);
-            throw unavailable(url, e);
+            throw failure(url, e);
         } catch (RuntimeException e) {
             closeQuietly(c);
             throw e;
@@ -148,9 +151,44 @@ final class Database implements AutoCloseable {
         return Map.copyOf(out);
     }
 
-    static StoreUnavailableException unavailable(DatabaseUrl url, SQLException e) {
-        return new StoreUnavailableException(
-                "the database " + url.describe() + " cannot be reached: " + e.getMessage(), e);
+    /**
+     * The failure to report for {@code e}, raised by fence's own statements (connecting, finding its tables,
+     * its bookkeeping): {@link StoreUnavailableException} (exit 5, try again later) when the database could
+     * not be reached or was busy, else {@link ConfigException} (exit 6) saying that it refused fence's
+     * statement, which trying again will not change: the credentials, a privilege, a trigger, a table of
+     * fence's names in another shape.
+     */
+    static FenceException failure(DatabaseUrl url, SQLException e) {
+        if (isTransient(url.kind(), e)) {
+            return new StoreUnavailableException(
+                    "the database " + url.describe() + " cannot be reached: " + e.getMessage(), e);
+        }
+        String state = e.getSQLState() == null ? "" : " (SQLSTATE " + e.getSQLState() + ")";
+        return new ConfigException(
+                "the database " + url.describe() + " refused fence's own statement" + state + ": " + e.getMessage()
+                        + ". Trying again will not help: check the --db URL's credentials, the account's privileges,"
+                        + " and any trigger on or table of fence's names there (fence_tokens, schema_migrations)",
+                e);
+    }
+
+    /**
+     * True for an error that another attempt may not meet: the connection, a lock, a deadlock, the server's
+     * resources or its shutdown. SQLite's driver gives no SQLSTATE, so its result code decides.
+     */
+    private static boolean isTransient(DatabaseUrl.Kind kind, SQLException e) {
+        if (kind == DatabaseUrl.Kind.SQLITE) {
+            int primary = e.getErrorCode() & 0xff;
+            // BUSY, LOCKED, IOERR, FULL, CANTOPEN, PROTOCOL; and no code at all, as before.
+            return e.getErrorCode() == 0 || Set.of(5, 6, 10, 13, 14, 15).contains(primary);
+        }
+        String state = e.getSQLState();
+        if (state == null || state.length() < 2) {
+            return true;
+        }
+        // 08 connection, 40 rollback (deadlock, serialization), 53 resources, 55 lock not available (and
+        // object in use), 57 operator intervention (shutdown, cancel), 58 system error; HY is MariaDB's
+        // catch-all, which its lock-wait timeout uses.
+        return Set.of("08", "40", "53", "55", "57", "58", "HY").contains(state.substring(0, 2));
     }
 
     /** True for an error that says the connection, not the SQL, failed. */
@@ -226,7 +264,7 @@ final class Database implements AutoCloseable {
             return out;
         } catch (SQLException e) {
             if (isConnectionFailure(e)) {
-                throw unavailable(url, e);
+                throw failure(url, e);
             }
             return null;
         }

@@ -220,7 +220,7 @@ public final class Migrator {
                 }
             }
         } catch (SQLException e) {
-            throw Database.unavailable(r.db(), e);
+            throw Database.failure(r.db(), e);
         }
         return new Outcome.Done(List.copyOf(applied), List.copyOf(skipped));
     }
@@ -267,7 +267,7 @@ public final class Migrator {
                     db.columnsOf("flyway_schema_history") != null,
                     entries);
         } catch (SQLException e) {
-            throw Database.unavailable(url, e);
+            throw Database.failure(url, e);
         }
     }
 

@@ -39,6 +39,12 @@ class MariaDbMigratorIT extends MigratorContractTest {
     private String odd;
 
     @Override
+    List<String> refuseTokenUpdates() {
+        return List.of("CREATE TRIGGER fence_refuses BEFORE UPDATE ON fence_tokens FOR EACH ROW"
+                + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'bookkeeping refused by a trigger'");
+    }
+
+    @Override
     String newDatabase() {
         server = MariaDbServer.shared();
         database = server.createDatabase();

@@ -100,6 +100,12 @@ abstract class MigratorContractTest {
         return ((LeaseService.AcquireOutcome.Acquired) o).grant();
     }
 
+    /**
+     * SQL that makes every later update of {@code fence_tokens} fail with an error of the database's own,
+     * as a trigger an operator added (or a privilege taken away) would.
+     */
+    abstract List<String> refuseTokenUpdates();
+
     /** A's lease lapses during its pause and B takes the resource: the seed's timeline. */
     Grant lapseAndAcquire(String holder) {
         clock.advance(TTL.plusSeconds(4));
@@ -153,6 +159,28 @@ abstract class MigratorContractTest {
 
     List<LedgerEvent> ledger() {
         return store.query(new LedgerQuery(RESOURCE, null, null, null, null, null, 0));
+    }
+
+    /**
+     * A bookkeeping statement the database refuses (a trigger, a privilege, a table of another shape) is not
+     * a database that "cannot be reached": the operator is told that fence's own statement was refused,
+     * and why (exit 6, not the store-down exit 5 that says "try again later"). Nothing is applied.
+     */
+    @Test
+    void aRefusedBookkeepingStatementIsReportedAsRefusedNotAsUnreachable() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, "0041"));
+        try (Connection c = connect();
+                Statement st = c.createStatement()) {
+            for (String sql : refuseTokenUpdates()) {
+                st.execute(sql);
+            }
+        }
+        dev.fence.core.ConfigException e = assertThrows(dev.fence.core.ConfigException.class, () -> apply(a, "0042"));
+        assertTrue(e.getMessage().contains("refused fence's own statement"), e.getMessage());
+        assertTrue(e.getMessage().contains("refused by a trigger"), e.getMessage());
+        assertFalse(hasColumn("invoices", "currency"), "the migration did not run");
+        assertNull(appliedToken("0042"));
     }
 
     @Test

@@ -31,6 +31,15 @@ class PostgresMigratorIT extends MigratorContractTest {
     private String database;
 
     @Override
+    List<String> refuseTokenUpdates() {
+        return List.of(
+                "CREATE FUNCTION fence_refuses() RETURNS trigger LANGUAGE plpgsql AS"
+                        + " $$ BEGIN RAISE EXCEPTION 'bookkeeping refused by a trigger'; END $$",
+                "CREATE TRIGGER fence_refuses BEFORE UPDATE ON fence_tokens FOR EACH ROW"
+                        + " EXECUTE FUNCTION fence_refuses()");
+    }
+
+    @Override
     String newDatabase() {
         server = PostgresServer.shared();
         database = server.createDatabase();

@@ -12,10 +12,17 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The migration contract on a real SQLite file, the embedded default the demo uses. */
 class SqliteMigratorTest extends MigratorContractTest {
+    @Override
+    List<String> refuseTokenUpdates() {
+        return List.of("CREATE TRIGGER fence_refuses BEFORE UPDATE ON fence_tokens"
+                + " BEGIN SELECT RAISE(ABORT, 'bookkeeping refused by a trigger'); END");
+    }
+
     @Override
     String newDatabase() {
         return "sqlite:" + tmp.resolve("app.db");
