@@ -155,7 +155,8 @@ public final class FencedPush {
         if (expected == null) {
             throw new ConfigException("the lease on " + t.resource() + " (token " + lease.token() + ") recorded no"
                     + " remote SHA, so fence push has no expected old id to push against: acquire the lease with"
-                    + " 'fence lease acquire ... --git-remote <remote>'");
+                    + " 'fence lease acquire ... --git-remote <remote> --grant-file FILE', FILE holding this lease's grant"
+                    + " (the lease is yours: the acquire shows its grant to take it again)");
         }
         GitRemotes.Remote remote = remotes.resolve(t.top(), r.remote());
         String proof = r.proof();

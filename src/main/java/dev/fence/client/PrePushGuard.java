@@ -133,7 +133,9 @@ public final class PrePushGuard {
         if (lease.grantSha() == null) {
             return List.of("fence guard: your lease on " + resource + " (token " + lease.token() + ") recorded no"
                     + " remote SHA, so the guard cannot tell whether " + p.remoteRef() + " moved since; acquire"
-                    + " the lease with 'fence lease acquire ... --git-remote " + remote.name() + "'.");
+                    + " the lease with 'fence lease acquire ... --git-remote " + remote.name() + " --grant-file FILE',"
+                    + " FILE holding this lease's grant (the lease is yours: the acquire shows its grant to take"
+                    + " it again).");
         }
         String actual = remotes.tip(clone, remote, p.remoteRef());
         if (actual.equals(lease.grantSha()) || (ObjectIds.isZero(actual) && ObjectIds.isZero(lease.grantSha()))) {
