@@ -667,23 +667,24 @@ public final class FenceTools {
 
     /**
      * The grant an acquire of {@code t} shows, so that it may take the holder's own live lease again: the
-     * one this server keeps, else the live lease's grant kept in the grants directory (a restarted server
-     * has not taken it up yet), else null.
+     * one this server keeps, unless the grants directory keeps the live lease's grant and this one is older
+     * (a restarted server has not taken it up yet; another session of the holder's took the lease again),
+     * else null.
      */
     private HeldGrant shownGrant(Target t) {
         Held h = held.get(t.resource());
-        if (h != null) {
-            return new HeldGrant(h.token(), h.proof());
-        }
+        HeldGrant mine = h == null ? null : new HeldGrant(h.token(), h.proof());
         if (settings.grantsDir() == null) {
-            return null;
+            return mine;
         }
         Lease live = leases.status(t.resource()).liveLease();
-        if (live == null || !live.holder().equals(settings.holder())) {
-            return null;
+        if (live == null
+                || !live.holder().equals(settings.holder())
+                || (mine != null && mine.token() == live.token())) {
+            return mine;
         }
         Grant kept = GrantFiles.readDir(settings.grantsDir()).find(t.resource(), settings.holder(), live.token());
-        return kept == null || kept.proof() == null ? null : HeldGrant.of(kept);
+        return kept == null || kept.proof() == null ? mine : HeldGrant.of(kept);
     }
 
     /** Forgets a grant that is released or lost, here and in the grants directory. */
