@@ -61,7 +61,7 @@ class SentinelFailoverTest {
     void aStoreFollowsAPromotedReplicaAndItsTokensGoOnUp() {
         startCluster(1);
         RedisLeaseStore store = open(cluster.url(), StoreOptions.defaults());
-        LeaseService leases = new LeaseService(store, Clock.systemUTC());
+        LeaseService leases = LeaseService.forAuthenticatedHolders(store, Clock.systemUTC());
         int oldMaster = cluster.masterPort();
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -92,7 +92,8 @@ class SentinelFailoverTest {
 
         // A hook's store (one plain connection, opened after the failover) asks the sentinels as well.
         RedisLeaseStore hook = open(cluster.url(), StoreOptions.defaults().withSingleConnection(true));
-        long next = grant(new LeaseService(hook, Clock.systemUTC())).token();
+        long next = grant(LeaseService.forAuthenticatedHolders(hook, Clock.systemUTC()))
+                .token();
         assertTrue(next > tokens.get(tokens.size() - 1), next + " after " + tokens);
     }
 
@@ -102,7 +103,7 @@ class SentinelFailoverTest {
         startCluster(2);
         // ?wait=1: every grant that was answered has reached a replica (pooled connections, not the pipeline).
         RedisLeaseStore store = open(cluster.url() + "?wait=1&waitTimeout=1s", StoreOptions.defaults());
-        LeaseService leases = new LeaseService(store, Clock.systemUTC());
+        LeaseService leases = LeaseService.forAuthenticatedHolders(store, Clock.systemUTC());
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             tokens.add(grant(leases).token());
@@ -136,7 +137,7 @@ class SentinelFailoverTest {
     void grantsDuringAFailoverNeverRepeatAndThePromotionStartsANewGeneration() throws Exception {
         startCluster(1);
         RedisLeaseStore store = open(cluster.url(), StoreOptions.defaults());
-        LeaseService leases = new LeaseService(store, Clock.systemUTC());
+        LeaseService leases = LeaseService.forAuthenticatedHolders(store, Clock.systemUTC());
         String before = grant(leases).generation();
         List<Grant> grants = new ArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
@@ -196,7 +197,7 @@ class SentinelFailoverTest {
         int dead = cluster.sentinelPorts().get(0);
         String url = cluster.url().replace("127.0.0.1:" + dead + ",", "127.0.0.1:1,");
         RedisLeaseStore store = open(url, StoreOptions.defaults());
-        grant(new LeaseService(store, Clock.systemUTC()));
+        grant(LeaseService.forAuthenticatedHolders(store, Clock.systemUTC()));
         assertEquals(url, store.describe());
 
         RedisLeaseStore unknown = open(
@@ -227,7 +228,11 @@ class SentinelFailoverTest {
         return s;
     }
 
-    /** A grant to the one holder these tests use: each replaces its live lease with a new token. */
+    /**
+     * A grant to the one holder these tests use: each replaces its live lease with a new token, as fence
+     * serve's service does for an authenticated holder (these tests' services are such, so that a grant
+     * needs no earlier grant shown, which a failover may have voided).
+     */
     private static Grant grant(LeaseService leases) {
         LeaseService.AcquireOutcome outcome = leases.acquire(RESOURCE, "agent-a", TTL, null);
         if (outcome instanceof LeaseService.AcquireOutcome.Acquired a) {
