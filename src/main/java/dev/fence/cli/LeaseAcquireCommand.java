@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
             "Acquire a lease and its fencing token.",
             "Prints the token; --json also prints the proof that pushes must carry (-o fence-proof=...).",
             "Exits 4 (busy) when another holder's lease is live, and in direct mode (--store) also when the"
-                    + " named holder's own is, unless --grant-file FILE holds that lease's grant: a holder's name"
+                    + " named holder's own is, unless the acquire shows that lease's grant (--grant-file FILE holding it,"
+                    + " or --token N with its proof): a holder's name"
                     + " is public, its grant's proof is what shows an acquire is the holder's.",
             "",
             "For a branch, add --git-remote origin (in the clone, or with --clone PATH): the branch's current"
@@ -73,6 +74,20 @@ final class LeaseAcquireCommand implements Callable<Integer> {
                     + " that its lease may be taken again.")
     Path grantFile;
 
+    @Option(
+            names = "--token",
+            paramLabel = "N",
+            description = "Show the grant of the holder's live lease by its token (with --proof or $FENCE_PROOF),"
+                    + " so that it may be taken again; instead of a --grant-file that holds it.")
+    Long token;
+
+    @Option(
+            names = "--proof",
+            paramLabel = "PROOF",
+            description = "The proof of the --token grant (default: $FENCE_PROOF, which keeps it out of process"
+                    + " listings).")
+    String proof;
+
     LeaseAcquireCommand(Context ctx) {
         this.ctx = ctx;
     }
@@ -92,11 +107,26 @@ final class LeaseAcquireCommand implements Callable<Integer> {
     }
 
     /**
-     * The grant already in {@code --grant-file} when it is the holder's on this resource, else null. The
+     * The grant the acquire shows: {@code --token} with its proof, else the one already in {@code
+     * --grant-file} when it is the holder's on this resource, else null. The
      * file is this command's output: anything else there (another resource's grant, no file, not a grant)
      * is replaced by the new grant, as before, and shows nothing.
      */
     private HeldGrant shownGrant(String resource) {
+        if (token != null) {
+            if (token <= 0) {
+                throw new InvalidInputException("--token must be a positive whole number; got " + token);
+            }
+            String p = proof != null ? proof : ctx.env().get(GrantOptions.PROOF_ENV);
+            if (p == null || p.isBlank()) {
+                throw new InvalidInputException(
+                        "--token shows a grant with its proof: give --proof or set " + GrantOptions.PROOF_ENV);
+            }
+            return new HeldGrant(token, p.strip());
+        }
+        if (proof != null) {
+            throw new InvalidInputException("--proof goes with --token");
+        }
         if (grantFile == null) {
             return null;
         }

@@ -44,7 +44,8 @@ final class LeaseOutput {
                             .println("  the live lease is the holder's you named, and this acquire did not show its"
                                     + " grant: a name is public, the grant's proof is what shows an acquire is the"
                                     + " holder's. To take it again under a new token, acquire with --grant-file FILE"
-                                    + " holding that grant (as 'fence lease acquire --grant-file FILE' wrote it); or"
+                                    + " holding that grant (as 'fence lease acquire --grant-file FILE' wrote it), or"
+                                    + " with --token N and its proof (--proof or $FENCE_PROOF); or"
                                     + " release it under its grant first; or wait until it lapses");
                 }
             }

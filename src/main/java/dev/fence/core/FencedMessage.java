@@ -206,7 +206,7 @@ public final class FencedMessage {
         out.add("If your goal is already met by the current state, report that and stop."
                 + (liveLease(f)
                         ? " To write again you must acquire a new lease: it records the branch as it is now"
-                                + " (your lease is still live, so show its grant: the same --grant-file)."
+                                + " (your lease is still live, so show its grant: the same --grant-file, or --token with its proof)."
                         : " To write again you must acquire a new lease."));
         return out;
     }

@@ -110,6 +110,24 @@ class GrantTravelTest {
         JsonNode status = json(fence.run(tmp, "lease", "status", "--resource", R, "--json"));
         assertEquals(
                 again.get("token").asLong(), status.get("lease").get("token").asLong(), status.toString());
+
+        // The grant shown by its token and proof, as 'fence push --token N' takes it; a wrong proof shows none.
+        String token = again.get("token").asText();
+        String proof = again.get("proof").asText();
+        String forged = proof.substring(0, proof.length() - 1) + (proof.endsWith("A") ? "B" : "A");
+        assertEquals(
+                4,
+                fence.run(tmp, with(acquire, "--token", token, "--proof", forged))
+                        .exit());
+        assertEquals(
+                4,
+                fence.run(tmp, with(acquire, "--token", Long.toString(first), "--proof", proof))
+                        .exit());
+        assertEquals(
+                2, fence.run(tmp, with(acquire, "--token", token)).exit(), "a token shows nothing without its proof");
+        assertEquals(2, fence.run(tmp, with(acquire, "--proof", proof)).exit());
+        JsonNode third = json(fence(Map.of("FENCE_PROOF", proof)).run(tmp, with(acquire, "--token", token)));
+        assertTrue(third.get("token").asLong() > again.get("token").asLong(), third.toString());
     }
 
     private static String[] with(String[] args, String... more) {

@@ -177,7 +177,15 @@ class PrePushGuardTest {
         assertEquals(a2, git.tip(bare, MAIN));
 
         // Once B's lease records the remote's real tip again, the guard lets a holder's push through.
-        FenceCli.Run reacquired = fence.runAcquireAppMain(b, "agent-b");
+        // B shows its grant: in direct mode a live lease is not taken again by naming its holder.
+        assertEquals(4, fence.runAcquireAppMain(b, "agent-b").exit());
+        FenceCli.Run reacquired = fence.runAcquireAppMain(
+                b,
+                "agent-b",
+                "--token",
+                grantB.get("token").asText(),
+                "--proof",
+                grantB.get("proof").asText());
         assertEquals(0, reacquired.exit(), reacquired.all());
         GitProcess.Result allowed = git.gitAllowingFailure(b, "push", "--force", "origin", "main");
         assertEquals(0, allowed.exit(), allowed.stderr());
