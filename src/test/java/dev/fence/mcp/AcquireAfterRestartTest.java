@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
@@ -43,17 +42,7 @@ class AcquireAfterRestartTest {
     }
 
     private FenceTools server(Path grants) {
-        return new FenceTools(
-                new LeaseService(store, clock),
-                new FenceTools.Settings(
-                        "agent-a",
-                        "app",
-                        tmp,
-                        "origin",
-                        Duration.ofMinutes(5),
-                        Map.of("PATH", System.getenv("PATH")),
-                        clock,
-                        grants));
+        return TestTools.agentA(store, clock, tmp, grants);
     }
 
     private static long token(ToolResult r) {

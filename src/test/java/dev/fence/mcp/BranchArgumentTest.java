@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.FakeClock;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,17 +33,7 @@ class BranchArgumentTest {
         FakeClock clock = new FakeClock(Instant.parse("2026-12-01T14:26:10Z"));
         store = Stores.open(
                 "sqlite:" + tmp.resolve("store.db"), StoreOptions.defaults().withCallerClock());
-        tools = new FenceTools(
-                new LeaseService(store, clock),
-                new FenceTools.Settings(
-                        "agent-a",
-                        "app",
-                        tmp,
-                        "origin",
-                        Duration.ofMinutes(5),
-                        Map.of("PATH", System.getenv("PATH")),
-                        clock,
-                        null));
+        tools = TestTools.agentA(store, clock, tmp, null);
     }
 
     @AfterEach

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseStore;
 import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
@@ -20,9 +19,7 @@ import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -56,17 +53,7 @@ class MalformedLinesTest {
         FakeClock clock = new FakeClock(Instant.parse("2026-12-01T14:26:10Z"));
         store = Stores.open(
                 "sqlite:" + tmp.resolve("store.db"), StoreOptions.defaults().withCallerClock());
-        FenceTools tools = new FenceTools(
-                new LeaseService(store, clock),
-                new FenceTools.Settings(
-                        "agent-a",
-                        "app",
-                        tmp,
-                        "origin",
-                        Duration.ofMinutes(5),
-                        Map.of("PATH", System.getenv("PATH")),
-                        clock,
-                        null));
+        FenceTools tools = TestTools.agentA(store, clock, tmp, null);
         client = new Lines();
         server = new Thread(() -> {
             try {

@@ -143,6 +143,22 @@ abstract class McpServerTestBase {
         return ((Number) m.get(key)).longValue();
     }
 
+    /**
+     * agent-a takes {@code resource} through the CLI, not the server under test; {@code --json}.
+     *
+     * @param grantFile where the grant is kept, or null for nowhere
+     */
+    FenceCli.Run acquireElsewhere(String resource, String ttl, Path grantFile) {
+        List<String> args = new ArrayList<>(
+                List.of("lease", "acquire", "--resource", resource, "--holder", "agent-a", "--ttl", ttl, "--json"));
+        if (grantFile != null) {
+            args.addAll(List.of("--grant-file", grantFile.toString()));
+        }
+        FenceCli.Run r = fence.run(tmp, args.toArray(new String[0]));
+        assertEquals(0, r.exit(), r.all());
+        return r;
+    }
+
     /** The store's own view of the lease (through the CLI, not the server under test). */
     JsonNode storeLease() throws Exception {
         FenceCli.Run r = fence.run(tmp, "lease", "status", "--resource", RESOURCE, "--json");
@@ -295,24 +311,9 @@ abstract class McpServerTestBase {
     @Test
     void aLeaseTheHolderTookElsewhereIsShownAsHeldAndTakenOverWithItsKeptGrant() throws Exception {
         Path grants = tmp.resolve("grants");
-        FenceCli.Run cli = fence.run(
-                tmp,
-                "lease",
-                "acquire",
-                "--resource",
-                "shared/plan",
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "10s",
-                "--json",
-                "--grant-file",
-                grants.resolve("plan.grant").toString());
-        assertEquals(0, cli.exit(), cli.all());
+        FenceCli.Run cli = acquireElsewhere("shared/plan", "10s", grants.resolve("plan.grant"));
         Instant granted = Instant.parse(Json.read(cli.out()).get("expiresAt").asText());
-        FenceCli.Run unkept = fence.run(
-                tmp, "lease", "acquire", "--resource", "shared/todo", "--holder", "agent-a", "--ttl", "10s", "--json");
-        assertEquals(0, unkept.exit(), unkept.all());
+        FenceCli.Run unkept = acquireElsewhere("shared/todo", "10s", null);
         Instant todoExpiry =
                 Instant.parse(Json.read(unkept.out()).get("expiresAt").asText());
         start("--grants", grants.toString());
@@ -348,23 +349,8 @@ abstract class McpServerTestBase {
     @Test
     void leaseAcquireTakesTheHoldersLiveLeaseAgainOnlyWithItsGrant() throws Exception {
         Path grants = tmp.resolve("grants");
-        FenceCli.Run kept = fence.run(
-                tmp,
-                "lease",
-                "acquire",
-                "--resource",
-                "shared/plan",
-                "--holder",
-                "agent-a",
-                "--ttl",
-                "5m",
-                "--json",
-                "--grant-file",
-                grants.resolve("plan.grant").toString());
-        assertEquals(0, kept.exit(), kept.all());
-        FenceCli.Run unkept =
-                fence.run(tmp, "lease", "acquire", "--resource", "shared/todo", "--holder", "agent-a", "--ttl", "5m");
-        assertEquals(0, unkept.exit(), unkept.all());
+        FenceCli.Run kept = acquireElsewhere("shared/plan", "5m", grants.resolve("plan.grant"));
+        acquireElsewhere("shared/todo", "5m", null);
         start("--grants", grants.toString());
 
         Map<String, Object> again = structured(call("lease_acquire", Map.of("resource", "shared/plan")));
