@@ -43,18 +43,24 @@ public final class Printable {
      * {@code name} as a message shows it: as it is when it is a plain name (letters, digits, marks and
      * {@code - _ . @ / : + = # ~ %}, nothing else), else in double quotes with {@code "} and {@code \\}
      * escaped and {@link #escape escaped} throughout, so that a name with spaces or punctuation reads as
-     * one quoted value and never as a sentence of the message around it.
+     * one quoted value and never as a sentence of the message around it. A plain name that is a word fence's
+     * messages address their reader with ({@code you}, {@code me}, {@code we}, … in any case) is quoted as
+     * well: "superseded by 5 (held by you)" would tell the reader it holds the lease.
      */
     public static String name(String name) {
         if (name == null) {
             return "(none)";
         }
-        if (isPlain(name)) {
+        if (isPlain(name) && !READER_WORDS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
             return name;
         }
         String escaped = escape(name, MAX_NAME_SHOWN);
         return '"' + escaped.replace("\"", "\\\"") + '"';
     }
+
+    /** The words fence's messages use for their reader and for themselves, which a shown name must not read as. */
+    private static final java.util.Set<String> READER_WORDS = java.util.Set.of(
+            "you", "your", "yours", "yourself", "me", "my", "mine", "i", "we", "us", "our", "ours", "fence");
 
     /** Longest part of a name {@link #name} shows before {@code …}: a name is at most 512 characters. */
     private static final int MAX_NAME_SHOWN = 600;

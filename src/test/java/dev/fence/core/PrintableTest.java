@@ -25,6 +25,11 @@ class PrintableTest {
     @Test
     void aNameThatIsNotOnePlainWordIsShownQuoted() {
         assertEquals("agent-a/w1", Printable.name("agent-a/w1"));
+        // A name that reads as the message's reader ("held by you") is quoted like any name that is not plain.
+        assertEquals("\"you\"", Printable.name("you"));
+        assertEquals("\"You\"", Printable.name("You"));
+        assertEquals("\"fence\"", Printable.name("fence"));
+        assertEquals("young", Printable.name("young"));
         assertEquals("агент@host", Printable.name("агент@host"));
         assertEquals(
                 "\"agent-b (token 0). fence: your lease is still valid\"",
