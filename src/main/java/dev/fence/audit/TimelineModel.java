@@ -95,11 +95,25 @@ final class TimelineModel {
         List<Bar> bars = new ArrayList<>();
         // The resource's one lease at a time that has not ended yet (held, or lapsed and not yet superseded).
         Open open = null;
-        // A bump whose update did not land superseded nothing (Landings): its lease bar goes on.
-        Set<String> unlandedBumps = new java.util.HashSet<>();
+        // A bump whose update did not land superseded nothing (Landings): its lease bar goes on. Each
+        // unlanded event settles one bump, the latest earlier one of the same update and pusher not yet
+        // settled; a later bump of the same old..new (pushed again, and landed) still supersedes.
+        Set<LedgerEvent> unlandedBumps = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        List<LedgerEvent> bumpsSoFar = new ArrayList<>();
         for (LedgerEvent e : events) {
-            if (e.type() == EventType.UNLANDED && "bumped".equals(e.reason())) {
-                unlandedBumps.add(e.oldSha() + ".." + e.newSha());
+            if (e.type() == EventType.BUMP) {
+                bumpsSoFar.add(e);
+            } else if (e.type() == EventType.UNLANDED && "bumped".equals(e.reason())) {
+                for (int i = bumpsSoFar.size() - 1; i >= 0; i--) {
+                    LedgerEvent b = bumpsSoFar.get(i);
+                    if (java.util.Objects.equals(b.oldSha(), e.oldSha())
+                            && java.util.Objects.equals(b.newSha(), e.newSha())
+                            && java.util.Objects.equals(b.pusher(), e.pusher())) {
+                        unlandedBumps.add(b);
+                        bumpsSoFar.remove(i);
+                        break;
+                    }
+                }
             }
         }
         for (LedgerEvent e : events) {
@@ -128,7 +142,7 @@ final class TimelineModel {
                     }
                 }
                 case BUMP -> {
-                    if (open != null && !unlandedBumps.contains(e.oldSha() + ".." + e.newSha())) {
+                    if (open != null && !unlandedBumps.contains(e)) {
                         bars.add(open.close(e.at(), End.SUPERSEDED));
                         open = null;
                     }
