@@ -56,6 +56,12 @@ public enum Reason {
      */
     SYMBOLIC_REF("symbolic-ref"),
     /**
+     * The pushed ref names a fenced ref of a git namespace from outside it ({@code
+     * refs/namespaces/<ns>/refs/heads/main}): fence judges that branch as repository {@code <repo-id>//<ns>},
+     * so the push must go through the namespace.
+     */
+    NAMESPACED_REF("namespaced-ref"),
+    /**
      * The hook's server answered with something that is not its verdict for this request (a proxy, a login
      * page, another service, a cut-off or replayed answer); the push was refused.
      */

@@ -37,6 +37,21 @@ import java.util.Map;
 final class HostRecord implements AutoCloseable {
     private static final String VERSION = "v1";
 
+    /** How a push that found the record locked by other pushes for its whole time says so. */
+    static final String BUSY = "the repository is busy: its record of accepted tokens stayed locked by other pushes";
+
+    /**
+     * The record stayed locked by other pushes: the repository is busy, the store may be fine. Not an outage
+     * for {@code on-store-down} to wave pushes through: the pre-receive hook refuses fenced refs then.
+     */
+    static final class Busy extends StoreUnavailableException {
+        private static final long serialVersionUID = 1L;
+
+        Busy(String message) {
+            super(message);
+        }
+    }
+
     private final Path dir;
     private final Digests digests;
     private final FileChannel lockChannel;
@@ -76,8 +91,7 @@ final class HostRecord implements AutoCloseable {
                     return new HostRecord(dir, digests, ch, l);
                 }
                 if (System.nanoTime() - deadlineNanos >= 0) {
-                    throw new StoreUnavailableException(
-                            "the repository's record of accepted tokens (" + base + ") stayed locked by another push");
+                    throw new Busy(BUSY + " (" + base + ")");
                 }
                 Thread.sleep(5);
             }

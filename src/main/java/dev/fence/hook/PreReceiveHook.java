@@ -182,6 +182,8 @@ public final class PreReceiveHook {
         private volatile long deadline;
         private volatile Verdict verdict;
         private volatile Throwable failure;
+        /** True while the store thread waits for the repository's record lock (other pushes hold it). */
+        volatile boolean awaitingRecord;
 
         Admitter(String url, Path gitDir, GitAncestry ancestry) {
             super("fence-admission");
@@ -258,13 +260,23 @@ public final class PreReceiveHook {
             }
             Throwable cause = failure;
             if (cause == null) {
+                boolean busy = awaitingRecord;
                 interrupt();
                 storeDown[0] = true;
+                // A repository busy with other pushes is no store outage: on-store-down = accept would let
+                // a push through unrecorded, superseding nothing, whenever a pusher starts enough pushes.
                 return Admission.storeDown(
                         push,
-                        policy,
-                        "no answer within " + policy.storeTimeout().toMillis() + " ms",
+                        busy ? policy.failingClosed() : policy,
+                        busy
+                                ? HostRecord.BUSY + " for "
+                                        + policy.storeTimeout().toMillis() + " ms"
+                                : "no answer within " + policy.storeTimeout().toMillis() + " ms",
                         ancestry);
+            }
+            if (cause instanceof HostRecord.Busy) {
+                storeDown[0] = true;
+                return Admission.storeDown(push, policy.failingClosed(), cause.getMessage(), ancestry);
             }
             if (cause instanceof StoreUnavailableException || cause instanceof ConfigException) {
                 storeDown[0] = true;
@@ -301,7 +313,19 @@ public final class PreReceiveHook {
         if (gitDir == null) {
             return service.admit(push, ancestry, Map.of(), gate);
         }
-        try (HostRecord record = HostRecord.lock(gitDir, deadline, digests)) {
+        Admitter waiting = gate instanceof Admitter a ? a : null;
+        if (waiting != null) {
+            waiting.awaitingRecord = true;
+        }
+        HostRecord locked;
+        try {
+            locked = HostRecord.lock(gitDir, deadline, digests);
+        } finally {
+            if (waiting != null) {
+                waiting.awaitingRecord = false;
+            }
+        }
+        try (HostRecord record = locked) {
             // Where fence's post-receive sees what landed (see Landings), a decision supersedes and counts
             // only once its update lands; elsewhere (GitLab, GHES) it does at once.
             boolean deferLanding = LandingRecorder.applies(push.actor().host(), gitDir);
@@ -486,6 +510,10 @@ public final class PreReceiveHook {
             }
             updates = screened.updates();
         }
+        List<String> namespaced = namespacedRefusals(updates, policy, prefix);
+        if (!namespaced.isEmpty()) {
+            return new Judgement(new Result(1, namespaced), Reason.NAMESPACED_REF.code());
+        }
         PushOptions options;
         try {
             options = PushOptionsReader.read(env);
@@ -499,6 +527,38 @@ public final class PreReceiveHook {
         boolean[] storeDown = new boolean[1];
         Verdict verdict = decider.decide(push, policy, storeDown);
         return new Judgement(render(verdict, prefix), storeDown[0] ? Reason.STORE_DOWN.code() : reasonOf(verdict));
+    }
+
+    /**
+     * Refusals of pushed refs that write a fenced ref of a git namespace from outside it: {@code
+     * refs/namespaces/t1/refs/heads/main} is branch {@code main} of namespace {@code t1}, which fence leases,
+     * judges and records as repository {@code <repo-id>//t1}. Judged under its stored name it would be another
+     * resource (or none, as {@code refs/heads/**} does not match it), so the tenant's holder would be
+     * overwritten with no event on its branch. Empty when there is none.
+     */
+    static List<String> namespacedRefusals(List<RefUpdate> updates, FencePolicy policy, String prefix) {
+        List<String> lines = new ArrayList<>();
+        for (RefUpdate u : updates) {
+            String ref = u.ref();
+            StringBuilder ns = new StringBuilder();
+            while (ref.startsWith("refs/namespaces/")) {
+                String rest = ref.substring("refs/namespaces/".length());
+                int slash = rest.indexOf('/');
+                if (slash <= 0) {
+                    break;
+                }
+                ns.append(ns.length() == 0 ? "" : "/").append(rest, 0, slash);
+                ref = rest.substring(slash + 1);
+            }
+            if (ns.length() > 0 && ref.startsWith("refs/") && policy.isFenced(ref)) {
+                lines.add(prefix + "REJECTED ref=" + u.ref() + " reason=" + Reason.NAMESPACED_REF.code());
+                lines.add(prefix + "fence: " + dev.fence.core.Printable.escape(u.ref(), 200) + " is " + ref
+                        + " of git namespace " + dev.fence.core.Printable.escape(ns.toString(), 200)
+                        + ", a fenced branch; push it through that namespace (GIT_NAMESPACE=" + ns
+                        + "), where it is judged and recorded as that repository's branch.");
+            }
+        }
+        return lines;
     }
 
     /** True when any update is to a fenced ref (a loop: a hook process need not load streams for it). */

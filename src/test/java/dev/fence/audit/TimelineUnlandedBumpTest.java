@@ -47,7 +47,8 @@ class TimelineUnlandedBumpTest {
                 ev(3, EventType.UNLANDED, null, "agent-x", 0, "bumped"),
                 ev(4, EventType.BUMP, null, "agent-x", 6, "bumped"),
                 ev(5, EventType.LANDED, null, "agent-x", 6, "bumped"));
-        TimelineModel.Resource r = TimelineModel.build(events, T0, T0.plusSeconds(600)).get(0);
+        TimelineModel.Resource r =
+                TimelineModel.build(events, T0, T0.plusSeconds(600)).get(0);
         assertEquals(1, r.bars().size(), r.bars().toString());
         TimelineModel.Bar bar = r.bars().get(0);
         assertEquals(TimelineModel.End.SUPERSEDED, bar.end(), bar.toString());
