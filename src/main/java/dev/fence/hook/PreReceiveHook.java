@@ -554,7 +554,8 @@ public final class PreReceiveHook {
                 lines.add(prefix + "REJECTED ref=" + u.ref() + " reason=" + Reason.NAMESPACED_REF.code());
                 lines.add(prefix + "fence: " + dev.fence.core.Printable.escape(u.ref(), 200) + " is " + ref
                         + " of git namespace " + dev.fence.core.Printable.escape(ns.toString(), 200)
-                        + ", a fenced branch; push it through that namespace (GIT_NAMESPACE=" + ns
+                        + ", a fenced branch; push it through that namespace (GIT_NAMESPACE="
+                        + dev.fence.core.Printable.escape(ns.toString(), 200)
                         + "), where it is judged and recorded as that repository's branch.");
             }
         }
