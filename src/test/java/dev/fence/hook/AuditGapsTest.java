@@ -70,6 +70,9 @@ class AuditGapsTest {
                 !evil.equals(tip) || recorded,
                 "t1's main was rewritten to " + evil + " with no event on git:app//t1:refs/heads/main: " + r.err()
                         + "\nledger: " + events("git:app//t1:refs/heads/main"));
+        // It is refused, and told where such a push belongs.
+        assertEquals(b1, tip, r.err());
+        assertTrue(r.err().contains("reason=namespaced-ref") && r.err().contains("GIT_NAMESPACE=t1"), r.err());
     }
 
     /**
@@ -94,5 +97,8 @@ class AuditGapsTest {
         assertTrue(
                 !landed || recorded,
                 "main moved to " + c1 + " with no ledger event while the store was up: " + r.err());
+        // Refused as a store that could not be asked in time: a busy repository is no reason to let it pass.
+        assertFalse(landed, r.err());
+        assertTrue(r.err().contains("reason=store-down") && r.err().contains("busy"), r.err());
     }
 }
