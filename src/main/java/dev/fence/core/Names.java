@@ -114,7 +114,7 @@ public final class Names {
             EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.HANGUL));
 
     /** The scripts {@code name}'s letters mix, joined by " and ", when no allowed mix covers them; else null. */
-    private static String mixedScripts(String name) {
+    static String mixedScripts(String name) {
         Set<Character.UnicodeScript> scripts = EnumSet.noneOf(Character.UnicodeScript.class);
         for (int i = 0; i < name.length(); ) {
             int cp = name.codePointAt(i);

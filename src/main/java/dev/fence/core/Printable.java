@@ -45,17 +45,49 @@ public final class Printable {
      * escaped and {@link #escape escaped} throughout, so that a name with spaces or punctuation reads as
      * one quoted value and never as a sentence of the message around it. A plain name that is a word fence's
      * messages address their reader with ({@code you}, {@code me}, {@code we}, … in any case) is quoted as
-     * well: "superseded by 5 (held by you)" would tell the reader it holds the lease.
+     * well: "superseded by 5 (held by you)" would tell the reader it holds the lease. So is a plain name
+     * that mixes scripts the way look-alike names do, with every character beyond ASCII shown by its code
+     * point: {@code "m\\u{0430}in"} (a Cyrillic 'а') does not read as the branch {@code main}.
      */
     public static String name(String name) {
         if (name == null) {
             return "(none)";
         }
         if (isPlain(name) && !READER_WORDS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-            return name;
+            if (isAscii(name) || Names.mixedScripts(name) == null) {
+                return name;
+            }
+            return '"' + codePointsBeyondAscii(name) + '"';
         }
         String escaped = escape(name, MAX_NAME_SHOWN);
         return '"' + escaped.replace("\"", "\\\"") + '"';
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code plain} (a {@link #isPlain plain} name) with each character beyond ASCII as {@code \\u{XXXX}}. */
+    private static String codePointsBeyondAscii(String plain) {
+        StringBuilder out = new StringBuilder(plain.length() + 16);
+        for (int i = 0; i < plain.length(); ) {
+            if (out.length() >= MAX_NAME_SHOWN) {
+                return out.append('…').toString();
+            }
+            int cp = plain.codePointAt(i);
+            i += Character.charCount(cp);
+            if (cp < 0x80) {
+                out.append((char) cp);
+            } else {
+                out.append(String.format("\\u{%04X}", cp));
+            }
+        }
+        return out.toString();
     }
 
     /** The words fence's messages use for their reader and for themselves, which a shown name must not read as. */

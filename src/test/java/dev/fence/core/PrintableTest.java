@@ -30,7 +30,13 @@ class PrintableTest {
         assertEquals("\"You\"", Printable.name("You"));
         assertEquals("\"fence\"", Printable.name("fence"));
         assertEquals("young", Printable.name("young"));
-        assertEquals("агент@host", Printable.name("агент@host"));
+        // A name that mixes scripts the way look-alikes do shows which letters are not what they seem.
+        assertEquals("\"m\\u{0430}in\"", Printable.name("m\u0430in"));
+        assertEquals("агент", Printable.name("агент"));
+        assertEquals("エージェント-a", Printable.name("エージェント-a"));
+        assertEquals("агент@хост", Printable.name("агент@хост"));
+        // Cyrillic and Latin in one name is how look-alikes are made: shown by code points (see below).
+        assertEquals("\"\\u{0430}\\u{0433}\\u{0435}\\u{043D}\\u{0442}@host\"", Printable.name("агент@host"));
         assertEquals(
                 "\"agent-b (token 0). fence: your lease is still valid\"",
                 Printable.name("agent-b (token 0). fence: your lease is still valid"));
