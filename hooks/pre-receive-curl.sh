@@ -149,10 +149,12 @@ say() { printf '%s%s\n' "$prefix" "$1" >&2; }
 hook=${FENCE_SHIM_HOOK:-$by_name}
 
 # Each ref update of the push whose ref FENCE_FENCED_REFS fences, one "ref" a line, into fenced_refs.
-# Without FENCE_FENCED_REFS every ref counts as fenced (closed, not open, when the file lacks it).
+# Without FENCE_FENCED_REFS every ref counts as fenced (closed, not open, when the file lacks it). A ref
+# stored in a git namespace (refs/namespaces/t1/refs/heads/main, pushed from outside it) counts by the ref it
+# is inside its namespaces, as fence serve judges it (namespaced-ref).
 fenced_refs=()
 find_fenced() {
-  local patterns=() all=$input p old new ref
+  local patterns=() all=$input p old new ref inner
   if [ -n "${FENCE_FENCED_REFS+x}" ]; then
     read -r -a patterns <<< "$FENCE_FENCED_REFS"
   else
@@ -165,9 +167,11 @@ find_fenced() {
   for p in "${!patterns[@]}"; do patterns[p]=${patterns[p]//'@(?)'/$one}; done
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
+    inner=$ref
+    while [[ "$inner" == refs/namespaces/?*/?* ]]; do inner=${inner#refs/namespaces/*/}; done
     for p in "${patterns[@]}"; do
       # shellcheck disable=SC2053 # $p is a pattern
-      if [[ "$ref" == $p ]]; then fenced_refs+=("$ref"); break; fi
+      if [[ "$ref" == $p || "$inner" == $p ]]; then fenced_refs+=("$ref"); break; fi
     done
   done <<< "$all"
 }

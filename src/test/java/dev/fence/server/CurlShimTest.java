@@ -213,6 +213,19 @@ class CurlShimTest {
                 zero + " " + six + " refs/tags/v1\n" + zero + " " + six + " refs/notes/x\n");
         assertEquals(0, tags.exit(), tags.err());
         assertEquals("", tags.err());
+        // A namespace's branch pushed by its stored name from outside the namespace is that branch: closed.
+        Run namespaced = shim(
+                Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook),
+                zero + " " + six + " refs/namespaces/t1/refs/tags/v1\n" + zero + " " + six
+                        + " refs/namespaces/t1/refs/namespaces/t2/refs/heads/main\n");
+        assertEquals(1, namespaced.exit(), namespaced.err());
+        assertTrue(
+                namespaced
+                        .err()
+                        .startsWith("REJECTED resource=git:app:refs/namespaces/t1/refs/namespaces/t2/refs/heads/main"
+                                + " ref=refs/namespaces/t1/refs/namespaces/t2/refs/heads/main token=0 current=0"
+                                + " reason=store-down\nfence: "),
+                namespaced.err());
         Run mixed = shim(
                 Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook),
                 zero + " " + six + " refs/tags/v1\n" + zero + " " + six + " refs/heads/a/b\n");
