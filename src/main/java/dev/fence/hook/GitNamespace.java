@@ -38,6 +38,26 @@ final class GitNamespace {
     }
 
     /**
+     * {@code ref} as git stores a namespace's refs, split back ({@link #prefix}'s inverse): the namespace
+     * ({@link #of}'s form, empty for none) and the ref inside it. {@code
+     * refs/namespaces/t1/refs/namespaces/t2/refs/heads/main} is {@code {"t1/t2", "refs/heads/main"}}.
+     */
+    static String[] split(String ref) {
+        String inner = ref;
+        StringBuilder ns = new StringBuilder();
+        while (inner.startsWith("refs/namespaces/")) {
+            String rest = inner.substring("refs/namespaces/".length());
+            int slash = rest.indexOf('/');
+            if (slash <= 0) {
+                break;
+            }
+            ns.append(ns.length() == 0 ? "" : "/").append(rest, 0, slash);
+            inner = rest.substring(slash + 1);
+        }
+        return new String[] {ns.toString(), inner};
+    }
+
+    /**
      * The repo id fence names a namespaced push's resources after: {@code <repo id>//<namespace>}, so that
      * {@code refs/heads/main} of two namespaces are two resources (two leases, two records), as they are
      * two branches; {@code repoId} itself without a namespace.

@@ -539,23 +539,15 @@ public final class PreReceiveHook {
     static List<String> namespacedRefusals(List<RefUpdate> updates, FencePolicy policy, String prefix) {
         List<String> lines = new ArrayList<>();
         for (RefUpdate u : updates) {
-            String ref = u.ref();
-            StringBuilder ns = new StringBuilder();
-            while (ref.startsWith("refs/namespaces/")) {
-                String rest = ref.substring("refs/namespaces/".length());
-                int slash = rest.indexOf('/');
-                if (slash <= 0) {
-                    break;
-                }
-                ns.append(ns.length() == 0 ? "" : "/").append(rest, 0, slash);
-                ref = rest.substring(slash + 1);
-            }
-            if (ns.length() > 0 && ref.startsWith("refs/") && policy.isFenced(ref)) {
+            String[] stored = GitNamespace.split(u.ref());
+            String ns = stored[0];
+            String ref = stored[1];
+            if (!ns.isEmpty() && ref.startsWith("refs/") && policy.isFenced(ref)) {
                 lines.add(prefix + "REJECTED ref=" + u.ref() + " reason=" + Reason.NAMESPACED_REF.code());
                 lines.add(prefix + "fence: " + dev.fence.core.Printable.escape(u.ref(), 200) + " is " + ref
-                        + " of git namespace " + dev.fence.core.Printable.escape(ns.toString(), 200)
+                        + " of git namespace " + dev.fence.core.Printable.escape(ns, 200)
                         + ", a fenced branch; push it through that namespace (GIT_NAMESPACE="
-                        + dev.fence.core.Printable.escape(ns.toString(), 200)
+                        + dev.fence.core.Printable.escape(ns, 200)
                         + "), where it is judged and recorded as that repository's branch.");
             }
         }
