@@ -65,16 +65,17 @@ final class LandingRecorder {
             return List.of();
         }
         Map<String, String> tips = new HashMap<>();
-        List<Landings.Pending> landed = new ArrayList<>();
-        List<Landings.Pending> landedPast = new ArrayList<>();
-        List<Landings.Pending> dropped = new ArrayList<>();
-        List<PendingLandings.Entry> kept = new ArrayList<>();
-        for (PendingLandings.Entry e : entries) {
+        // What each entry says on its own; then, of the entries for one update, at most one lands.
+        int n = entries.size();
+        byte[] outcome = new byte[n];
+        for (int i = 0; i < n; i++) {
+            PendingLandings.Entry e = entries.get(i);
             RefUpdate u = e.pending().update();
-            if (reports(landedNow, u)) {
+            boolean own = finishedReceiver != -1 && e.pid() == finishedReceiver;
+            if (own && reports(landedNow, u)) {
                 // git says so: no need to ask it where the ref is (a process, and on JDK 17 the first
                 // lambdas of the JDK's own process code, milliseconds of every push's post-receive).
-                landed.add(e.pending());
+                outcome[i] = REPORTED;
                 continue;
             }
             String tip = tips.get(u.ref());
@@ -84,16 +85,29 @@ final class LandingRecorder {
             }
             boolean atNew = tip.equals(u.newId()) || (ObjectIds.isZero(tip) && ObjectIds.isZero(u.newId()));
             if (atNew && !u.newId().equals(u.oldId())) {
-                landed.add(e.pending());
-            } else if (e.pid() == finishedReceiver || !e.inFlight()) {
-                if (movedPast(git, u, tip)) {
+                // Its own receiver finished without reporting it: another push put the ref there.
+                outcome[i] = own ? DOUBTFUL : AT_NEW;
+            } else if (own || !e.inFlight()) {
+                outcome[i] = movedPast(git, u, tip) ? PAST : DROPPED;
+            } else {
+                outcome[i] = KEPT;
+            }
+        }
+        onePerUpdate(entries, outcome, finishedReceiver);
+        List<Landings.Pending> landed = new ArrayList<>();
+        List<Landings.Pending> landedPast = new ArrayList<>();
+        List<Landings.Pending> dropped = new ArrayList<>();
+        List<PendingLandings.Entry> kept = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            PendingLandings.Entry e = entries.get(i);
+            switch (outcome[i]) {
+                case REPORTED, AT_NEW, DOUBTFUL -> landed.add(e.pending());
+                case PAST -> {
                     landed.add(e.pending());
                     landedPast.add(e.pending());
-                } else {
-                    dropped.add(e.pending());
                 }
-            } else {
-                kept.add(e);
+                case DROPPED -> dropped.add(e.pending());
+                default -> kept.add(e);
             }
         }
         Landings.Landed done =
@@ -102,6 +116,64 @@ final class LandingRecorder {
         Landings.unlanded(store, dropped, clock.instant());
         pending.write(kept);
         return done.lines();
+    }
+
+    private static final byte KEPT = 0;
+    private static final byte REPORTED = 1;
+    private static final byte AT_NEW = 2;
+    private static final byte DOUBTFUL = 3;
+    private static final byte PAST = 4;
+    private static final byte DROPPED = 5;
+
+    /**
+     * Leaves at most one landing per update (ref, old id, new id) among {@code entries}: git moves a ref
+     * from one id to another once, and a second push of the same update, admitted while the first was in
+     * flight, fails on the ref's changed old id, so crediting both would record a landing (and a superseded
+     * lease, and a last write) that never happened. The entry git reported wins; failing that, while any
+     * claimant's receiver still runs none is decided yet (its post-receive will say); once all are gone,
+     * the first admitted, before one whose own receiver finished without reporting it. The losers did not
+     * land.
+     */
+    private static void onePerUpdate(List<PendingLandings.Entry> entries, byte[] outcome, long finishedReceiver) {
+        int n = entries.size();
+        for (int i = 0; i < n; i++) {
+            if (!landing(outcome[i])) {
+                continue;
+            }
+            RefUpdate u = entries.get(i).pending().update();
+            int claimants = 0;
+            int reported = -1;
+            int first = -1;
+            boolean undecided = false;
+            for (int j = i; j < n; j++) {
+                if (landing(outcome[j]) && same(u, entries.get(j).pending().update())) {
+                    claimants++;
+                    if (outcome[j] == REPORTED) {
+                        reported = j;
+                    } else if (outcome[j] != DOUBTFUL) {
+                        first = first == -1 ? j : first;
+                        undecided |= entries.get(j).pid() != finishedReceiver
+                                && entries.get(j).inFlight();
+                    }
+                }
+            }
+            if (claimants < 2) {
+                continue;
+            }
+            int winner = reported != -1 ? reported : undecided ? -1 : first;
+            for (int j = i; j < n; j++) {
+                if (j == winner || !same(u, entries.get(j).pending().update())) {
+                    continue;
+                }
+                // A claimant still in flight waits while no winner is known; any other loser did not
+                // land (one still in flight will be refused by git: the ref left its old id).
+                outcome[j] = winner == -1 && outcome[j] != DOUBTFUL && landing(outcome[j]) ? KEPT : DROPPED;
+            }
+        }
+    }
+
+    private static boolean landing(byte outcome) {
+        return outcome == REPORTED || outcome == AT_NEW || outcome == DOUBTFUL || outcome == PAST;
     }
 
     /**
@@ -129,12 +201,16 @@ final class LandingRecorder {
      */
     private static boolean reports(List<RefUpdate> updates, RefUpdate u) {
         for (RefUpdate v : updates) {
-            if (v.ref().equals(u.ref())
-                    && v.oldId().equals(u.oldId())
-                    && v.newId().equals(u.newId())) {
+            if (same(v, u)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean same(RefUpdate v, RefUpdate u) {
+        return v.ref().equals(u.ref())
+                && v.oldId().equals(u.oldId())
+                && v.newId().equals(u.newId());
     }
 }

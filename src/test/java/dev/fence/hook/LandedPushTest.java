@@ -24,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -140,6 +142,66 @@ class LandedPushTest {
         FenceCli.Run renewed = fence.holding(grant)
                 .run(b.dir(), "lease", "renew", "--repo", "app", "--ref", "main", "--holder", "agent-b");
         assertNotEquals(0, renewed.exit(), "agent-b's token " + token + " is stale: " + renewed.all());
+    }
+
+    @Test
+    void ofTwoAdmittedPushesOfTheSameUpdateOnlyTheOneThatLandsIsRecordedAsLanded() throws Exception {
+        // The administrator's update hook holds a push (after fence admitted it) until it is let go, so that
+        // both pushes are admitted before either lands.
+        Path update = repo.bare().resolve("hooks/update");
+        Files.writeString(
+                update,
+                "#!/bin/sh\nif [ -n \"$HOLD\" ]; then\n  : > \"$HOLD.in\"\n  i=0\n"
+                        + "  while [ ! -f \"$HOLD.go\" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\nfi\nexit 0\n");
+        HookedRepo.Clone carol =
+                repo.clone("carol").env("HOLD", tmp.resolve("carol").toString());
+        String c1 = carol.commit("carol: tokenless");
+        HookedRepo.Clone dave =
+                repo.clone("dave").env("HOLD", tmp.resolve("dave").toString());
+        dave.git("fetch", "-q", carol.dir().toString(), "HEAD").check();
+        dave.reset(c1);
+        String old = repo.tip(MAIN);
+
+        var first = CompletableFuture.supplyAsync(() -> carol.push(List.of(), "HEAD:refs/heads/main"));
+        awaitFile(tmp.resolve("carol.in"));
+        var second = CompletableFuture.supplyAsync(() -> dave.push(List.of(), "HEAD:refs/heads/main"));
+        awaitFile(tmp.resolve("dave.in"));
+        Files.writeString(tmp.resolve("carol.go"), "");
+        HookedRepo.Run landed = first.get(60, TimeUnit.SECONDS);
+        assertEquals(0, landed.exit(), landed.err());
+        assertEquals(c1, repo.tip(MAIN));
+        Files.writeString(tmp.resolve("dave.go"), "");
+        HookedRepo.Run lost = second.get(60, TimeUnit.SECONDS);
+        assertNotEquals(0, lost.exit(), "git applies " + old + " -> " + c1 + " once: " + lost.out() + lost.err());
+
+        try (LeaseStore s = Stores.open(store, StoreOptions.defaults())) {
+            List<LedgerEvent> landings = s.query(
+                    new LedgerQuery(RESOURCE, null, null, null, null, Set.of(EventType.LANDED, EventType.UNLANDED), 0));
+            List<LedgerEvent> ofC1 =
+                    landings.stream().filter(e -> c1.equals(e.newSha())).toList();
+            assertEquals(2, ofC1.size(), ofC1.toString());
+            assertEquals(
+                    List.of("carol"),
+                    ofC1.stream()
+                            .filter(e -> e.type() == EventType.LANDED)
+                            .map(LedgerEvent::pusher)
+                            .toList(),
+                    ofC1.toString());
+            assertEquals(
+                    List.of("dave"),
+                    ofC1.stream()
+                            .filter(e -> e.type() == EventType.UNLANDED)
+                            .map(LedgerEvent::pusher)
+                            .toList(),
+                    ofC1.toString());
+        }
+    }
+
+    private static void awaitFile(Path file) throws InterruptedException {
+        for (int i = 0; i < 1200 && !Files.exists(file); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(Files.exists(file), "the push never reached the update hook: " + file);
     }
 
     private static JsonNode acquire(FenceCli fence, HookedRepo.Clone clone) throws Exception {
