@@ -190,7 +190,8 @@ public final class FencedPush {
                 t.ref(),
                 newSha,
                 expected,
-                options);
+                options,
+                () -> hooked(t));
         return outcome(r, t, remote, lease, newSha, a);
     }
 
@@ -215,6 +216,14 @@ public final class FencedPush {
             return new LeaseStanding.NotHeld(t.resource(), token, f);
         }
         return standing;
+    }
+
+    /**
+     * True when fence's hook is known to guard {@code t}'s ref at its remote: the store holds a write to it
+     * that a hook admitted (only a hook or {@code fence serve} records one; a hookless remote never does).
+     */
+    private boolean hooked(Target t) {
+        return leases.status(t.resource()).state().tip() != null;
     }
 
     private PushOutcome outcome(
@@ -258,6 +267,12 @@ public final class FencedPush {
                 lines.add("fence push: that push URL takes no push options, so it runs no fence hook; with"
                         + " several push URLs fence push sends the token to all or none and will not drop it:"
                         + " push to each URL as a remote of its own");
+            } else if (a.refusedOptions()) {
+                lines.add("fence push: fence's hook has admitted pushes to " + t.ref() + " there, but the remote"
+                        + " takes no push options now, so the token cannot reach it; pushed without it, the hook"
+                        + " would judge this a tokenless push (and one that supersedes leases would supersede"
+                        + " yours). Nothing was pushed. Its administrator turns them back on with: git config"
+                        + " receive.advertisePushOptions true ('fence doctor' checks it)");
             }
         }
         List<String> partly = a.landedAt();

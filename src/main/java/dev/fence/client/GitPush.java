@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
 /**
@@ -152,12 +153,23 @@ final class GitPush {
      * Pushes {@code newSha} to {@code ref} at {@code dest} (a remote name of the clone, or a URL) over
      * {@code expected} ({@link ObjectIds#ZERO}: the ref must not exist). With {@code options}, they are
      * sent as push options; when the only push URL takes none, the push is repeated without them (such a
-     * remote runs no fence hook; the expected old id still fences it). With several push URLs it is not:
-     * git stops at the first URL without push options, so whether the others take them is unknown, and a
-     * push without the token to a hooked URL would be judged as an unfenced one.
+     * remote runs no fence hook; the expected old id still fences it) unless {@code hooked} says it does.
+     * With several push URLs it is not: git stops at the first URL without push options, so whether the
+     * others take them is unknown, and a push without the token to a hooked URL would be judged as an
+     * unfenced one.
+     *
+     * @param hooked asked only when the one push URL refused the options: true when fence's hook is known to
+     *     guard the ref there (a push without the token would then be judged as a tokenless one)
      */
     static Result push(
-            Git git, Path clone, String dest, String ref, String newSha, String expected, List<String> options) {
+            Git git,
+            Path clone,
+            String dest,
+            String ref,
+            String newSha,
+            String expected,
+            List<String> options,
+            BooleanSupplier hooked) {
         List<String> urls = pushUrls(git, clone, dest);
         Result r = run(git, clone, dest, urls, ref, newSha, expected, options);
         // git 2.39 can die of SIGPIPE (exit 141) at a push URL where the ref is already up to date and push
@@ -167,7 +179,11 @@ final class GitPush {
         for (int retry = 0; retry < 2 && r.exit() == SIGPIPE_EXIT; retry++) {
             r = run(git, clone, dest, urls, ref, newSha, expected, options);
         }
-        if (!options.isEmpty() && urls.size() == 1 && r.blocks().isEmpty() && r.refusedOptions()) {
+        if (!options.isEmpty()
+                && urls.size() == 1
+                && r.blocks().isEmpty()
+                && r.refusedOptions()
+                && !hooked.getAsBoolean()) {
             r = run(git, clone, dest, urls, ref, newSha, expected, List.of());
         }
         return r;
