@@ -395,8 +395,9 @@ public final class SharedFiles {
 
     /**
      * The file {@code path} names, with its directory's real path: refused when that directory is outside
-     * the root's real path, when the path is a symbolic link, {@code .} or {@code ..}, a directory, or named
-     * like fence's own lock or temporary file ({@link #isFencesOwn}).
+     * the root's real path, when the path is a symbolic link, {@code .} or {@code ..}, a directory, in a git
+     * directory ({@link #gitDirectoryOf}), or named like fence's own lock or temporary file ({@link
+     * #isFencesOwn}).
      */
     static Path confine(Path root, Path path) {
         Path rootReal;
@@ -434,6 +435,12 @@ public final class SharedFiles {
                     + parentReal.resolve(name) + "); fence writes only files under --root");
         }
         Path target = parentReal.resolve(name);
+        Path gitDir = gitDirectoryOf(target);
+        if (gitDir != null) {
+            throw new InvalidInputException("--path " + path + " is in the git directory " + gitDir + "; fence does"
+                    + " not read or write git's own files: whoever writes a repository's config, hooks or .git file"
+                    + " chooses a command the next git run in that clone executes");
+        }
         if (Files.isSymbolicLink(target)) {
             throw new InvalidInputException("--path " + path + " is a symbolic link; fence does not write through"
                     + " links (it would replace the link, or write outside the root)");
@@ -442,6 +449,30 @@ public final class SharedFiles {
             throw new InvalidInputException("--path " + path + " is a directory");
         }
         return target;
+    }
+
+    /**
+     * The git directory {@code target} (a real path, its directory resolved) is in or is, or null: a path
+     * component spelt {@code .git} in any case (a case-insensitive file system takes {@code .GIT} for it; a
+     * worktree's {@code .git} file names its git directory), or a directory on the way up that git would
+     * take for a repository ({@code HEAD}, {@code objects} and {@code refs}: a bare one).
+     */
+    static Path gitDirectoryOf(Path target) {
+        Path p = target.getRoot();
+        for (Path part : target) {
+            p = p.resolve(part);
+            if (part.toString().equalsIgnoreCase(".git")) {
+                return p;
+            }
+        }
+        for (Path dir = target.getParent(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("HEAD"))
+                    && Files.isDirectory(dir.resolve("objects"))
+                    && Files.isDirectory(dir.resolve("refs"))) {
+                return dir;
+            }
+        }
+        return null;
     }
 
     /**

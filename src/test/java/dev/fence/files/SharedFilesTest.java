@@ -295,6 +295,51 @@ class SharedFilesTest {
         assertEquals("x", new String(SharedFiles.read(root, plain).content(), StandardCharsets.UTF_8));
     }
 
+    /**
+     * git's own files are not shared files: whoever writes a repository's {@code config} or {@code hooks/}
+     * (or a worktree's {@code .git} file, which names the git directory) chooses a command that the next
+     * git run in that clone executes, fence's own {@code git fetch} included.
+     */
+    @Test
+    void filesOfAGitDirectoryCannotBeReadOrWrittenWhateverTheSpelling() throws IOException {
+        Grant a = acquire("agent-A");
+        SharedFiles files = new SharedFiles(writes);
+        Path git = Files.createDirectories(root.resolve(".git"));
+        Files.createDirectories(git.resolve("hooks"));
+        Files.createDirectories(git.resolve("objects"));
+        Files.createDirectories(git.resolve("refs"));
+        Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(git.resolve("config"), "[core]\n");
+        Path bare = Files.createDirectories(root.resolve("mirror.git"));
+        Files.createDirectories(bare.resolve("objects"));
+        Files.createDirectories(bare.resolve("refs"));
+        Files.writeString(bare.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.createDirectories(root.resolve("sub/.GIT"));
+        for (Path p : List.of(
+                git.resolve("config"),
+                git.resolve("hooks/post-checkout"),
+                root.resolve("docs/../.git/config"),
+                root.resolve("sub/.GIT/config"),
+                root.resolve("sub/.git"),
+                bare.resolve("config"))) {
+            String expected = Files.exists(p) ? sha(Files.readString(p)) : SharedFiles.MISSING;
+            InvalidInputException w =
+                    assertThrows(InvalidInputException.class, () -> files.write(request(a, p, expected, "[core]\n")));
+            assertTrue(w.getMessage().contains("git directory"), p + ": " + w.getMessage());
+            if (Files.exists(p)) {
+                InvalidInputException r = assertThrows(InvalidInputException.class, () -> SharedFiles.read(root, p));
+                assertTrue(r.getMessage().contains("git directory"), r.getMessage());
+            }
+        }
+        assertEquals("[core]\n", Files.readString(git.resolve("config")));
+        assertFalse(Files.exists(git.resolve("hooks/post-checkout")));
+        // Names that merely contain .git are ordinary files.
+        Path ignore = root.resolve(".gitignore");
+        assertInstanceOf(Outcome.Written.class, files.write(request(a, ignore, SharedFiles.MISSING, "target/\n")));
+        assertInstanceOf(
+                Outcome.Written.class, files.write(request(a, root.resolve("docs/git.md"), SharedFiles.MISSING, "x")));
+    }
+
     /** A hard link is a regular file, but truncating and writing it would write the file it shares. */
     @Test
     void aLockFileThatIsAHardLinkIsRefusedAndTheOtherFileIsLeftAlone() throws IOException {
