@@ -176,6 +176,14 @@ public final class FencedPush {
                         FencedMessage.lines(lost.fenced()));
             }
             proof = ((LeaseOperations.ProofOutcome.Issued) proofOutcome).proof();
+        } else {
+            // A hookless remote checks no proof: fence checks it here, or anyone who read the holder's name
+            // and token in a FENCED message could push over the holder's recorded SHA.
+            Fenced badProof = leases.checkProof(t.resource(), r.holder(), lease.token(), proof);
+            if (badProof != null) {
+                return new PushOutcome.Fenced(
+                        t.resource(), t.ref(), lease.token(), expected, null, false, FencedMessage.lines(badProof));
+            }
         }
         pauseBeforePush.run();
         String newSha = remotes.localTip(t.top(), t.ref());
@@ -192,7 +200,7 @@ public final class FencedPush {
                 expected,
                 options,
                 () -> hooked(t));
-        return outcome(r, t, remote, lease, newSha, a);
+        return outcome(r, t, remote, lease, proof, newSha, a);
     }
 
     /**
@@ -227,10 +235,10 @@ public final class FencedPush {
     }
 
     private PushOutcome outcome(
-            Request r, Target t, GitRemotes.Remote remote, Lease lease, String newSha, GitPush.Result a) {
+            Request r, Target t, GitRemotes.Remote remote, Lease lease, String proof, String newSha, GitPush.Result a) {
         String expected = lease.grantSha();
         if (a.landed()) {
-            return pushed(r, t, lease, newSha, a);
+            return pushed(r, t, lease, proof, newSha, a);
         }
         // Not landed at every push URL: whatever happened, the recorded SHA stays where it is.
         GitPush.RefStatus u = a.rejection();
@@ -284,11 +292,12 @@ public final class FencedPush {
         return new PushOutcome.Rejected(t.resource(), t.ref(), lease.token(), expected, newSha, status, lines);
     }
 
-    private PushOutcome pushed(Request r, Target t, Lease lease, String newSha, GitPush.Result a) {
+    private PushOutcome pushed(Request r, Target t, Lease lease, String proof, String newSha, GitPush.Result a) {
         List<String> lines = new ArrayList<>(a.remoteLines());
         boolean moved = true;
         if (!newSha.equals(lease.grantSha())) {
-            CheckOutcome c = leases.moveGrantSha(t.resource(), r.holder(), lease.token(), lease.grantSha(), newSha);
+            CheckOutcome c =
+                    leases.moveGrantSha(t.resource(), r.holder(), lease.token(), proof, lease.grantSha(), newSha);
             if (c instanceof CheckOutcome.Lost lost) {
                 moved = false;
                 lines.add("warning: the push landed, but the lease was lost right after it; its recorded SHA"

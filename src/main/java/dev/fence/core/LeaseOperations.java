@@ -32,7 +32,17 @@ public interface LeaseOperations extends AutoCloseable {
     CheckOutcome release(String resource, String holder, long token, String proof);
 
     /** See {@link LeaseService#moveGrantSha}. */
-    CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha);
+    CheckOutcome moveGrantSha(
+            String resource, String holder, long token, String proof, String expectedSha, String newSha);
+
+    /**
+     * Why {@code proof} does not show the grant {@code (resource, holder, token)}, or null when it does.
+     * Where the port authenticates holders ({@link #holderAuthenticated}) the caller has shown it is the
+     * holder, and a null proof passes.
+     *
+     * @throws InvalidInputException for a malformed proof, or without one in direct mode
+     */
+    Fenced checkProof(String resource, String holder, long token, String proof);
 
     /** See {@link LeaseService#status}. */
     Status status(String resource);

@@ -178,13 +178,21 @@ public final class LeaseService implements LeaseOperations {
     /**
      * Moves the lease's recorded SHA from {@code expectedSha} to {@code newSha} after the holder's own
      * successful push; refused unless the holder and token are still current and the recorded SHA is
-     * still {@code expectedSha}.
+     * still {@code expectedSha}. The proof as for {@link #renew}: the recorded SHA is what the next push
+     * of a hookless remote runs against, so only the holder moves it.
+     *
+     * @throws InvalidInputException without a proof in direct mode
      */
     @Override
-    public CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
+    public CheckOutcome moveGrantSha(
+            String resource, String holder, long token, String proof, String expectedSha, String newSha) {
         Names.require("resource", resource);
         Names.require("holder", holder);
         requireToken(token);
+        Fenced badProof = checkProof(resource, holder, token, proof);
+        if (badProof != null) {
+            return new CheckOutcome.Lost(badProof);
+        }
         return outcome(resource, holder, token, store.moveGrantSha(resource, holder, token, expectedSha, newSha));
     }
 
@@ -285,7 +293,8 @@ public final class LeaseService implements LeaseOperations {
         }
     }
 
-    private Fenced checkProof(String resource, String holder, long token, String proof) {
+    @Override
+    public Fenced checkProof(String resource, String holder, long token, String proof) {
         if (proof == null) {
             if (!holderAuthenticated) {
                 throw needsProof(resource, holder, token);

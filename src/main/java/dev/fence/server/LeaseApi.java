@@ -85,8 +85,9 @@ final class LeaseApi {
             Claim c = claim(call);
             String expected = objectId(c.params(), "expectedSha");
             String moved = objectId(c.params(), "newSha");
+            String proof = c.params().text("proof");
             CheckOutcome o = calls.call(
-                    "move-sha", () -> leases.moveGrantSha(c.resource(), c.holder(), c.token(), expected, moved));
+                    "move-sha", () -> leases.moveGrantSha(c.resource(), c.holder(), c.token(), proof, expected, moved));
             return checked(o, "moved");
         });
     }

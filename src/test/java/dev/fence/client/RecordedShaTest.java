@@ -113,6 +113,42 @@ class RecordedShaTest {
         assertEquals(seed, recordedSha());
     }
 
+    /**
+     * A hookless remote checks no proof, so fence push does: the holder's name and token are printed in
+     * FENCED messages, and with them alone another agent could push over the holder's recorded SHA.
+     */
+    @Test
+    void onAHooklessRemoteAPushNamingTheHoldersTokenWithoutItsProofPushesNothing() throws Exception {
+        JsonNode b = fence.acquireAppMain(agent, "agent", "10m");
+        String mine = git.commit(agent, "y.txt", "mine\n", "the holder's change");
+        FenceCli.Run pushed = fence.holding(b).run(agent, "push", "--repo", "app", "--holder", "agent");
+        assertEquals(0, pushed.exit(), pushed.all());
+        assertEquals(mine, git.tip(bare, "refs/heads/main"));
+
+        Path intruder = git.clone(bare, "intruder");
+        git.git(intruder, "reset", "-q", "--hard", "HEAD~1");
+        git.commit(intruder, "z.txt", "stale\n", "the stale agent's change");
+        // A proof it holds of its own, for another resource, and one that is no proof at all.
+        JsonNode own = Json.read(fence.run(
+                        intruder,
+                        "lease",
+                        "acquire",
+                        "--resource",
+                        "git:app:refs/heads/other",
+                        "--holder",
+                        "intruder",
+                        "--json")
+                .out());
+        String token = b.get("token").asText();
+        for (String proof : List.of(own.get("proof").asText(), "not-a-proof")) {
+            FenceCli.Run r = fence.with("FENCE_PROOF", proof)
+                    .run(intruder, "push", "--repo", "app", "--holder", "agent", "--token", token, "--json");
+            assertTrue(r.exit() == 2 || r.exit() == 3, proof + ": " + r.all());
+            assertEquals(mine, git.tip(bare, "refs/heads/main"), "nothing was pushed with proof " + proof);
+            assertEquals(mine, recordedSha(), "the holder's recorded SHA stays");
+        }
+    }
+
     @Test
     void noOptionLetsTheAgentChooseTheExpectedSha() throws Exception {
         String other = "b".repeat(40);

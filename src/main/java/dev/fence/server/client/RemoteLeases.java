@@ -2,6 +2,7 @@ package dev.fence.server.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.Durations;
+import dev.fence.core.Fenced;
 import dev.fence.core.HeldGrant;
 import dev.fence.core.InternalException;
 import dev.fence.core.LeaseOperations;
@@ -91,9 +92,19 @@ public final class RemoteLeases implements LeaseOperations {
                 Instant.parse(Json.text(n, "at"))));
     }
 
+    /**
+     * Null: fence serve authenticated the caller as the holder it names ({@link #holderAuthenticated}), and
+     * the hook it serves checks the proof a push carries.
+     */
     @Override
-    public CheckOutcome moveGrantSha(String resource, String holder, long token, String expectedSha, String newSha) {
-        Map<String, Object> body = check(resource, holder, token, null);
+    public Fenced checkProof(String resource, String holder, long token, String proof) {
+        return null;
+    }
+
+    @Override
+    public CheckOutcome moveGrantSha(
+            String resource, String holder, long token, String proof, String expectedSha, String newSha) {
+        Map<String, Object> body = check(resource, holder, token, proof);
         body.put("expectedSha", expectedSha);
         body.put("newSha", newSha);
         return checked(client.post("/v1/leases/move-sha", body));
