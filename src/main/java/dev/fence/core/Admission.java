@@ -527,13 +527,15 @@ public final class Admission {
     }
 
     /**
-     * What an admitted tokenless {@code bump} writes: the counter above every token granted (its {@link
-     * ResourceWrite#latestGranted()} is the bumped token), the lease dropped, the tip; the last
+     * What an admitted tokenless {@code bump} writes: the counter above every token granted and above the
+     * push's time ({@link StoreIdentity#nextToken}; its {@link ResourceWrite#latestGranted()} is the bumped
+     * token), the lease dropped, the tip; the last
      * token-written tip is forgotten when the push discards it.
      */
     static ResourceWrite bumpWrite(
             String resource, ResourceState s, StoreIdentity identity, Tip tip, boolean discards) {
-        long bumped = Math.max(s.latestGranted(), identity.floor()) + 1;
+        long bumped =
+                identity.nextToken(s.latestGranted(), tip == null ? 0 : tip.at().toEpochMilli());
         return new ResourceWrite(
                 resource,
                 s.version(),

@@ -26,6 +26,22 @@ public record StoreIdentity(String generation, long floor, byte[] proofKey, Inst
         return Math.multiplyExact(epochMillis, 1000L);
     }
 
+    /**
+     * The token of a grant (or bump) of a resource whose counter is {@code latestGranted}, made at {@code
+     * nowMillis} by the store's clock: above the counter, above the floor, and above the grant's own time
+     * in microseconds. The last term is what keeps a token from being issued twice when a store forgets
+     * grants without noticing, so without a new generation (a Redis key evicted, an older snapshot loaded in
+     * place, a SQLite log deleted, a database that acknowledged commits it had not written): the counter it
+     * restarts from is behind, but a grant made later is still above every grant made before, and so is
+     * its proof different. One exception, the same as the floor's: more than one grant of a resource per
+     * microsecond, which no store makes.
+     *
+     * @throws ArithmeticException past {@code Long.MAX_VALUE}
+     */
+    public long nextToken(long latestGranted, long nowMillis) {
+        return Math.addExact(Math.max(Math.max(latestGranted, floor), floorAt(Math.max(0, nowMillis))), 1);
+    }
+
     public StoreIdentity {
         proofKey = proofKey.clone();
     }

@@ -268,8 +268,10 @@ class AdmissionTest {
         var ff = decide(push("human", null, null, new RefUpdate(B, C, MAIN)), state(1002, 1001, "agent-b", 1001, A, B));
         assertTrue(ff.verdict().accepted());
         ResourceWrite w = ff.writes().get(0);
-        assertEquals(1003, w.latestGranted(), "the counter is bumped past every outstanding token");
-        assertEquals(1003, w.highestAccepted());
+        long bumped = ID.nextToken(1002, NOW.toEpochMilli());
+        assertTrue(bumped > 1002);
+        assertEquals(bumped, w.latestGranted(), "the counter is bumped past every outstanding token and its time");
+        assertEquals(bumped, w.highestAccepted());
         assertTrue(w.clearLease());
         assertEquals(EventType.BUMP, ff.events().get(0).type());
         var admitted = (RefDecision.Admitted) ff.verdict().decisions().get(0);
@@ -277,9 +279,22 @@ class AdmissionTest {
     }
 
     @Test
-    void bumpStartsAboveTheGenerationFloor() {
+    void bumpStartsAboveTheGenerationFloorAndItsTime() {
         var plan = decide(push("human", null, null, new RefUpdate(Z, A, MAIN)), ResourceState.empty(RES));
-        assertEquals(1001, plan.writes().get(0).latestGranted());
+        assertEquals(
+                StoreIdentity.floorAt(NOW.toEpochMilli()) + 1,
+                plan.writes().get(0).latestGranted());
+        // A floor ahead of the push's time (a generation made by a faster clock) still decides.
+        var early = Admission.decide(
+                push("human", null, null, new RefUpdate(Z, A, MAIN)),
+                new HashMap<>(Map.of(RES, ResourceState.empty(RES))),
+                new StoreIdentity("gen2", StoreIdentity.floorAt(NOW.toEpochMilli()) + 500, new byte[32], NOW),
+                FencePolicy.defaults(),
+                HISTORY,
+                NOW);
+        assertEquals(
+                StoreIdentity.floorAt(NOW.toEpochMilli()) + 501,
+                early.writes().get(0).latestGranted());
     }
 
     @Test

@@ -246,8 +246,7 @@ public final class PostgresLeaseStore implements LeaseStore {
                 events.add(LedgerEvent.lease(
                         previous.expiresAt(), EventType.EXPIRE, resource, previous.holder(), previous.token()));
             }
-            long token =
-                    Math.addExact(Math.max(state.latestGranted(), cur.identity().floor()), 1);
+            long token = cur.identity().nextToken(state.latestGranted(), at.toEpochMilli());
             Instant expiresAt = at.plusMillis(ttlMillis);
             Lease lease = new Lease(holder, token, at, expiresAt, false, grantSha);
             writeState(

@@ -289,8 +289,8 @@ public final class SqliteLeaseStore implements LeaseStore {
                 events.add(LedgerEvent.lease(
                         previous.expiresAt(), EventType.EXPIRE, resource, previous.holder(), previous.token()));
             }
-            long token = Math.addExact(Math.max(state.latestGranted(), identity.floor()), 1);
             Instant grantedAt = millis(now);
+            long token = identity.nextToken(state.latestGranted(), grantedAt.toEpochMilli());
             Instant expiresAt = grantedAt.plusMillis(ttlMillis);
             Lease lease = new Lease(holder, token, grantedAt, expiresAt, false, grantSha);
             writeState(

@@ -42,8 +42,15 @@ if unreleased and tonumber(s.expiresAt) <= now then
     lease_event(s.expiresAt, 'EXPIRE', resource, repo, ref, s.holder, s.token), now, index_keys)
 end
 
-if s.counter == nil or dec_lt(s.counter, floor) then
-  redis.call('HSET', state_key, 'counter', floor)
+-- Above the counter, the floor and the grant's time in microseconds (StoreIdentity.nextToken): a state
+-- the server lost without a new generation (an evicted key, an older snapshot loaded in place) restarts
+-- behind, and the grant's time keeps its token above every token granted before.
+local start = floor
+if dec_lt(start, int(now * 1000)) then
+  start = int(now * 1000)
+end
+if s.counter == nil or dec_lt(s.counter, start) then
+  redis.call('HSET', state_key, 'counter', start)
 end
 local token = int(redis.call('HINCRBY', state_key, 'counter', 1))
 redis.call('HSET', state_key, 'holder', holder, 'token', token, 'grantedAt', int(now),

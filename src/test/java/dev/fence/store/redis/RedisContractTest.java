@@ -26,6 +26,11 @@ class RedisContractTest extends LeaseStoreContractTest {
     }
 
     @Override
+    protected void forgetResource(String resource) {
+        redis.server().command("DEL", RedisKeys.state(resource));
+    }
+
+    @Override
     protected void loseAllData() {
         redis.server().restart();
     }

@@ -68,6 +68,15 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
         return SqliteLeaseStore.open(file(), options.withCallerClock());
     }
 
+    @Override
+    protected void forgetResource(String resource) throws SQLException {
+        try (Connection c = raw();
+                java.sql.PreparedStatement st = c.prepareStatement("DELETE FROM resources WHERE resource = ?")) {
+            st.setString(1, resource);
+            st.executeUpdate();
+        }
+    }
+
     /** Deletes the file under the open stores, as an operator cleaning up (or a lost disk) would. */
     @Override
     protected void loseAllData() throws IOException {
