@@ -4,6 +4,7 @@ import dev.fence.core.FenceException;
 import dev.fence.core.Fenced;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService.CheckOutcome;
+import dev.fence.core.StoreUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,7 +16,9 @@ import java.time.Instant;
  * <p>Renewals belong to a running tool, not to a free-standing timer: a keeper that is not started
  * renews nothing, so a lease lapses while an agent is paused (that is fine: the fence catches a stale
  * holder). When a renewal finds the lease lost (superseded, released, …) the keeper tells its listener
- * once and stops; when the store cannot be reached it tells the listener and keeps trying.
+ * once and stops; when the store cannot be reached it tells the listener and keeps trying. A renewal
+ * refused for what was asked (a malformed proof, a bad name) is neither: no retry cures it, so {@link
+ * #renewNow} throws it and a scheduled renewal reports it and stops.
  *
  * <p>Thread-safe.
  */
@@ -84,6 +87,9 @@ public final class LeaseKeeper {
      * Renews now.
      *
      * @return true while the lease is current (also when the store could not be reached this time)
+     * @throws FenceException other than {@link StoreUnavailableException} when the renewal itself is refused
+     *     (a malformed proof is {@link dev.fence.core.InvalidInputException}): the lease cannot be kept, and
+     *     reporting it as passing trouble would let a tool run under a grant that was never the caller's
      */
     public boolean renewNow() {
         Fenced justLost = null;
@@ -104,7 +110,7 @@ public final class LeaseKeeper {
                     cancelNext();
                     running = false;
                 }
-            } catch (FenceException e) {
+            } catch (StoreUnavailableException e) {
                 problem = "fence: could not renew the lease on " + resource + " (" + e.getMessage() + ")"
                         + (expiresAt == null
                                 ? ""
@@ -157,7 +163,14 @@ public final class LeaseKeeper {
                 return;
             }
         }
-        renewNow();
+        try {
+            renewNow();
+        } catch (FenceException e) {
+            // On the scheduler's thread there is no caller to throw to: say why, and stop asking in vain.
+            stop();
+            listener.trouble("fence: stopped renewing the lease on " + resource + ": " + e.getMessage());
+            return;
+        }
         synchronized (this) {
             if (running) {
                 scheduleNext();

@@ -87,7 +87,8 @@ public final class LeasedExec {
      * Runs the command under the lease. Fence's own lines (the token, FENCED, renewal trouble) go to
      * {@code streams.err()}.
      *
-     * @throws InvalidInputException for an empty command
+     * @throws InvalidInputException for an empty command, and when the first renewal refuses the grant as
+     *     given (a malformed proof): nothing runs
      * @throws dev.fence.core.ConfigException when the command cannot be started
      * @throws dev.fence.core.StoreUnavailableException when the lease cannot be acquired or first renewed
      */

@@ -250,6 +250,36 @@ class ExecTest {
     }
 
     @Test
+    void aMalformedProofStopsExecBeforeTheCommandRunsAsRenewDoes() throws Exception {
+        FenceCli.Run acquired =
+                fence.run(tmp, "lease", "acquire", "--resource", R, "--holder", "agent-a", "--ttl", "30s", "--json");
+        String token = Json.read(acquired.out()).get("token").asText();
+        Path marker = tmp.resolve("ran");
+        FenceCli garbage = fence.with("FENCE_PROOF", "garbage");
+        FenceCli.Run exec = garbage.run(
+                tmp,
+                "exec",
+                "--resource",
+                R,
+                "--holder",
+                "agent-a",
+                "--ttl",
+                "30s",
+                "--token",
+                token,
+                "--",
+                "touch",
+                marker.toString());
+        assertEquals(2, exec.exit(), exec.all());
+        assertTrue(exec.err().contains("not a well-formed proof"), exec.all());
+        assertFalse(exec.all().contains("garbage"), "a proof, even a mangled one, is never echoed");
+        assertFalse(Files.exists(marker), "the command did not run");
+        FenceCli.Run renew = garbage.run(
+                tmp, "lease", "renew", "--resource", R, "--holder", "agent-a", "--ttl", "30s", "--token", token);
+        assertEquals(renew.exit(), exec.exit(), "exec and renew answer a malformed proof alike: " + renew.all());
+    }
+
+    @Test
     void busyWhenAnotherHolderHasTheLease() {
         assertEquals(
                 0,

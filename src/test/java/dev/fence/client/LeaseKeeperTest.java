@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.Fenced;
 import dev.fence.core.Grant;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseOperations;
 import dev.fence.core.LeaseService;
 import dev.fence.core.LeaseService.AcquireOutcome;
@@ -110,6 +112,47 @@ class LeaseKeeperTest {
         assertEquals(0, scheduler.pending(), "a lost lease is not renewed again");
         assertFalse(keeper.renewNow());
         assertEquals(1, lost.size(), "reported once");
+    }
+
+    @Test
+    void aMalformedProofIsRefusedNotReportedAsPassingTrouble() {
+        LeaseKeeper garbage = new LeaseKeeper(
+                leases, clock, scheduler, R, "agent-a", grant.token(), "garbage", TTL, new LeaseKeeper.Listener() {
+                    @Override
+                    public void lost(Fenced fenced) {
+                        lost.add(fenced);
+                    }
+
+                    @Override
+                    public void trouble(String message) {
+                        trouble.add(message);
+                    }
+                });
+        assertThrows(InvalidInputException.class, garbage::renewNow);
+        assertTrue(trouble.isEmpty(), trouble::toString);
+        assertTrue(lost.isEmpty());
+    }
+
+    @Test
+    void aScheduledRenewalThatIsRefusedIsReportedAndRenewalsStop() {
+        LeaseKeeper garbage = new LeaseKeeper(
+                leases, clock, scheduler, R, "agent-a", grant.token(), "garbage", TTL, new LeaseKeeper.Listener() {
+                    @Override
+                    public void lost(Fenced fenced) {
+                        lost.add(fenced);
+                    }
+
+                    @Override
+                    public void trouble(String message) {
+                        trouble.add(message);
+                    }
+                });
+        garbage.start();
+        clock.advance(Duration.ofSeconds(10));
+        scheduler.runDue();
+        assertEquals(1, trouble.size(), trouble::toString);
+        assertTrue(trouble.get(0).contains("stopped renewing the lease on " + R), trouble.get(0));
+        assertEquals(0, scheduler.pending(), "a refused renewal is not retried");
     }
 
     @Test
