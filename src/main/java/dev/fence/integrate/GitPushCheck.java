@@ -15,10 +15,6 @@ final class GitPushCheck {
     private static final Set<String> GIT_VALUE_OPTIONS =
             Set.of("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path");
 
-    /** git push's options that take the next word as their value. */
-    private static final Set<String> PUSH_VALUE_OPTIONS =
-            Set.of("-o", "--push-option", "--repo", "--receive-pack", "--exec", "--recurse-submodules");
-
     private GitPushCheck() {}
 
     /** A word that names git or a push, wherever it is: what makes a line worth a closer look. */
@@ -202,61 +198,32 @@ final class GitPushCheck {
         if (i < 0 || !words.get(i).equals("push")) {
             return Optional.empty();
         }
-        boolean dryRun = false;
-        boolean force = false;
-        boolean leaseWithSha = false;
-        boolean plainForce = false;
-        boolean allBranches = false;
-        boolean tags = false;
-        List<String> positional = new ArrayList<>();
-        for (i++; i < words.size(); i++) {
-            String w = words.get(i);
-            if (w.equals("--")) {
-                positional.addAll(words.subList(i + 1, words.size()));
-                break;
-            }
-            if (PUSH_VALUE_OPTIONS.contains(w)) {
-                i++;
-            } else if (w.equals("--dry-run")) {
-                dryRun = true;
-            } else if (w.equals("--no-dry-run")) {
-                dryRun = false;
-            } else if (w.equals("--force") || w.equals("--mirror")) {
-                force = true;
-                plainForce = true;
-                allBranches |= w.equals("--mirror");
-            } else if (w.startsWith("--force-with-lease")) {
-                int colon = w.indexOf(':');
-                if (w.startsWith("--force-with-lease=") && colon > 0 && colon < w.length() - 1) {
-                    leaseWithSha = true;
-                } else {
-                    force = true;
-                }
-            } else if (w.equals("--all") || w.equals("--branches")) {
-                allBranches = true;
-            } else if (w.equals("--tags")) {
-                tags = true;
-            } else if (w.startsWith("--")) {
-                // other long options change nothing fence cares about
-            } else if (w.startsWith("-") && w.length() > 1) {
-                force |= w.indexOf('f') > 0;
-                plainForce |= w.indexOf('f') > 0;
-                dryRun |= w.indexOf('n') > 0;
-                if (w.endsWith("o")) {
-                    i++;
-                }
-            } else {
-                positional.add(w);
-            }
-        }
-        if (dryRun) {
+        String shown = String.join(" ", words);
+        GitPushArgs.Reading reading = GitPushArgs.read(words.subList(i + 1, words.size()));
+        if (reading instanceof GitPushArgs.Help) {
             return Optional.empty();
         }
+        if (reading instanceof GitPushArgs.Unjudged u) {
+            // git would refuse the line and push nothing, but a guard that guesses at a reading git does not
+            // share is how pushes got past it: block instead.
+            return Optional.of("fence: blocked '" + shown + "': fence reads git push's options as git does and"
+                    + " cannot judge this one (" + u.why() + "); write git's options out in full; branches on this"
+                    + " remote are fenced.");
+        }
+        GitPushArgs.Push push = (GitPushArgs.Push) reading;
+        if (push.dryRun()) {
+            return Optional.empty();
+        }
+        List<String> positional = push.arguments();
+        boolean allBranches = push.allBranches();
+        boolean tags = push.tags();
+        boolean plainForce = push.force();
+        boolean force = plainForce || push.leaseTracking();
+        boolean leaseWithSha = push.leaseExplicit();
         List<String> refspecs = positional.isEmpty() ? List.of() : positional.subList(1, positional.size());
         boolean plusSpec = refspecs.stream().anyMatch(r -> r.startsWith("+"));
         boolean tagsOnly =
                 !allBranches && (refspecs.isEmpty() ? tags : refspecs.stream().allMatch(GitPushCheck::isTag));
-        String shown = String.join(" ", words);
         if (!tagsOnly) {
             return Optional.of("fence: blocked '" + shown + "': branches on this remote are fenced, and git push"
                     + " carries no lease token, so the remote's hook would refuse it or it could overwrite another"

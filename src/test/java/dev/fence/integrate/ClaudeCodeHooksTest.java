@@ -66,6 +66,75 @@ class ClaudeCodeHooksTest {
         assertEquals(false, blocked(null));
     }
 
+    /**
+     * git reads a short bundle letter by letter, with a value-taking letter eating the rest of the word,
+     * and a long option by any unique prefix, negated or not: a guard that reads them otherwise can be
+     * told "dry run" about a real push. (GitPushArgsAgainstGitTest checks these readings against git.)
+     */
+    @Test
+    void optionsAreReadAsGitReadsThem() {
+        for (String c : List.of(
+                "git push -ofence=1 --force origin HEAD:main",
+                "git push -on origin main",
+                "git push -o -n origin main",
+                "git push -o fence=1 origin main",
+                "git push --push-option=fence=1 origin main",
+                "git push --push-option -n origin main",
+                "git push --dry-run --no-dry origin HEAD:main",
+                "git push --dry-run --no-dry-run origin main",
+                "git push -n --no-dry-r origin main",
+                "git push -fon origin refs/tags/v1",
+                "git push --force-w origin refs/tags/v1",
+                "git push --force-with-lease=refs/tags/v1:0123abc --no-force-with-lease -f origin refs/tags/v1",
+                "git push --mirror --no-force origin",
+                "git push --br origin",
+                "git push -- origin main",
+                "git push -- origin -n")) {
+            assertTrue(blocked(c), c);
+        }
+        for (String c : List.of(
+                "git push -nf origin main",
+                "git push -fn origin main",
+                "git push -vn origin main",
+                "git push --dry origin main",
+                "git push --dry-r origin main",
+                "git push --no-dry-run --dry-run origin main",
+                "git push origin main --dry-run",
+                "git push -n -o fence=1 origin main",
+                "git push -ofence=1 -n origin main",
+                "git push -nofence=1 origin main",
+                "git push --push-opt=fence=1 -n origin main",
+                "git push -n -- origin main",
+                "git push -f --no-force origin refs/tags/v1",
+                "git push --force --no-mirror origin refs/tags/v1",
+                "git push --force-w=refs/tags/v1:0123abc origin refs/tags/v1",
+                "git push --help")) {
+            assertEquals(false, blocked(c), c);
+        }
+    }
+
+    /** What git would refuse to parse, the guard does not guess at: it blocks, and says why. */
+    @Test
+    void optionsGitCannotResolveAreBlockedAsUnjudged() {
+        for (String c : List.of(
+                "git push --n origin main",
+                "git push --no -n origin main",
+                "git push --d origin main",
+                "git push --fo origin refs/tags/v1",
+                "git push --frobnicate -n origin main",
+                "git push --dry-run=yes origin main",
+                "git push -n --repo",
+                "git push -n -o",
+                "git push -force origin refs/tags/v1",
+                "git push -nx origin main")) {
+            String why = ClaudeCodeHooks.guardBash(c, "agent-a", "app").orElse("");
+            assertTrue(why.contains("cannot judge"), c + " -> " + why);
+        }
+        String why = ClaudeCodeHooks.guardBash("git push --n origin main", "agent-a", "app")
+                .orElseThrow();
+        assertTrue(why.contains("ambiguous option '--n'"), why);
+    }
+
     @Test
     void theReasonSaysWhatToUseInstead() {
         String why = ClaudeCodeHooks.guardBash("git push origin main", "agent-a", "app")
