@@ -191,7 +191,7 @@ final class GitPush {
 
     /** The push URLs of remote {@code dest} ({@code insteadOf} applied), or {@code dest} itself for a URL. */
     private static List<String> pushUrls(Git git, Path clone, String dest) {
-        Git.Result r = git.run(clone, "remote", "get-url", "--push", "--all", dest);
+        Git.Result r = git.run(clone, "remote", "get-url", "--push", "--all", "--", dest);
         if (r.exit() != 0) {
             return List.of(dest);
         }
@@ -223,7 +223,7 @@ final class GitPush {
         Git.Result r = git.without(GitPush::traces)
                 .withEnv(config)
                 .withTimeout(TIMEOUT)
-                .run(clone, "push", "--porcelain", "--no-verify", lease, dest, newSha + ":" + ref);
+                .run(clone, "push", "--porcelain", "--no-verify", lease, "--", dest, newSha + ":" + ref);
         String stderr = withoutSecrets(r.stderr(), options);
         return new Result(
                 r.exit(),

@@ -3,6 +3,7 @@ package dev.fence.client;
 import dev.fence.core.ConfigException;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.ObjectIds;
+import dev.fence.core.Printable;
 import dev.fence.git.Git;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,13 +77,20 @@ public final class GitRemotes {
      * else that looks like a URL or path is taken as one (a relative path from the clone's top).
      *
      * @throws ConfigException when it is neither a remote of the clone nor a URL or path
+     * @throws InvalidInputException when it is empty or starts with {@code -}
      */
     public Remote resolve(Path clone, String nameOrUrl) {
         if (nameOrUrl == null || nameOrUrl.isBlank()) {
             throw new InvalidInputException("the remote must not be empty");
         }
+        if (nameOrUrl.startsWith("-")) {
+            // Wherever it is passed, git could read it as one of its options (--receive-pack=CMD runs CMD); the
+            // calls below also end git's options first, and a path that starts with '-' can be written ./-x.
+            throw new InvalidInputException("the remote '" + Printable.escape(nameOrUrl, 80) + "' starts with '-',"
+                    + " which git would read as an option; give a remote name or a URL (a path as ./-…)");
+        }
         Path top = workTree(clone);
-        Git.Result r = isRemoteName(nameOrUrl) ? git.run(top, "remote", "get-url", "--push", nameOrUrl) : null;
+        Git.Result r = isRemoteName(nameOrUrl) ? git.run(top, "remote", "get-url", "--push", "--", nameOrUrl) : null;
         if (r != null && r.exit() == 0) {
             return new Remote(nameOrUrl, absolute(top, Git.chomp(r.stdout()).strip()));
         }
@@ -99,7 +107,7 @@ public final class GitRemotes {
      * @throws ConfigException when the remote cannot be read
      */
     public String tip(Path clone, Remote remote, String ref) {
-        Git.Result r = git.run(workTree(clone), "ls-remote", remote.url(), ref);
+        Git.Result r = git.run(workTree(clone), "ls-remote", "--", remote.url(), ref);
         if (r.exit() != 0) {
             throw new ConfigException("cannot read " + ref + " from " + remote.url() + " (git ls-remote exit "
                     + r.exit() + "): " + r.stderr().strip());
