@@ -89,7 +89,7 @@ public final class PushOptionsReader {
                 if (!Proofs.isWellFormed(proof)) {
                     // Never echo the value: a proof, even a mangled one, is a credential.
                     throw new InvalidInputException("push option fence-proof: not a well-formed proof"
-                            + " (expected fp1.<generation>.<mac>; the value is not shown)");
+                            + " (expected fp2.<generation>.<holder>.<mac>; the value is not shown)");
                 }
             }
         }

@@ -139,6 +139,8 @@ class PushOptionsReaderTest {
     void malformedProofIsRejectedWithoutEchoingIt(String option) {
         String m = failure(options("fence=5", option));
         assertTrue(m.startsWith("push option fence-proof: not a well-formed proof"), m);
+        // The format proofs have now (Proofs), not the first one, which is void.
+        assertTrue(m.contains("(expected fp2.<generation>.<holder>.<mac>;"), m);
         String value = option.length() > "fence-proof=".length() ? option.substring("fence-proof=".length()) : "";
         if (!value.isEmpty()) {
             assertFalse(m.contains(value), m);
