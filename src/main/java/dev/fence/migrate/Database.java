@@ -33,7 +33,8 @@ import java.util.Set;
  * fence's names its tables in it ({@code ${schema}} in the SQL resources stands for it, quoted), so that a
  * migration that moves the session elsewhere ({@code SET search_path}, {@code USE}) leaves fence's claim and
  * record where they were. SQLite has no such place: a migration cannot send its unqualified names elsewhere
- * without naming fence's tables (a {@code TEMP} table of theirs), which is refused before it runs.
+ * without naming fence's tables (a {@code TEMP} table of theirs), which is refused before it runs; nor
+ * reach another database file: the connection attaches none ({@code SQLITE_LIMIT_ATTACHED} is 0).
  */
 final class Database implements AutoCloseable {
     /** How long connecting may take, in seconds. */
@@ -84,6 +85,10 @@ final class Database implements AutoCloseable {
                 // The claim and the migration's DDL are one write transaction from its first statement on.
                 p.setProperty("transaction_mode", "IMMEDIATE");
                 p.setProperty("busy_timeout", Integer.toString(SQLITE_BUSY_MILLIS));
+                // No ATTACH on this connection, whatever a statement says: the engine's own limit, so it holds
+                // for every way SQLite reads an ATTACH. An attached file is another database, fenced by
+                // another resource or none, or the lease store with its proof key.
+                p.setProperty("limit_attached", "0");
             }
         }
         Connection c;

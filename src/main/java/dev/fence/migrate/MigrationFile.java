@@ -92,7 +92,8 @@ public record MigrationFile(long version, String label, Path file) {
      * The file's statements, as the engine {@code kind} reads them.
      *
      * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it, or when a
-     *     statement is transaction control or names fence's own tables or lock functions (naming its line)
+     *     statement is transaction control, SQLite's ATTACH or DETACH, or names fence's own tables or lock
+     *     functions (naming its line)
      */
     public List<SqlStatements.Statement> statements(DatabaseUrl.Kind kind) {
         String text;
@@ -123,6 +124,15 @@ public record MigrationFile(long version, String label, Path file) {
                         + " holds the claim on the fence row, and a " + control + " there would end it (what"
                         + " follows would run unfenced, and a failure would roll nothing back). Remove it (a"
                         + " trigger or procedure body ending in END; is not supported either: its ; split it)");
+            }
+            String attach = SqlStatements.attach(s, kind);
+            if (attach != null) {
+                throw new InvalidInputException("line " + s.line() + ": " + attach + " opens another database file"
+                        + " on fence's connection, which fence migrate refuses (and SQLite is told to refuse too):"
+                        + " a migration changes the one database --db names, whose fence row fences it (one"
+                        + " database, one resource), and through an attached file it would change a database"
+                        + " another resource fences, or read the lease store. Remove it, and migrate that other"
+                        + " database with --db naming it, under its own resource");
             }
             String own = SqlStatements.ownName(s);
             if (own != null) {

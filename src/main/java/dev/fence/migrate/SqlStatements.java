@@ -184,6 +184,23 @@ public final class SqlStatements {
     }
 
     /**
+     * Whether {@code statement} is SQLite's {@code ATTACH} or {@code DETACH}, which open (or close) another
+     * database file on fence's connection. The connection refuses them anyway (it may attach no database);
+     * this names them before anything runs. Matched like {@link #transactionControl}: the leading keyword of
+     * the statement's {@link Statement#code() code}; other engines have no such statement.
+     *
+     * @return {@code ATTACH} or {@code DETACH}, or null
+     */
+    public static String attach(Statement statement, DatabaseUrl.Kind kind) {
+        if (kind != DatabaseUrl.Kind.SQLITE) {
+            return null;
+        }
+        List<String> words = leadingWords(statement.code(), 1);
+        String first = words.isEmpty() ? "" : words.get(0);
+        return first.equals("ATTACH") || first.equals("DETACH") ? first : null;
+    }
+
+    /**
      * The names of fence migrate's own bookkeeping: its tables ({@code fence_tokens}, the fence row;
      * {@code schema_migrations}, who applied what) and MariaDB's named-lock functions (the lock that makes
      * runners of one resource take turns runs on the migration's own connection).

@@ -4,12 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.Grant;
+import dev.fence.core.InvalidInputException;
 import dev.fence.migrate.Migrator.Outcome;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -58,6 +63,53 @@ class SqliteMigratorTest extends MigratorContractTest {
             assertEquals(a.token(), fenceRow());
         } else {
             assertTrue(f.message().contains("fence migrate status"), f.message());
+        }
+    }
+
+    /**
+     * One database, one resource: a migration run under one resource cannot ATTACH another database file
+     * (fenced by another resource) and change it, nor the lease store and copy its proof key. Refused by
+     * name before anything runs, the fence row included.
+     */
+    @Test
+    void anAttachedDatabaseIsRefusedBeforeAnythingRuns() throws Exception {
+        Path other = tmp.resolve("other.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + other);
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)");
+        }
+        Grant a = acquire("agent-A");
+        migration(
+                "0043_sneaky.sql",
+                "CREATE TABLE before_attach (x INTEGER);\n/* quietly */ attach database '" + other
+                        + "' AS app;\nALTER TABLE app.invoices ADD COLUMN currency_code TEXT;\n");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null));
+        assertTrue(e.getMessage().contains("line 2: ATTACH"), e.getMessage());
+        assertFalse(hasColumn("before_attach", "x"), "nothing ran");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + other);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM pragma_table_info('invoices')")) {
+            assertTrue(rs.next());
+            assertEquals(1, rs.getInt(1), "the other database's invoices is unchanged");
+        }
+
+        Files.delete(dir.resolve("0043_sneaky.sql"));
+        migration("0043_detach.sql", "DETACH DATABASE app;\n");
+        e = assertThrows(InvalidInputException.class, () -> apply(a, null));
+        assertTrue(e.getMessage().contains("line 1: DETACH"), e.getMessage());
+    }
+
+    /**
+     * Whatever the statement screen misses, fence's connection itself attaches no database: the lease
+     * store's proof key stays out of a migration's reach.
+     */
+    @Test
+    void theMigrationConnectionAttachesNoDatabase() throws Exception {
+        try (Database d = Database.open(db);
+                Statement s = d.connection().createStatement()) {
+            SQLException e = assertThrows(
+                    SQLException.class, () -> s.execute("ATTACH DATABASE '" + tmp.resolve("store.db") + "' AS store"));
+            assertTrue(e.getMessage().contains("too many attached databases"), e.getMessage());
         }
     }
 }
