@@ -255,6 +255,30 @@ final class Database implements AutoCloseable {
     }
 
     /**
+     * The open transaction as a migration's statements may change it: its id, and whether backslashes in
+     * {@code '…'} are characters ({@code standard_conforming_strings}).
+     */
+    record TransactionState(long id, boolean standardStrings) {}
+
+    /**
+     * The state of the open transaction (its id assigned if it had none), or null for a dialect that has no
+     * way to read it (SQLite, whose splitter and engine read quotes alike; MariaDB, whose claim commits on
+     * its own before the migration runs).
+     */
+    TransactionState transactionState() throws SQLException {
+        if (!has("transaction_state")) {
+            return null;
+        }
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(sql("transaction_state"))) {
+            if (!rs.next()) {
+                throw new InternalException("transaction_state returned no row");
+            }
+            return new TransactionState(rs.getLong(1), "on".equalsIgnoreCase(rs.getString(2)));
+        }
+    }
+
+    /**
      * The columns of {@code table} in fence's schema ({@link #table}; lower-cased name to JDBC type), or null
      * when there is no such table. Runs in autocommit mode, where a failed statement spoils nothing.
      */

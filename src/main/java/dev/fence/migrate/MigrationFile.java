@@ -92,8 +92,8 @@ public record MigrationFile(long version, String label, Path file) {
      * The file's statements, as the engine {@code kind} reads them.
      *
      * @throws InvalidInputException when the file cannot be read or is not UTF-8, naming it, or when a
-     *     statement is transaction control, SQLite's ATTACH or DETACH, or names fence's own tables or lock
-     *     functions (naming its line)
+     *     statement is transaction control, SQLite's ATTACH or DETACH, names PostgreSQL's quoting settings,
+     *     or names fence's own tables or lock functions (naming its line)
      */
     public List<SqlStatements.Statement> statements(DatabaseUrl.Kind kind) {
         String text;
@@ -133,6 +133,16 @@ public record MigrationFile(long version, String label, Path file) {
                         + " database, one resource), and through an attached file it would change a database"
                         + " another resource fences, or read the lease store. Remove it, and migrate that other"
                         + " database with --db naming it, under its own resource");
+            }
+            String quoting = SqlStatements.quotingSetting(s, kind);
+            if (quoting != null) {
+                throw new InvalidInputException("line " + s.line() + ": names " + quoting + ", a setting that"
+                        + " changes how PostgreSQL and its driver read quotes, which fence migrate refuses: fence"
+                        + " splits and screens a migration reading '…' as standard_conforming_strings = on has it"
+                        + " (a backslash is a character), and after a change the driver would split a statement"
+                        + " fence read as one and run what fence never screened (a COMMIT there would end the"
+                        + " transaction that holds the claim). Remove it (a mention in a comment or a string"
+                        + " counts too), and write backslashes in E'…' strings");
             }
             String own = SqlStatements.ownName(s);
             if (own != null) {

@@ -75,6 +75,9 @@ public final class Migrator {
     public interface Seam {
         /** After the lease store admitted the run, before the database is asked to claim. */
         default void admitted(FencedWrites.Attempt attempt) {}
+
+        /** After a migration's statement ran without error, on the migration's own connection. */
+        default void ran(SqlStatements.Statement statement, java.sql.Connection connection) throws SQLException {}
     }
 
     private static final Seam NONE = new Seam() {};
@@ -287,6 +290,9 @@ public final class Migrator {
         record Fence(Fenced fenced) implements Step {}
 
         record Fail(int line, String message, boolean rolledBack) implements Step {}
+
+        /** The statement at {@code line} ran and ended the transaction that held the claim. */
+        record Ended(int line) implements Step {}
     }
 
     /**
@@ -391,7 +397,28 @@ public final class Migrator {
             // A mark inside the claim's transaction: rolling back to it after a failure proves the transaction
             // is still the one that holds the claim, so "rolled back" is said only when it is true.
             execute(db, "SAVEPOINT fence_claimed");
-            Step.Fail fail = runStatements(db, file, statements);
+            Database.TransactionState claimed = db.transactionState();
+            if (claimed != null && !claimed.standardStrings()) {
+                throw new InvalidInputException("standard_conforming_strings is off on fence's connection to "
+                        + db.url().describe() + " (a setting of the server, the database or the role)"
+                        + ", which fence migrate refuses: it splits and screens a migration"
+                        + " reading '…' as standard_conforming_strings = on has it, and the driver would split"
+                        + " the statements otherwise and run what fence never screened. Set it back to on"
+                        + " (ALTER DATABASE … SET standard_conforming_strings = on); nothing was applied");
+            }
+            Step ran = runStatements(db, statements, claimed);
+            if (ran instanceof Step.Ended ended) {
+                db.rollbackQuietly();
+                return new Step.Fail(
+                        ended.line(),
+                        "this statement ended fence's transaction, the one that holds the claim on the fence row:"
+                                + " what ran before it, the claim included, was committed or rolled back by the"
+                                + " database, and what ran after it ran unfenced (a newer token may have claimed"
+                                + " meanwhile). fence stopped there, rolled back what it could and did not record"
+                                + " the version; re-read with fence migrate status and inspect the schema",
+                        false);
+            }
+            Step.Fail fail = (Step.Fail) ran;
             if (fail != null) {
                 if (rollBackToClaim(db)) {
                     db.connection().rollback();
@@ -475,7 +502,7 @@ public final class Migrator {
             } finally {
                 db.connection().setAutoCommit(true);
             }
-            Step.Fail fail = runStatements(db, file, statements);
+            Step.Fail fail = (Step.Fail) runStatements(db, statements, null);
             if (fail != null) {
                 return new Step.Fail(
                         fail.line(),
@@ -546,7 +573,15 @@ public final class Migrator {
         return null;
     }
 
-    private static Step.Fail runStatements(Database db, MigrationFile file, List<SqlStatements.Statement> statements)
+    /**
+     * Runs {@code statements} in order: null when all ran, else the {@link Step.Fail} of the first the
+     * database refused, or, given the state of the transaction that holds the claim ({@code claimed}), the
+     * {@link Step.Ended} of the first after which the transaction is another one, or a {@link Step.Fail} for
+     * the first that turned standard_conforming_strings off. Checked after every statement, so that what the
+     * screen could not see (a COMMIT split out of a statement fence read as one, a setting named by dynamic
+     * SQL) stops the run before another statement runs in the wrong transaction or is split otherwise.
+     */
+    private Step runStatements(Database db, List<SqlStatements.Statement> statements, Database.TransactionState claimed)
             throws SQLException {
         for (SqlStatements.Statement s : statements) {
             try (Statement st = db.connection().createStatement()) {
@@ -556,6 +591,22 @@ public final class Migrator {
                     throw e;
                 }
                 return new Step.Fail(s.line(), e.getMessage(), false);
+            }
+            seam.ran(s, db.connection());
+            if (claimed != null) {
+                Database.TransactionState now = db.transactionState();
+                if (now.id() != claimed.id()) {
+                    return new Step.Ended(s.line());
+                }
+                if (!now.standardStrings()) {
+                    return new Step.Fail(
+                            s.line(),
+                            "this statement turned standard_conforming_strings off, which fence migrate refuses:"
+                                    + " it splits and screens a migration reading '…' as standard_conforming_strings"
+                                    + " = on has it, and the driver would split the statements after it otherwise."
+                                    + " Leave the setting alone and write backslashes in E'…' strings",
+                            false);
+                }
             }
         }
         return null;

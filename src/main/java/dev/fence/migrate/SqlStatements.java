@@ -217,7 +217,33 @@ public final class SqlStatements {
      * builds as it runs (dynamic SQL, PostgreSQL's {@code U&"…"} escapes) is not seen.
      */
     public static String ownName(Statement statement) {
-        String sql = statement.sql();
+        return firstName(statement.sql(), OWN_NAMES);
+    }
+
+    /**
+     * PostgreSQL's settings that change how quotes are read: {@code standard_conforming_strings} (off, a
+     * backslash in {@code '…'} escapes the next character) and {@code backslash_quote} (whether {@code \'}
+     * may stand for a quote).
+     */
+    static final java.util.Set<String> QUOTING_SETTINGS =
+            java.util.Set.of("standard_conforming_strings", "backslash_quote");
+
+    /**
+     * The first of {@link #QUOTING_SETTINGS} that {@code statement} names on PostgreSQL, lower-cased, or null
+     * (and null on other engines). fence splits and screens a migration reading quotes as they are when
+     * {@code standard_conforming_strings} is on; a migration that turned it off ({@code SET}, {@code SET
+     * LOCAL}, {@code set_config(…)}, {@code ALTER DATABASE|ROLE … SET}, {@code RESET}) would have the driver
+     * split its later statements where fence saw none, and run what fence never screened (a {@code COMMIT}
+     * that ends the transaction holding the claim). Matched as {@link #ownName} matches, anywhere in the
+     * statement; a name built while the statement runs is not seen (the runner checks the setting after
+     * each statement too).
+     */
+    public static String quotingSetting(Statement statement, DatabaseUrl.Kind kind) {
+        return kind == DatabaseUrl.Kind.POSTGRESQL ? firstName(statement.sql(), QUOTING_SETTINGS) : null;
+    }
+
+    /** The first whole word of {@code sql} ({@code [A-Za-z0-9_]}, any case) in {@code names}, lower-cased. */
+    private static String firstName(String sql, java.util.Set<String> names) {
         int i = 0;
         int n = sql.length();
         while (i < n) {
@@ -230,7 +256,7 @@ public final class SqlStatements {
                 j++;
             }
             String w = sql.substring(i, j).toLowerCase(java.util.Locale.ROOT);
-            if (OWN_NAMES.contains(w)) {
+            if (names.contains(w)) {
                 return w;
             }
             i = j;

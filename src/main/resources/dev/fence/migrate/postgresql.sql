@@ -81,3 +81,10 @@ INSERT INTO ${schema}."schema_migrations" (version, applied_token, applied_holde
 -- name: record_reapplied
 UPDATE ${schema}."schema_migrations" SET applied_token = ?, applied_holder = ?
 WHERE version OPERATOR(pg_catalog.=) ?
+
+-- Read after the claim and after each statement of a migration, in its transaction. The transaction's id:
+-- another one means a statement ended the transaction that holds the claim (a COMMIT the driver split out
+-- of a statement fence read as one), and what ran since ran unfenced. standard_conforming_strings: the
+-- splitter and the screen read quotes as "on" has them, and the driver splits as the server says it is.
+-- name: transaction_state
+SELECT pg_catalog.txid_current(), pg_catalog.current_setting('standard_conforming_strings')

@@ -77,6 +77,102 @@ class PostgresMigratorIT extends MigratorContractTest {
     }
 
     /**
+     * A migration that turns standard_conforming_strings off would have the driver split a later statement
+     * fence read as one ({@code '\'} is a whole string to fence, an open one to the driver then), running a
+     * COMMIT fence never screened: refused by name before anything runs, not even the claim.
+     */
+    @Test
+    void aMigrationNamingAQuotingSettingIsRefusedBeforeAnythingRuns() throws Exception {
+        Grant a = acquire("agent-A");
+        for (String set : List.of(
+                "SET standard_conforming_strings = off",
+                "SET LOCAL Standard_Conforming_Strings TO off",
+                "SELECT pg_catalog.set_config('standard_conforming_strings', 'off', false)",
+                "ALTER ROLE CURRENT_USER SET standard_conforming_strings = off",
+                "SET backslash_quote = on")) {
+            migration(
+                    "0043_partial.sql",
+                    "CREATE TABLE before_commit (x INTEGER);\n" + set + ";\n"
+                            + "SELECT '\\' , ' ; COMMIT ; SELECT 1 --';\nCREATE TABLE after_commit (y INTEGER);\n");
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null), set);
+            assertTrue(e.getMessage().contains("line 2: names "), e.getMessage());
+            assertFalse(hasColumn("before_commit", "x"), set);
+            assertFalse(hasColumn("fence_tokens", "token"), "not even the claim");
+        }
+    }
+
+    /**
+     * A name the screen cannot see (built while the statement runs) still turns the setting off; the run
+     * stops right after that statement, before the driver splits anything, and rolls all of it back.
+     */
+    @Test
+    void aQuotingSettingChangedUnseenStopsTheRunBeforeTheNextStatement() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        Grant b = lapseAndAcquire("agent-B");
+        migration(
+                "0043_partial.sql",
+                "CREATE TABLE before_commit (x INTEGER);\n"
+                        + "SELECT pg_catalog.set_config('standard_conforming' || '_strings', 'off', true);\n"
+                        + "SELECT '\\' , ' ; COMMIT ; SELECT 1 --';\nCREATE TABLE after_commit (y INTEGER);\n");
+        Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(b, null));
+        assertEquals(2, f.line());
+        assertTrue(f.rolledBack(), f.message());
+        assertTrue(f.message().contains("standard_conforming_strings off"), f.message());
+        assertFalse(hasColumn("before_commit", "x"));
+        assertFalse(hasColumn("after_commit", "y"));
+        assertEquals(a.token(), fenceRow());
+        assertNull(appliedToken("0043"));
+    }
+
+    /** A session that starts with standard_conforming_strings off (the database's setting) runs no migration. */
+    @Test
+    void aSessionWithoutStandardStringsIsRefused() throws Exception {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER DATABASE \"" + database + "\" SET standard_conforming_strings = off");
+        }
+        Grant a = acquire("agent-A");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null));
+        assertTrue(e.getMessage().contains("standard_conforming_strings is off"), e.getMessage());
+        assertFalse(hasColumn("invoices", "id"));
+        assertEquals(0, fenceRow(), "the claim rolled back");
+    }
+
+    /**
+     * A statement that ends fence's transaction unseen (here the seam commits, as a COMMIT the driver split
+     * out of a statement would): the claim's row lock is gone, a newer token applies meanwhile, and the
+     * older run must neither run another statement nor record its version after the newer token wrote.
+     */
+    @Test
+    void aTransactionEndedMidMigrationIsNeverRecordedAfterANewerToken() throws Exception {
+        Grant a = acquire("agent-A");
+        migration("0043_a.sql", "CREATE TABLE before_end (x INTEGER);\nCREATE TABLE after_end (y INTEGER);\n");
+        migration("0044_b.sql", "CREATE TABLE written_by_b (x INTEGER);\n");
+        Grant[] newer = new Grant[1];
+        Outcome[] bOutcome = new Outcome[1];
+        Migrator seamed = new Migrator(writes, new Migrator.Seam() {
+            @Override
+            public void ran(SqlStatements.Statement statement, Connection connection) throws SQLException {
+                if (newer[0] == null) {
+                    connection.commit();
+                    newer[0] = lapseAndAcquire("agent-B");
+                    bOutcome[0] = apply(newer[0], "0044");
+                }
+            }
+        });
+        Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, seamed.run(request(a, "0043", false)));
+        assertInstanceOf(Outcome.Done.class, bOutcome[0]);
+        assertEquals(1, f.line());
+        assertFalse(f.rolledBack());
+        assertTrue(f.message().contains("ended fence's transaction"), f.message());
+        assertNull(appliedToken("0043"), "the older token recorded nothing");
+        assertEquals(newer[0].token(), appliedToken("0044"));
+        assertEquals(newer[0].token(), fenceRow());
+        assertFalse(hasColumn("after_end", "y"), "no statement ran after the transaction ended");
+    }
+
+    /**
      * A schema an agent prepared ahead of time (outside any migration) with tables of fence's names, the
      * decoy fence row at 0, as a migration's {@code SET search_path} would find them.
      */
