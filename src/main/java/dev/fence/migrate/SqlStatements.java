@@ -15,9 +15,11 @@ import java.util.List;
  * sent on as a second statement would run unchecked.
  *
  * <ul>
- *   <li>PostgreSQL: {@code '…'} ({@code ''} inside), {@code E'…'} with backslash escapes (standard strings
- *       are taken as {@code standard_conforming_strings} has them by default: a backslash is a
- *       character), {@code "…"}, {@code --} comments, nested {@code /* *}{@code /} comments, and dollar
+ *   <li>PostgreSQL: {@code '…'} ({@code ''} inside), {@code E'…'} with backslash escapes where the driver
+ *       sees one (after whitespace, {@code "} or an operator character, never at a statement's start);
+ *       standard strings are taken as {@code standard_conforming_strings} has them by default (a backslash
+ *       is a character), and a migration may not change it; {@code "…"}, {@code --} comments ending at a
+ *       {@code \n} or a {@code \r}, nested {@code /* *}{@code /} comments, and dollar
  *       quotes {@code $$…$$}, {@code $tag$…$tag$}; a {@code $} right after an identifier character
  *       (a letter, digit, {@code _}, {@code $} or any non-ASCII character) continues the identifier and
  *       opens no quote (PostgreSQL's {@code x$a$} is one identifier; the driver counts a digit too).
@@ -66,8 +68,7 @@ public final class SqlStatements {
             int end = -1;
             boolean comment = false;
             if (lineComment(text, i, kind)) {
-                end = text.indexOf('\n', i);
-                end = end < 0 ? n : end;
+                end = lineCommentEnd(text, i, kind);
                 comment = true;
             } else if (c == '/' && i + 1 < n && text.charAt(i + 1) == '*') {
                 int opened = kind == DatabaseUrl.Kind.MARIADB ? executableComment(text, i) : -1;
@@ -91,7 +92,7 @@ public final class SqlStatements {
                 i += 2;
                 continue;
             } else if (opensQuote(c, kind)) {
-                end = quoteEnd(text, i, kind);
+                end = quoteEnd(text, i, kind, current);
                 if (end < 0) {
                     throw new InvalidInputException("line " + line + ": a " + c + " quote is never closed");
                 }
@@ -361,12 +362,30 @@ public final class SqlStatements {
         };
     }
 
-    /** The index just past the quote opened at {@code i}, or -1 when it is never closed. */
-    private static int quoteEnd(String text, int i, DatabaseUrl.Kind kind) {
+    /**
+     * Where the line comment at {@code i} ends: at the line's end, which is a {@code \n}, and on PostgreSQL a
+     * {@code \r} too (the server's lexer and its driver both end a comment there: a {@code ;} after a lone
+     * {@code \r} ends a statement).
+     */
+    private static int lineCommentEnd(String text, int i, DatabaseUrl.Kind kind) {
+        int j = i;
+        while (j < text.length()
+                && text.charAt(j) != '\n'
+                && !(kind == DatabaseUrl.Kind.POSTGRESQL && text.charAt(j) == '\r')) {
+            j++;
+        }
+        return j;
+    }
+
+    /**
+     * The index just past the quote opened at {@code i}, or -1 when it is never closed; {@code statement} is
+     * the text of the statement so far, before the quote.
+     */
+    private static int quoteEnd(String text, int i, DatabaseUrl.Kind kind, CharSequence statement) {
         char open = text.charAt(i);
         char close = open == '[' ? ']' : open;
         boolean backslash = (kind == DatabaseUrl.Kind.MARIADB && open != '`')
-                || (kind == DatabaseUrl.Kind.POSTGRESQL && open == '\'' && escapeString(text, i));
+                || (kind == DatabaseUrl.Kind.POSTGRESQL && open == '\'' && escapeString(text, i, statement));
         int j = i + 1;
         while (j < text.length()) {
             char c = text.charAt(j);
@@ -383,12 +402,22 @@ public final class SqlStatements {
         return -1;
     }
 
-    /** PostgreSQL's E'…' (a lone E or e before the quote, not the end of a longer name). */
-    private static boolean escapeString(String text, int quote) {
-        if (quote < 1 || (text.charAt(quote - 1) != 'E' && text.charAt(quote - 1) != 'e')) {
+    /**
+     * PostgreSQL's E'…', as its driver tells one (the one of the two that sees less inside quotes: the
+     * server takes any {@code E'} that does not continue a name for one): an E or e before the quote, with a
+     * character of the statement before that E which ends a name to the driver (whitespace, {@code "} or an
+     * operator character). An E that starts the statement, the driver sends as the start of its text, and
+     * reads the quote after it as a standard string.
+     */
+    private static boolean escapeString(String text, int quote, CharSequence statement) {
+        if (quote < 2 || (text.charAt(quote - 1) != 'E' && text.charAt(quote - 1) != 'e')) {
             return false;
         }
-        return quote < 2 || !identifierChar(text.charAt(quote - 2));
+        if (statement.toString().strip().length() < 2) {
+            return false; // the E is the statement's first character
+        }
+        char before = text.charAt(quote - 2);
+        return before == '"' || " \t\n\r\f".indexOf(before) >= 0 || ",()[].;:+-*/%^<>=~!@#&|`?".indexOf(before) >= 0;
     }
 
     /** PostgreSQL's (and its driver's) identifier continuation: after one, a $ opens no dollar quote. */

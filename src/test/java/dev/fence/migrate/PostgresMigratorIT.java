@@ -77,6 +77,23 @@ class PostgresMigratorIT extends MigratorContractTest {
     }
 
     /**
+     * PostgreSQL's driver ends a -- comment at a lone carriage return, and sends the COMMIT after it as a
+     * statement of its own: fence reads the comment so too, and refuses the COMMIT before anything runs.
+     */
+    @Test
+    void aCommitAfterACarriageReturnInACommentIsRefused() throws Exception {
+        Grant a = acquire("agent-A");
+        migration(
+                "0043_sneaky.sql",
+                "CREATE TABLE before_commit (x INTEGER);\n-- note\rCOMMIT; SELECT 2\n+ 1;\n"
+                        + "CREATE TABLE after_commit (y INTEGER);\n");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, null));
+        assertTrue(e.getMessage().contains("line 2: COMMIT"), e.getMessage());
+        assertFalse(hasColumn("before_commit", "x"));
+        assertFalse(hasColumn("fence_tokens", "token"), "not even the claim");
+    }
+
+    /**
      * A migration that turns standard_conforming_strings off would have the driver split a later statement
      * fence read as one ({@code '\'} is a whole string to fence, an open one to the driver then), running a
      * COMMIT fence never screened: refused by name before anything runs, not even the claim.

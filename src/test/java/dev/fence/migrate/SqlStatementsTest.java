@@ -36,6 +36,48 @@ class SqlStatementsTest {
         assertEquals(List.of(), SqlStatements.split("-- only a comment;\n\n", POSTGRESQL));
     }
 
+    /**
+     * PostgreSQL and its driver end a -- comment at a lone carriage return too: a COMMIT after one is a
+     * statement of its own, which the screen must see (else it would take it for comment).
+     */
+    @Test
+    void aPostgresLineCommentEndsAtACarriageReturn() {
+        List<SqlStatements.Statement> s =
+                SqlStatements.split("SELECT 1; -- note\rCOMMIT; SELECT 2\n+ 1;\n", POSTGRESQL);
+        assertEquals(
+                List.of("SELECT 1", "-- note\rCOMMIT", "SELECT 2\n+ 1"),
+                s.stream().map(SqlStatements.Statement::sql).toList());
+        assertEquals("COMMIT", SqlStatements.transactionControl(s.get(1)));
+        // SQLite's comment runs to the newline only.
+        assertEquals(
+                2,
+                SqlStatements.split("SELECT 1; -- note\rCOMMIT; SELECT 2\n+ 1;\n", SQLITE)
+                        .size());
+    }
+
+    /**
+     * An E'…' string is read with backslash escapes only where the driver reads one: after whitespace, a
+     * double quote or an operator character, never at the start of the statement the driver is sent, nor
+     * after a quote; elsewhere fence reads a standard string, as the driver does, and sees the ; it splits at.
+     */
+    @Test
+    void aPostgresEscapeStringIsOneWhereTheDriverSeesOne() {
+        for (String sql :
+                List.of("E'\\' ; COMMIT ; --'", "SELECT 'a'E'\\' ; COMMIT ; --'", "SELECT 1 {E'\\' ; COMMIT ; --'")) {
+            List<SqlStatements.Statement> s = SqlStatements.split(sql, POSTGRESQL);
+            assertEquals(2, s.size(), sql + " → " + s);
+            assertEquals("COMMIT", SqlStatements.transactionControl(s.get(1)), sql);
+        }
+        for (String sql : List.of(
+                "SELECT E'\\' ; still quoted'",
+                "SELECT (E'\\' ; still quoted')",
+                "SELECT 1,e'\\' ; still quoted'",
+                "/* c */E'\\' ; still quoted'",
+                "SELECT \"x\"E'\\' ; still quoted'")) {
+            assertEquals(1, SqlStatements.split(sql, POSTGRESQL).size(), sql);
+        }
+    }
+
     @Test
     void anOpenQuoteNamesItsLine() {
         InvalidInputException e = assertThrows(
