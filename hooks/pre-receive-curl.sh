@@ -431,8 +431,20 @@ if [ -n "$early_for" ] && answer $early_for; then facts+=("fact=$first_old $firs
 # Asks with curl; sets response to the body, a newline and the HTTP status.
 ask_curl() {
   local request=(curl -sS -X POST --max-time "$1" --connect-timeout "$2" -H 'Accept: text/plain' -H 'Expect:'
-    --max-filesize "$max_answer" -w '\n%{http_code}') field rc problem
-  for field in "${fields[@]}" "${facts[@]}" "nonce=$nonce"; do request+=(--data-urlencode "$field"); done
+    --max-filesize "$max_answer" -w '\n%{http_code}') field rc problem v
+  # The host's variables (push options among them: fence-proof= is a bearer credential) go to curl through
+  # its config on standard input with the credential, never on its command line, which every user of this
+  # host can read in the process list. Facts, the nonce and the push's ref updates are no secret.
+  local config="header = \"Authorization: Bearer $FENCE_CREDENTIAL\""$'\n'
+  for field in "${fields[@]}"; do
+    v=${field//\\/\\\\}
+    v=${v//\"/\\\"}
+    v=${v//$'\n'/\\n}
+    v=${v//$'\r'/\\r}
+    v=${v//$'\t'/\\t}
+    config+="data-urlencode = \"$v\""$'\n'
+  done
+  for field in "${facts[@]}" "nonce=$nonce"; do request+=(--data-urlencode "$field"); done
   if [ -n "$tmp" ]; then
     request+=(--data-urlencode "stdin@$tmp")
   else
@@ -441,7 +453,7 @@ ask_curl() {
   # head bounds what is kept (curl before 8.4 stops only an answer that declares its length); when it has
   # read enough it exits, and curl fails writing (23).
   response=$("${request[@]}" -K - "$FENCE_SERVER/v1/hook/$hook" 2>&1 \
-    <<< "header = \"Authorization: Bearer $FENCE_CREDENTIAL\"" | head -c $((max_answer + 4096))
+    <<< "$config" | head -c $((max_answer + 4096))
     exit "${PIPESTATUS[0]}")
   rc=$?
   [ "$rc" -ne 23 ] && [ "${#response}" -le $((max_answer + 4)) ] \

@@ -30,15 +30,21 @@ final class Form {
      * @throws HttpError 400 for a malformed escape or invalid UTF-8
      */
     static Form parse(String text) {
-        return parse(text, "form body");
+        return parse(text, "form body", true);
     }
 
     /** As {@link #parse(String)}, for a raw query string: messages name the query. */
     static Form parseQuery(String text) {
-        return parse(text, "query");
+        return parse(text, "query", false);
     }
 
-    private static Form parse(String text, String what) {
+    /**
+     * @param bytes {@code text} holds one char per byte (a body read as ISO-8859-1), so every value is
+     *     decoded from its bytes as UTF-8, also one with no escape at all: a client that sends UTF-8 text
+     *     unescaped (the curl shim's /dev/tcp transport does, for a ref or pusher name) must not have it
+     *     read as Latin-1. A query string comes from Jetty already decoded to characters.
+     */
+    private static Form parse(String text, String what, boolean bytes) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         if (text == null || text.isEmpty()) {
             return new Form(out);
@@ -50,8 +56,8 @@ final class Form {
             if (end > start) {
                 String pair = text.substring(start, end);
                 int eq = pair.indexOf('=');
-                String name = decode(eq < 0 ? pair : pair.substring(0, eq), what);
-                String value = eq < 0 ? "" : decode(pair.substring(eq + 1), what);
+                String name = decode(eq < 0 ? pair : pair.substring(0, eq), what, bytes);
+                String value = eq < 0 ? "" : decode(pair.substring(eq + 1), what, bytes);
                 out.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
             }
             if (amp < 0) {
@@ -85,8 +91,8 @@ final class Form {
         return values.keySet();
     }
 
-    private static String decode(String s, String what) {
-        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
+    private static String decode(String s, String what, boolean bytes) {
+        if (s.indexOf('%') < 0 && s.indexOf('+') < 0 && (!bytes || isAscii(s))) {
             return s;
         }
         byte[] out = new byte[s.length()];
@@ -122,5 +128,14 @@ final class Form {
         } catch (CharacterCodingException e) {
             throw HttpError.badRequest("malformed " + what + ": a value is not valid UTF-8");
         }
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -105,6 +105,44 @@ class CurlShimTest {
         }
     }
 
+    /**
+     * A proof is a bearer credential, and a command line is in every local user's process list
+     * (/proc/PID/cmdline): the push options must reach curl the way the hook credential does, on its
+     * standard input, and still arrive whole (the server reads the same pusher and options as over bash's
+     * own transport).
+     */
+    @Test
+    void curlsCommandLineCarriesNoPushOptionAndNoCredential() throws Exception {
+        Path bin = tmp.resolve("recording-curl");
+        Files.createDirectories(bin);
+        Path argv = tmp.resolve("curl-argv");
+        Path wrapper = bin.resolve("curl");
+        Files.writeString(
+                wrapper,
+                "#!/bin/bash\nprintf '%s\\n' \"$@\" >> '" + argv + "'\nexec /usr/bin/curl \"$@\"\n");
+        wrapper.toFile().setExecutable(true);
+        Files.createSymbolicLink(bin.resolve("git"), Path.of("/usr/bin/git"));
+        String proof = "fp2.AAAAAAAAAAAAAAAA.YWdlbnQtYQ." + "A".repeat(43);
+        Map<String, String> env = new HashMap<>(Map.of(
+                "PATH", bin + ":/usr/bin:/bin",
+                "FENCE_SERVER", t.url(),
+                "FENCE_CREDENTIAL", hook,
+                "FENCE_SHIM_TRANSPORT", "curl",
+                "REMOTE_USER", "a \"quoted\" \\ name é",
+                "GIT_PUSH_OPTION_COUNT", "3",
+                "GIT_PUSH_OPTION_0", "fence=7",
+                "GIT_PUSH_OPTION_1", "fence-proof=" + proof,
+                "GIT_PUSH_OPTION_2", "ci.skip"));
+        Run r = shim(env);
+        String args = Files.readString(argv);
+        assertTrue(args.contains("/v1/hook/pre-receive"), args);
+        assertTrue(!args.contains(proof) && !args.contains("fence-proof"), "a proof on curl's command line:\n" + args);
+        assertTrue(!args.contains(hook.substring(hook.indexOf(':') + 1)), "the credential on curl's command line");
+        // The server got the token and the proof, and judged them: FENCED, there is no such lease.
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains("FENCED resource=git:app:refs/heads/main ref=refs/heads/main token=7"), r.err());
+    }
+
     @Test
     void aReachableServerDecides() throws Exception {
         Run r = shim(Map.of("FENCE_SERVER", t.url(), "FENCE_CREDENTIAL", hook));
