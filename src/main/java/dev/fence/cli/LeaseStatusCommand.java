@@ -45,6 +45,8 @@ final class LeaseStatusCommand implements Callable<Integer> {
                 Map<String, Object> m = Json.object();
                 m.put("resource", resource);
                 m.put("generation", st.generation());
+                m.put("floor", st.floor());
+                m.put("leaseVoid", st.leaseVoid());
                 m.put("lease", Json.lease(live, st.at()));
                 m.put("lastLease", Json.lease(rs.lease(), st.at()));
                 m.put("latestGranted", rs.latestGranted());
@@ -66,7 +68,9 @@ final class LeaseStatusCommand implements Callable<Integer> {
                 Lease l = rs.lease();
                 ctx.out()
                         .println("  last lease:       " + Printable.name(l.holder()) + ", token " + l.token()
-                                + (l.released() ? ", released " : ", lapsed ") + l.expiresAt());
+                                + (st.leaseVoid()
+                                        ? ", void (granted before the store's current generation)"
+                                        : (l.released() ? ", released " : ", lapsed ") + l.expiresAt()));
             }
             ctx.out().println("  latest granted:   " + rs.latestGranted());
             ctx.out().println("  highest accepted: " + rs.highestAccepted());

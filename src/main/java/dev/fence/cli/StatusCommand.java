@@ -112,6 +112,8 @@ final class StatusCommand implements Callable<Integer> {
                     + (e.currentHolder() == null
                             ? " (a push without a token)"
                             : " (" + e.currentHolder() + (e.currentLive() ? "" : ", lapsed") + ")");
+            case VOID -> "your token " + e.token()
+                    + " is void: the store started a new generation since (acquire again)";
         };
     }
 

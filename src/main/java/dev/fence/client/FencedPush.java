@@ -209,7 +209,7 @@ public final class FencedPush {
      */
     private LeaseStanding grantStanding(Target t, String holder, long token) {
         Status status = leases.status(t.resource());
-        LeaseStanding standing = LeaseStanding.of(status.state(), holder, token);
+        LeaseStanding standing = LeaseStanding.of(status.state(), holder, token, status.floor());
         if (standing instanceof LeaseStanding.Holds h && h.lease().token() != token) {
             Fenced f = new Fenced(
                     t.resource(),

@@ -43,7 +43,9 @@ public final class HolderStatus {
         /** It released its lease. */
         RELEASED,
         /** A newer token was granted (or a tokenless push bumped the counter). */
-        SUPERSEDED
+        SUPERSEDED,
+        /** The store started a new generation (lost or rolled back data) after its grant: void. */
+        VOID
     }
 
     /**
@@ -93,10 +95,10 @@ public final class HolderStatus {
     static Entry entry(Status status, String holder, long lastToken) {
         ResourceState s = status.state();
         Lease lease = s.lease();
-        boolean leaseIsLatest = lease != null && lease.token() == s.latestGranted();
+        boolean leaseIsLatest = lease != null && lease.token() == s.latestGranted() && !status.leaseVoid();
         String currentHolder = leaseIsLatest ? lease.holder() : null;
         boolean currentLive = leaseIsLatest && lease.isLive(status.at());
-        LeaseStanding standing = LeaseStanding.of(s, holder, lastToken);
+        LeaseStanding standing = LeaseStanding.of(s, holder, lastToken, status.floor());
         if (standing instanceof LeaseStanding.Holds h) {
             State state = h.lapsed(status.at()) ? State.LAPSED : State.HELD;
             return new Entry(
@@ -110,6 +112,9 @@ public final class HolderStatus {
                     h.lease().grantSha());
         }
         LeaseStanding.NotHeld n = (LeaseStanding.NotHeld) standing;
+        if (n.fenced().reason() == Reason.OLD_GENERATION) {
+            return new Entry(s.resource(), State.VOID, n.lastToken(), s.latestGranted(), null, false, null, null);
+        }
         if (n.fenced().reason() == Reason.RELEASED) {
             return new Entry(
                     s.resource(),
@@ -157,6 +162,9 @@ public final class HolderStatus {
                     + e.token() + " at " + when(e.expiresAt(), at) + ".";
             case SUPERSEDED -> "you hold no lease on " + Printable.name(e.resource()) + "; your last token there was "
                     + e.token() + ", superseded by " + e.current() + " (" + successor(e) + ").";
+            case VOID -> "you hold no lease on " + Printable.name(e.resource()) + "; your token " + e.token()
+                    + " is void: the lease store lost or rolled back its data and started a new generation"
+                    + " since. Re-read the resource and acquire again before you write.";
         };
     }
 

@@ -196,7 +196,8 @@ public final class LeasedExec {
      * So a run without a grant acquires only when the holder holds nothing there.
      */
     private void refuseToReplace(Request r) {
-        LeaseStanding standing = LeaseStanding.of(leases.status(r.resource()).state(), r.holder(), 0);
+        dev.fence.core.LeaseService.Status status = leases.status(r.resource());
+        LeaseStanding standing = LeaseStanding.of(status.state(), r.holder(), 0, status.floor());
         if (standing instanceof LeaseStanding.Holds h) {
             throw new InvalidInputException(r.holder() + " already holds " + r.resource() + " (token "
                     + h.lease().token() + "); fence exec does not take it again, which would replace that grant:"

@@ -101,7 +101,7 @@ public interface LeaseOperations extends AutoCloseable {
         Status status = status(resource);
         List<LedgerEvent> grants = grantsTo(holder, resource, null, 1);
         long lastToken = grants.isEmpty() ? 0 : grants.get(grants.size() - 1).token();
-        return LeaseStanding.of(status.state(), holder, lastToken);
+        return LeaseStanding.of(status.state(), holder, lastToken, status.floor());
     }
 
     /** Releases what the implementation holds (the store, in direct mode); never throws. */

@@ -78,11 +78,18 @@ public final class LeaseService implements LeaseOperations {
      * @param state the stored state
      * @param generation the store's current generation
      * @param at when it was read
+     * @param floor the current generation's floor: a token at or below it was granted by an older
+     *     generation and is void (its lease holds nothing, whatever its expiry says), or 0 when unknown
      */
-    public record Status(ResourceState state, String generation, Instant at) {
-        /** The lease held at {@link #at}, or null. */
+    public record Status(ResourceState state, String generation, Instant at, long floor) {
+        /** The lease held at {@link #at}, or null: a void one ({@link #leaseVoid}) is not. */
         public Lease liveLease() {
-            return state.lease() != null && state.lease().isLive(at) ? state.lease() : null;
+            return state.lease() != null && !leaseVoid() && state.lease().isLive(at) ? state.lease() : null;
+        }
+
+        /** True when the stored lease was granted by an older generation: void, not held. */
+        public boolean leaseVoid() {
+            return state.lease() != null && state.lease().token() <= floor;
         }
     }
 
@@ -205,7 +212,7 @@ public final class LeaseService implements LeaseOperations {
         // Read after the snapshot: a lease the store still had then is judged live by the clock that set
         // its end, not by this process's, which may be far off.
         Instant now = store.now().orElseGet(clock::instant);
-        return new Status(s == null ? ResourceState.empty(resource) : s, identity.generation(), now);
+        return new Status(s == null ? ResourceState.empty(resource) : s, identity.generation(), now, identity.floor());
     }
 
     @Override
@@ -232,7 +239,7 @@ public final class LeaseService implements LeaseOperations {
             throw needsProof(resource, holder, token);
         }
         Status st = status(resource);
-        Fenced refused = notCurrent(st.state(), holder, token);
+        Fenced refused = notCurrent(st.state(), holder, token, st.floor());
         if (refused != null) {
             return new ProofOutcome.Lost(refused);
         }
@@ -245,8 +252,8 @@ public final class LeaseService implements LeaseOperations {
     }
 
     /** Null when {@code token} is {@code holder}'s current, unreleased grant; else why not, as FENCED. */
-    private static Fenced notCurrent(ResourceState s, String holder, long token) {
-        LeaseStanding standing = LeaseStanding.of(s, holder, token);
+    private static Fenced notCurrent(ResourceState s, String holder, long token, long floor) {
+        LeaseStanding standing = LeaseStanding.of(s, holder, token, floor);
         if (standing instanceof LeaseStanding.NotHeld n) {
             return n.fenced();
         }

@@ -44,11 +44,12 @@ public sealed interface LeaseStanding {
      * @param holder the holder asking
      * @param lastToken the holder's most recent token on the resource as the ledger knows it, or 0 when
      *     unknown; used only to word the answer when the latest grant is someone else's
+     * @param floor the store's current generation's floor (tokens at or below it are void), or 0
      */
-    static LeaseStanding of(ResourceState state, String holder, long lastToken) {
+    static LeaseStanding of(ResourceState state, String holder, long lastToken, long floor) {
         String resource = state.resource();
         Lease lease = state.lease();
-        boolean leaseIsLatest = lease != null && lease.token() == state.latestGranted();
+        boolean leaseIsLatest = lease != null && lease.token() == state.latestGranted() && lease.token() > floor;
         if (leaseIsLatest && lease.holder().equals(holder) && !lease.released()) {
             return new Holds(resource, lease, state.tip());
         }
@@ -56,7 +57,13 @@ public sealed interface LeaseStanding {
         String currentHolder = leaseIsLatest && !lease.holder().equals(holder) ? lease.holder() : null;
         Reason reason;
         String detail = null;
-        if (token == Tokens.NONE) {
+        if (token != Tokens.NONE && token <= floor) {
+            // The store started a new generation (it lost or rolled back data): whatever the old state
+            // still says, that grant holds nothing, and the counter beside it may be the same old number.
+            reason = Reason.OLD_GENERATION;
+            detail = "the store started a new generation after token " + token + " was granted (its data was lost"
+                    + " or rolled back); acquire again";
+        } else if (token == Tokens.NONE) {
             reason = Reason.NOT_HOLDER;
             detail = holder + " has no lease on " + resource + " (never granted, or too long ago to be in the ledger)";
         } else if (token < state.latestGranted()) {

@@ -135,6 +135,8 @@ final class LeaseApi {
             Map<String, Object> m = Json.object();
             m.put("resource", resource);
             m.put("generation", st.generation());
+            m.put("floor", st.floor());
+            m.put("leaseVoid", st.leaseVoid());
             m.put("lease", Json.lease(live, st.at()));
             m.put("lastLease", Json.lease(rs.lease(), st.at()));
             m.put("latestGranted", rs.latestGranted());

@@ -46,6 +46,39 @@ class HolderStatusTest {
         return Json.read(r.out());
     }
 
+    /**
+     * After the store starts a new generation (here the README's recovery step for a SQLite file copied
+     * back: its meta row deleted), the old state is still there, lease and all; the holder must be told its
+     * lease is void, not that it holds it (the text a session-start hook puts back into an agent's context).
+     */
+    @Test
+    void aLeaseOfAnOlderGenerationIsReportedVoidNotHeld() throws Exception {
+        long token = acquire(MAIN, "agent-a", "1h");
+        try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + tmp.resolve("fence.db"));
+                var st = c.createStatement()) {
+            st.executeUpdate("DELETE FROM meta");
+        }
+        clock.set(Instant.parse("2026-11-29T14:31:00Z"));
+
+        FenceCli.Run prompt = fence.run(tmp, "status", "--holder", "agent-a", "--prompt");
+        assertEquals(0, prompt.exit(), prompt.all());
+        assertEquals(
+                List.of("as of 14:31:00Z you hold no lease on " + MAIN + "; your token " + token + " is void: the lease"
+                        + " store lost or rolled back its data and started a new generation since. Re-read the resource"
+                        + " and acquire again before you write."),
+                prompt.out().lines().toList());
+        FenceCli.Run status = fence.run(tmp, "lease", "status", "--resource", MAIN, "--json");
+        JsonNode o = Json.read(status.out());
+        assertEquals(true, o.get("lease").isNull(), o.toString());
+        assertEquals(true, o.get("leaseVoid").asBoolean(), o.toString());
+        assertEquals(token, o.get("lastLease").get("token").asLong());
+        // Another agent is not told the void lease "lapsed" in the future: it simply acquires.
+        assertEquals(
+                0,
+                fence.run(tmp, "lease", "acquire", "--resource", MAIN, "--holder", "agent-b")
+                        .exit());
+    }
+
     @Test
     void promptLinesSayWhatIsHeldLapsedReleasedAndSuperseded() throws Exception {
         long mainA = acquire(MAIN, "agent-a", "30s");

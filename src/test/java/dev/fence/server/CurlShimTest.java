@@ -117,9 +117,7 @@ class CurlShimTest {
         Files.createDirectories(bin);
         Path argv = tmp.resolve("curl-argv");
         Path wrapper = bin.resolve("curl");
-        Files.writeString(
-                wrapper,
-                "#!/bin/bash\nprintf '%s\\n' \"$@\" >> '" + argv + "'\nexec /usr/bin/curl \"$@\"\n");
+        Files.writeString(wrapper, "#!/bin/bash\nprintf '%s\\n' \"$@\" >> '" + argv + "'\nexec /usr/bin/curl \"$@\"\n");
         wrapper.toFile().setExecutable(true);
         Files.createSymbolicLink(bin.resolve("git"), Path.of("/usr/bin/git"));
         String proof = "fp2.AAAAAAAAAAAAAAAA.YWdlbnQtYQ." + "A".repeat(43);

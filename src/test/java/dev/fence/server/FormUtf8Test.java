@@ -30,12 +30,18 @@ class FormUtf8Test {
     @Test
     void anUnescapedValueThatIsNotUtf8IsRefusedAsAnEscapedOneIs() {
         String latin1 = "stdin=refs/heads/caf\u00e9";
-        assertEquals(400, assertThrows(HttpError.class, () -> Form.parse(latin1)).status());
-        assertEquals(400, assertThrows(HttpError.class, () -> Form.parse("stdin=refs/heads/caf%E9")).status());
+        assertEquals(
+                400, assertThrows(HttpError.class, () -> Form.parse(latin1)).status());
+        assertEquals(
+                400,
+                assertThrows(HttpError.class, () -> Form.parse("stdin=refs/heads/caf%E9"))
+                        .status());
     }
 
     @Test
     void aQueryIsCharactersAlready() {
-        assertEquals("git:app:refs/heads/café", Form.parseQuery("resource=git:app:refs/heads/café").get("resource"));
+        assertEquals(
+                "git:app:refs/heads/café",
+                Form.parseQuery("resource=git:app:refs/heads/café").get("resource"));
     }
 }

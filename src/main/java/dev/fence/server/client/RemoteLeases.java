@@ -89,7 +89,8 @@ public final class RemoteLeases implements LeaseOperations {
                         null,
                         Json.readTip(n.get("lastWrite"))),
                 Json.text(n, "generation"),
-                Instant.parse(Json.text(n, "at"))));
+                Instant.parse(Json.text(n, "at")),
+                n.path("floor").asLong(0)));
     }
 
     /**

@@ -236,7 +236,11 @@ public final class PostgresLeaseStore implements LeaseStore {
         return run("acquire", tx -> {
             Current cur = current(tx, candidate);
             ResourceState state = lockOrCreate(tx, resource, cur);
-            Lease previous = state.lease();
+            // A lease of an older generation is void: it neither blocks a grant nor lapses into an EXPIRE event.
+            Lease previous = state.lease() != null
+                            && state.lease().token() > cur.identity().floor()
+                    ? state.lease()
+                    : null;
             Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
             if (previous != null && previous.isLive(at) && LeaseStore.blocks(previous, holder, ownToken)) {
                 return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());

@@ -280,7 +280,8 @@ public final class SqliteLeaseStore implements LeaseStore {
         return run("acquire", true, c -> {
             StoreIdentity identity = ensureIdentity(c, candidate);
             ResourceState state = readState(c, resource);
-            Lease previous = state.lease();
+            // A lease of an older generation is void: it neither blocks a grant nor lapses into an EXPIRE event.
+            Lease previous = state.lease() != null && state.lease().token() > identity.floor() ? state.lease() : null;
             if (previous != null && previous.isLive(now) && LeaseStore.blocks(previous, holder, ownToken)) {
                 return new AcquireResult.Busy(resource, previous.holder(), previous.token(), previous.expiresAt());
             }
