@@ -2,9 +2,11 @@ package dev.fence.audit;
 
 import dev.fence.core.EventType;
 import dev.fence.core.LedgerEvent;
+import dev.fence.core.Reason;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -116,6 +118,7 @@ final class TimelineModel {
                 }
             }
         }
+        Map<String, String> grantedTo = grantedTo(events);
         for (LedgerEvent e : events) {
             switch (e.type()) {
                 case GRANT -> {
@@ -150,7 +153,7 @@ final class TimelineModel {
                 default -> {}
             }
             if (isPush(e.type())) {
-                String lane = lane(e);
+                String lane = lane(e, grantedTo);
                 (lane.equals(e.holder()) ? holders : special).add(lane);
                 marks.add(new Mark(e, lane, kind(e)));
             }
@@ -211,17 +214,42 @@ final class TimelineModel {
 
     /**
      * The lane a push is drawn on: the holder the ledger names for it; tokenless pushes (bumped, allowed,
-     * or refused for want of a token) on {@link #TOKENLESS}; a token with no proven holder on {@link
+     * or refused for want of a token, and the landings of bumped and allowed pushes, whose token is the
+     * bump's) on {@link #TOKENLESS}; the landing of an accepted push recorded without its holder on the
+     * holder {@code grantedTo} names for its token; any other token with no proven holder on {@link
      * #UNPROVEN}.
      */
-    static String lane(LedgerEvent e) {
+    static String lane(LedgerEvent e, Map<String, String> grantedTo) {
         if (e.holder() != null && !e.holder().isEmpty()) {
             return e.holder();
         }
-        if (e.type() == EventType.BUMP || e.type() == EventType.ALLOW || e.token() == 0) {
+        if (e.type() == EventType.BUMP
+                || e.type() == EventType.ALLOW
+                || e.token() == 0
+                || Reason.BUMPED.code().equals(e.reason())
+                || Reason.ALLOWED.code().equals(e.reason())) {
             return TOKENLESS;
         }
-        return UNPROVEN;
+        String holder = (e.type() == EventType.LANDED || e.type() == EventType.UNLANDED)
+                        && Reason.ACCEPTED.code().equals(e.reason())
+                ? grantedTo.get(e.resource() + "\n" + e.token())
+                : null;
+        return holder != null ? holder : UNPROVEN;
+    }
+
+    /**
+     * Who each token of {@code events} was granted to, by resource and token ({@link #lane}): a landing
+     * recorded without its holder (fence serve's post-receive knows only the token) is drawn on the holder
+     * the token's grant names.
+     */
+    static Map<String, String> grantedTo(List<LedgerEvent> events) {
+        Map<String, String> out = new HashMap<>();
+        for (LedgerEvent e : events) {
+            if (e.type() == EventType.GRANT && e.holder() != null) {
+                out.put(e.resource() + "\n" + e.token(), e.holder());
+            }
+        }
+        return out;
     }
 
     /**

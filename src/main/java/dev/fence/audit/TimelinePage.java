@@ -508,9 +508,10 @@ public final class TimelinePage {
             StringBuilder h, List<LedgerEvent> events, List<TimelineModel.Resource> resources, String commitUrl) {
         Set<String> kinds = new LinkedHashSet<>();
         Set<String> lanes = new LinkedHashSet<>();
+        Map<String, String> grantedTo = TimelineModel.grantedTo(events);
         for (LedgerEvent e : events) {
             kinds.add(rowKind(e));
-            lanes.add(rowLane(e));
+            lanes.add(rowLane(e, grantedTo));
         }
         h.append("<h2>Events</h2>\n<div class=\"filters\"><label>Type <select id=\"f-kind\" data-filter=\"kind\">")
                 .append("<option value=\"\">all</option>");
@@ -540,7 +541,7 @@ public final class TimelinePage {
         for (LedgerEvent e : events) {
             String kind = rowKind(e);
             h.append("<tr data-kind=\"").append(kind).append('"');
-            attr(h, "data-lane", rowLane(e));
+            attr(h, "data-lane", rowLane(e, grantedTo));
             h.append(" data-token=\"")
                     .append(e.token())
                     .append("\" data-t=\"")
@@ -588,8 +589,8 @@ public final class TimelinePage {
     }
 
     /** A lease event's lane is its holder; a push's is the one it is drawn on. */
-    private static String rowLane(LedgerEvent e) {
-        return TimelineModel.isPush(e.type()) ? TimelineModel.lane(e) : Objects.toString(e.holder(), "");
+    private static String rowLane(LedgerEvent e, Map<String, String> grantedTo) {
+        return TimelineModel.isPush(e.type()) ? TimelineModel.lane(e, grantedTo) : Objects.toString(e.holder(), "");
     }
 
     private static String kindLabel(String kind) {

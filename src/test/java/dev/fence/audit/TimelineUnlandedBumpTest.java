@@ -54,4 +54,26 @@ class TimelineUnlandedBumpTest {
         assertEquals(TimelineModel.End.SUPERSEDED, bar.end(), bar.toString());
         assertEquals(T0.plusSeconds(4), bar.to(), "the lease ends at the bump that landed: " + bar);
     }
+
+    /**
+     * The landing of a bumped push carries the bump's token and no holder: it is drawn with the tokenless
+     * pushes, not as an unproven token. The landing of an accepted push recorded without its holder (fence
+     * serve's post-receive knows only the token) is drawn on the lane of the holder the token was granted
+     * to.
+     */
+    @Test
+    void landingsAreDrawnOnTheLaneOfThePushTheyLand() {
+        List<LedgerEvent> events = List.of(
+                ev(1, EventType.GRANT, "agent-b", null, 5, null),
+                ev(2, EventType.ACCEPT, "agent-b", "agent-b", 5, "accepted"),
+                ev(3, EventType.LANDED, null, "agent-b", 5, "accepted"),
+                ev(4, EventType.BUMP, null, "carol", 6, "bumped"),
+                ev(5, EventType.LANDED, null, "carol", 6, "bumped"));
+        TimelineModel.Resource r =
+                TimelineModel.build(events, T0, T0.plusSeconds(600)).get(0);
+        assertEquals(
+                List.of("agent-b", "agent-b", TimelineModel.TOKENLESS, TimelineModel.TOKENLESS),
+                r.marks().stream().map(TimelineModel.Mark::lane).toList());
+        assertEquals(List.of("agent-b", TimelineModel.TOKENLESS), r.lanes());
+    }
 }
