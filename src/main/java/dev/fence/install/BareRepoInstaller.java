@@ -183,6 +183,14 @@ public final class BareRepoInstaller {
                 warnings.add("launcher " + l.path() + " does not exist or is not executable on this machine");
             }
         }
+        if (request.shim() != null
+                && (Files.exists(hooks.resolve("update"), java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        || Files.isDirectory(hooks.resolve("update.d")))) {
+            warnings.add(hooks.resolve("update") + " exists (an access-control hook, such as gitolite's, that runs"
+                    + " after pre-receive): through the curl shim fence serve applies a tokenless push's bump when it"
+                    + " admits it, so a push that hook then refuses still supersedes the lease it bumped; the Java"
+                    + " hook (fence install without --server) applies it only once the push lands");
+        }
         if (request.shim() != null) {
             Path conf = shimConfs.iterator().next();
             if (ShimSettings.existing(conf, "FENCE_SERVER") == null) {

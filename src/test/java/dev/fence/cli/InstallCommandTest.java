@@ -282,6 +282,23 @@ class InstallCommandTest {
         assertTrue(r.err().contains("git: not found on PATH"), r.err());
     }
 
+    /**
+     * An access hook that runs after pre-receive (gitolite's update hook) can refuse a push fence serve has
+     * already applied as a bump: the shim install says so, the Java hook install does not need to.
+     */
+    @Test
+    void aShimInstallBesideAnUpdateHookWarnsThatARefusedPushStillBumps() throws Exception {
+        java.nio.file.Path update = bare.resolve("hooks/update");
+        java.nio.file.Files.writeString(update, "#!/bin/sh\nexit 0\n");
+        var shim = install("--bare", bare.toString(), "--shim", "curl", "--server", "http://127.0.0.1:8700");
+        assertEquals(0, shim.exit(), shim.err() + shim.out());
+        assertTrue(shim.out().contains("warning: " + update + " exists"), shim.out());
+        assertTrue(shim.out().contains("still supersedes the lease"), shim.out());
+        var java = install("--bare", bare.toString(), "--launcher", "/opt/fence/bin/fence", "--force");
+        assertEquals(0, java.exit(), java.err() + java.out());
+        assertFalse(java.out().contains("still supersedes"), java.out());
+    }
+
     @Test
     void theCurlShimInABareRepositoryCarriesTheRepoIdAndTheServersFencedRefs() throws Exception {
         java.nio.file.Path policy = java.nio.file.Files.writeString(
