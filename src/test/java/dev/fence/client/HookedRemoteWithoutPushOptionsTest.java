@@ -42,23 +42,7 @@ class HookedRemoteWithoutPushOptionsTest {
         env.put("FENCE_STORE", store);
         env.put("REMOTE_USER", "agent-b");
         FenceCli fence = new FenceCli(env, Clock.systemUTC());
-        FenceCli.Run acquired = fence.run(
-                b.dir(),
-                "lease",
-                "acquire",
-                "--repo",
-                "app",
-                "--ref",
-                "main",
-                "--holder",
-                "agent-b",
-                "--git-remote",
-                "origin",
-                "--ttl",
-                "10m",
-                "--json");
-        assertEquals(0, acquired.exit(), acquired.all());
-        JsonNode grant = Json.read(acquired.out());
+        JsonNode grant = fence.acquireAppMain(b.dir(), "agent-b", "10m");
         long token = grant.get("token").asLong();
         FenceCli holder = fence.holding(grant);
         String b1 = b.commit("B: first");
