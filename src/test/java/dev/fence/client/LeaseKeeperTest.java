@@ -50,8 +50,13 @@ class LeaseKeeperTest {
         scheduler = new ManualScheduler(clock);
         leases = new LeaseService(SqliteLeaseStore.open(tmp.resolve("fence.db"), StoreOptions.defaults()), clock);
         grant = ((AcquireOutcome.Acquired) leases.acquire(R, "agent-a", TTL, null)).grant();
-        keeper = new LeaseKeeper(
-                leases, clock, scheduler, R, "agent-a", grant.token(), grant.proof(), TTL, new LeaseKeeper.Listener() {
+        keeper = keeper(grant.proof());
+    }
+
+    /** A keeper of agent-a's grant that shows {@code proof}, reporting to {@link #lost} and {@link #trouble}. */
+    private LeaseKeeper keeper(String proof) {
+        return new LeaseKeeper(
+                leases, clock, scheduler, R, "agent-a", grant.token(), proof, TTL, new LeaseKeeper.Listener() {
                     @Override
                     public void lost(Fenced fenced) {
                         lost.add(fenced);
@@ -116,18 +121,7 @@ class LeaseKeeperTest {
 
     @Test
     void aMalformedProofIsRefusedNotReportedAsPassingTrouble() {
-        LeaseKeeper garbage = new LeaseKeeper(
-                leases, clock, scheduler, R, "agent-a", grant.token(), "garbage", TTL, new LeaseKeeper.Listener() {
-                    @Override
-                    public void lost(Fenced fenced) {
-                        lost.add(fenced);
-                    }
-
-                    @Override
-                    public void trouble(String message) {
-                        trouble.add(message);
-                    }
-                });
+        LeaseKeeper garbage = keeper("garbage");
         assertThrows(InvalidInputException.class, garbage::renewNow);
         assertTrue(trouble.isEmpty(), trouble::toString);
         assertTrue(lost.isEmpty());
@@ -135,18 +129,7 @@ class LeaseKeeperTest {
 
     @Test
     void aScheduledRenewalThatIsRefusedIsReportedAndRenewalsStop() {
-        LeaseKeeper garbage = new LeaseKeeper(
-                leases, clock, scheduler, R, "agent-a", grant.token(), "garbage", TTL, new LeaseKeeper.Listener() {
-                    @Override
-                    public void lost(Fenced fenced) {
-                        lost.add(fenced);
-                    }
-
-                    @Override
-                    public void trouble(String message) {
-                        trouble.add(message);
-                    }
-                });
+        LeaseKeeper garbage = keeper("garbage");
         garbage.start();
         clock.advance(Duration.ofSeconds(10));
         scheduler.runDue();
