@@ -21,8 +21,8 @@ import java.util.Optional;
 
 /**
  * The store's checks: its set-up ({@code redis.role}, {@code redis.eviction}, {@code redis.persistence},
- * {@code redis.replicas}; {@code sqlite.file}) and, for {@code fence doctor}, whether it answers and takes
- * a write ({@code store.reachable}, {@code store.writable}). A store whose set-up is not read
+ * {@code redis.replicas}; {@code sqlite.file}, {@code sqlite.others}) and, for {@code fence doctor}, whether
+ * it answers and takes a write ({@code store.reachable}, {@code store.writable}). A store whose set-up is not read
  * (PostgreSQL, whose own README section says which set-ups are safe) gets an ok {@code store.setup} that
  * says so, and the access checks.
  *
@@ -39,6 +39,7 @@ public final class StoreChecks implements Check {
     static final String PERSISTENCE = "redis.persistence";
     static final String REPLICAS = "redis.replicas";
     static final String SQLITE = "sqlite.file";
+    static final String OTHERS = "sqlite.others";
 
     /** The resource the write check writes back unchanged. */
     static final String PROBE = "fence:doctor";

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fence.core.Identities;
+import dev.fence.core.LeaseStore;
 import dev.fence.json.Json;
+import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
 import dev.fence.testing.PostgresServer;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
@@ -16,6 +20,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -124,6 +129,43 @@ class DoctorCommandTest {
         assertEquals(ExitCode.CONFIG.code(), bad.exit(), bad.out());
         assertEquals("fail", bad.status("sqlite.file"));
         assertFalse(bad.json().get("ok").asBoolean());
+    }
+
+    /**
+     * The store holds the proof key: a file every user on the host may read is named, with its {@code -wal}
+     * and {@code -shm} files, and the chmod that closes them. A warning: fence works. A group that may read
+     * it is the operator's choice.
+     */
+    @Test
+    void aSqliteFileEveryUserMayReadWarnsWithTheChmodThatClosesIt() throws Exception {
+        Path db = tmp.resolve("fence.db");
+        String url = "sqlite:" + db;
+        fenceAcquire(url);
+        assertEquals("ok", doctor("--store", url, "--json").status("sqlite.others"));
+
+        Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-r--r--"));
+        Result r = doctor("--store", url, "--json");
+        assertEquals(0, r.exit(), "a warning is not a failure: " + r.out());
+        JsonNode f = r.finding("sqlite.others");
+        assertEquals("warn", f.get("status").asText(), f.toString());
+        assertTrue(f.get("detail").asText().startsWith(db + " is readable by every user on this host"), f.toString());
+        assertTrue(f.get("detail").asText().contains("proof key"), f.toString());
+        assertEquals("chmod o-rwx " + db, f.get("fix").asText(), f.toString());
+        Result text = doctor("--store", url);
+        assertTrue(text.out().contains("warn  sqlite.others"), text.out());
+        assertTrue(text.out().contains("fix: chmod o-rwx " + db), text.out());
+
+        // While a process has the store open, SQLite's -wal and -shm files take the file's mode: named too.
+        try (LeaseStore open = Stores.open(url, StoreOptions.defaults())) {
+            open.identity(Identities.candidate(Clock.systemUTC().instant()));
+            JsonNode withLog = doctor("--store", url, "--json").finding("sqlite.others");
+            assertEquals(
+                    "chmod o-rwx " + db + " " + db + "-wal " + db + "-shm",
+                    withLog.get("fix").asText());
+        }
+
+        Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-rw----"));
+        assertEquals("ok", doctor("--store", url, "--json").status("sqlite.others"), "a group is the operator's");
     }
 
     @Test

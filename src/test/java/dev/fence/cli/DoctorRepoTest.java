@@ -164,8 +164,8 @@ class DoctorRepoTest {
     void aStoreTheHooksUserCannotWriteFailsEvenWhenTheCheckCanWriteIt() throws Exception {
         boolean root = System.getProperty("user.name").equals("root");
         if (root) {
-            // The hooks run as the repository's owner; the store's file and fence.conf stay root's (mode 644
-            // and 600), as when an admin ran fence as root. Root may write them, the hooks may not.
+            // The hooks run as the repository's owner; the store's file and fence.conf stay root's (both mode
+            // 600), as when an admin ran fence as root. Root may write them, the hooks may not.
             UserPrincipal nobody =
                     tmp.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
             Files.setOwner(repo, nobody);
@@ -176,7 +176,7 @@ class DoctorRepoTest {
             assertEquals("fail", file.get("status").asText(), r.out());
             assertTrue(
                     file.get("detail").asText().contains("not writable by nobody (the hooks' user): " + db), r.out());
-            assertTrue(file.get("detail").asText().contains("owned by root, mode rw-r--r--"), r.out());
+            assertTrue(file.get("detail").asText().contains("owned by root, mode rw-------"), r.out());
             assertTrue(file.get("fix").asText().startsWith("chown nobody " + db), r.out());
             JsonNode config = r.finding("hook.config");
             assertEquals("fail", config.get("status").asText(), r.out());

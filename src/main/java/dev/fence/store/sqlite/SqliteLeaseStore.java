@@ -20,10 +20,14 @@ import dev.fence.store.PrunePacing;
 import dev.fence.store.QueuedCall;
 import dev.fence.store.StoreOptions;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,6 +86,11 @@ import org.sqlite.core.DirectAccess;
  * its path; if the file was deleted or replaced it opens the new one (creating it), so a lost store is
  * noticed and gets a new identity on its next use instead of living on in an unlinked inode.
  *
+ * <p><b>File modes:</b> the file holds the proof key, so a file the store creates is its user's alone
+ * (0600, as are the {@code -wal} and {@code -shm} files SQLite makes with the database's mode), and so is
+ * each directory it creates for it (0700). An existing file or directory keeps its mode: an operator may
+ * share a store with a group on purpose.
+ *
  * <p><b>Units:</b> instants are stored as epoch milliseconds, so every instant read back, including
  * those in results such as {@link AcquireResult.Granted#expiresAt()}, is truncated to the millisecond.
  * Leases are judged with the caller's {@code now}.
@@ -120,6 +129,14 @@ public final class SqliteLeaseStore implements LeaseStore {
     private static final int SQLITE_AUTH = 23;
     private static final int SQLITE_NOTADB = 26;
 
+    /** The mode of a store file fence makes: the owner's alone. */
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
+    /** The mode of each directory fence makes for a store file. */
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_DIRECTORY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
     private final Path file;
     private final Duration timeout;
     private final long timeoutNanos;
@@ -157,8 +174,9 @@ public final class SqliteLeaseStore implements LeaseStore {
     }
 
     /**
-     * Opens (and if absent creates, with its parent directories and schema) the store in {@code file}.
-     * Safe to call from many processes on the same new file at once.
+     * Opens (and if absent creates, with its parent directories and schema) the store in {@code file}; what
+     * it creates is mode 0600 (directories 0700). Safe to call from many processes on the same new file at
+     * once.
      *
      * @throws StoreUnavailableException when the file cannot be created, opened or written, is locked
      *     past the timeout, is damaged, or belongs to another program or a newer fence
@@ -1376,13 +1394,21 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     private SqliteDb openConnection(long deadline) throws SQLException {
         Path parent = file.getParent();
+        boolean posix = file.getFileSystem().supportedFileAttributeViews().contains("posix");
         try {
             if (parent != null) {
-                Files.createDirectories(parent);
+                if (posix) {
+                    Files.createDirectories(parent, PRIVATE_DIRECTORY);
+                } else {
+                    Files.createDirectories(parent);
+                }
             }
         } catch (IOException e) {
             throw new StoreUnavailableException(
                     "cannot create the directory of SQLite store " + file + ": " + describe(e), e);
+        }
+        if (posix && !Files.exists(file)) {
+            createPrivately();
         }
         // The settings before the wait: a process's first SQLiteConfig initialises the driver's tables of
         // pragmas (a millisecond of a hook), which this thread does while the library is still loading.
@@ -1409,6 +1435,27 @@ public final class SqliteLeaseStore implements LeaseStore {
         } catch (SQLException | RuntimeException e) {
             closeQuietly(c);
             throw e;
+        }
+    }
+
+    /**
+     * Makes the store's file, empty and mode 0600, for SQLite to open: left to SQLite, it would be made as
+     * the umask allows (0644 under the usual 022), readable by every user on the host, and it holds the
+     * proof key, with which anyone can make any holder's proof. SQLite gives the {@code -wal} and {@code
+     * -shm} files it makes beside a database that database's mode, so they are owner-only too. A file that
+     * is there (made by another process meanwhile, or by an operator who shares the store with a group on
+     * purpose) is left as it is: its mode is never changed.
+     */
+    private void createPrivately() {
+        try {
+            Files.createFile(file, PRIVATE_FILE);
+        } catch (FileAlreadyExistsException e) {
+            // Made meanwhile, or a link: opened as it is.
+        } catch (IOException e) {
+            throw new StoreUnavailableException(
+                    "cannot create SQLite store " + file + " (" + describe(e)
+                            + "); check that its directory is writable by this user",
+                    e);
         }
     }
 

@@ -20,6 +20,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
+import dev.fence.store.Stores;
 import dev.fence.testing.Futures;
 import dev.fence.testing.ProcessTest;
 import java.io.BufferedReader;
@@ -29,8 +30,10 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -102,6 +105,18 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
         }
     }
 
+    private void grantIn(LeaseStore s) {
+        assertInstanceOf(AcquireResult.Granted.class, s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+    }
+
+    private static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    private static Path beside(Path file, String suffix) {
+        return file.resolveSibling(file.getFileName() + suffix);
+    }
+
     private StoreUnavailableException assertUnavailable(Path named, Executable call) {
         StoreUnavailableException e = assertThrows(StoreUnavailableException.class, call);
         assertTrue(e.getMessage().contains(named.toString()), () -> "message names " + named + ": " + e.getMessage());
@@ -129,6 +144,64 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                 assertTrue(rs.next());
                 assertEquals(2, rs.getInt(1));
             }
+        }
+
+        /**
+         * The file holds the proof key: a new one, the {@code -wal} and {@code -shm} files SQLite makes beside
+         * it (with the database's mode) and each directory made for it are the owner's alone, whatever the
+         * umask would let others read.
+         */
+        @Test
+        void aNewFileItsLogAndItsDirectoriesAreTheOwnersAlone() throws Exception {
+            Path created = dir.resolve("made/for/it/fence.db");
+
+            try (SqliteLeaseStore s = SqliteLeaseStore.open(created, StoreOptions.defaults())) {
+                grantIn(s);
+                assertEquals("rw-------", mode(created));
+                assertEquals("rw-------", mode(beside(created, "-wal")));
+                assertEquals("rw-------", mode(beside(created, "-shm")));
+            }
+            for (Path d = created.getParent(); !d.equals(dir); d = d.getParent()) {
+                assertEquals("rwx------", mode(d), d::toString);
+            }
+        }
+
+        /**
+         * An operator may share a store with a group on purpose: a file that is there, even empty, keeps its
+         * mode, which SQLite gives the log it makes beside it, and so does its directory.
+         */
+        @Test
+        void anExistingFileAndItsDirectoryKeepTheirModes() throws Exception {
+            Path shared = Files.createDirectory(dir.resolve("shared"));
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwx---"));
+            Path made = shared.resolve("fence.db");
+            Files.createFile(made);
+            Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-rw----"));
+
+            for (int open = 0; open < 2; open++) {
+                try (SqliteLeaseStore s = SqliteLeaseStore.open(made, StoreOptions.defaults())) {
+                    grantIn(s);
+                    assertEquals("rw-rw----", mode(made));
+                    assertEquals("rw-rw----", mode(beside(made, "-wal")));
+                }
+            }
+            assertEquals("rw-rw----", mode(made));
+            assertEquals("rwxrwx---", mode(shared));
+        }
+
+        /** The store fence uses when none is named, {@code ~/.local/share/fence/fence.db}, likewise. */
+        @Test
+        void theDefaultStoreAndItsDirectoryAreTheUsersAlone() throws Exception {
+            Map<String, String> env = Map.of("HOME", dir.toString());
+
+            try (LeaseStore s = Stores.open(Stores.resolveUrl(null, env), StoreOptions.defaults())) {
+                s.identity(candidate);
+            }
+
+            Path made = Stores.defaultSqlitePath(env);
+            assertEquals(dir.resolve(".local/share/fence/fence.db"), made);
+            assertEquals("rw-------", mode(made));
+            assertEquals("rwx------", mode(made.getParent()));
         }
 
         @Test
