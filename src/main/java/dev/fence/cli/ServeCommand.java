@@ -52,8 +52,10 @@ import picocli.CommandLine.Option;
             "The policy (fenced refs, pusher policies, agent patterns, on-store-down, store-timeout) comes",
             "from --config (the hook configuration format); hook requests cannot change it.",
             "",
-            "At start it names each unsafe part of the store's set-up on stderr ('warning: …'; 'fence doctor'",
-            "explains them) and refuses, with exit status 6, a Redis whose maxmemory-policy may evict keys."
+            "At start it names each unsafe part of the store's set-up on stderr, one line each with its fix",
+            "('warning: <check>: …; fix: …', the warnings of 'fence doctor': a Redis that can lose grants, a SQLite",
+            "file other users may read, a PostgreSQL synchronous_commit of off or local) and refuses, with exit",
+            "status 6, a Redis whose maxmemory-policy may evict keys."
         },
         subcommands = {ServeCommand.CredentialsCommand.class})
 final class ServeCommand implements Callable<Integer> {

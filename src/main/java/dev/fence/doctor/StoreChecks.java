@@ -21,10 +21,9 @@ import java.util.Optional;
 
 /**
  * The store's checks: its set-up ({@code redis.role}, {@code redis.eviction}, {@code redis.persistence},
- * {@code redis.replicas}; {@code sqlite.file}, {@code sqlite.others}) and, for {@code fence doctor}, whether
- * it answers and takes a write ({@code store.reachable}, {@code store.writable}). A store whose set-up is not read
- * (PostgreSQL, whose own README section says which set-ups are safe) gets an ok {@code store.setup} that
- * says so, and the access checks.
+ * {@code redis.replicas}; {@code sqlite.file}, {@code sqlite.others}; {@code postgres.synchronous_commit},
+ * {@code postgres.synchronous_standby_names}) and, for {@code fence doctor}, whether it answers and takes a
+ * write ({@code store.reachable}, {@code store.writable}).
  *
  * <p>The write is ledger-free and harmless: the probe resource {@value #PROBE} is written back as it was
  * read, which raises only its version. A SQLite file that does not exist yet is not created (the user
@@ -38,6 +37,9 @@ public final class StoreChecks implements Check {
     static final String EVICTION = "redis.eviction";
     static final String PERSISTENCE = "redis.persistence";
     static final String REPLICAS = "redis.replicas";
+    /** The prefix of a PostgreSQL setting's check, e.g. {@code postgres.synchronous_commit}. */
+    static final String POSTGRES = "postgres.";
+
     static final String SQLITE = "sqlite.file";
     static final String OTHERS = "sqlite.others";
 
@@ -122,11 +124,14 @@ public final class StoreChecks implements Check {
                 return out;
             }
         }
-        if (setup instanceof StoreSetup.Unjudged u) {
-            out.add(Finding.ok(
-                    SETUP,
-                    "the set-up of a " + u.describe() + " store is not judged here; see README,"
-                            + " Which store set-ups are safe"));
+        if (setup instanceof StoreSetup.Postgres p) {
+            for (StoreSetup.Setting setting : p.settings()) {
+                String check = POSTGRES + setting.name();
+                out.add(
+                        setting.fix() == null
+                                ? Finding.ok(check, setting.detail())
+                                : Finding.warn(check, setting.detail(), setting.fix()));
+            }
         }
         if (access) {
             access(out);

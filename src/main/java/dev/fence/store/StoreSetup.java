@@ -1,7 +1,9 @@
 package dev.fence.store;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -13,11 +15,38 @@ public sealed interface StoreSetup {
     String describe();
 
     /**
-     * A store whose set-up is not read (PostgreSQL, for now): only whether it answers is checked.
+     * A PostgreSQL database, as fence's role finds it there.
      *
-     * @param describe the store's kind, e.g. {@code postgresql}
+     * @param describe the store URL, password masked
+     * @param sessionSynchronousCommit {@code synchronous_commit} in fence's own sessions, which raise {@code
+     *     off} and {@code local} to {@code on}
+     * @param settings the settings a grant's durability depends on, each judged: {@code synchronous_commit} as
+     *     the server's configuration, the database or fence's role sets it, and {@code synchronous_standby_names}
      */
-    record Unjudged(String describe) implements StoreSetup {}
+    record Postgres(String describe, String sessionSynchronousCommit, List<Setting> settings) implements StoreSetup {
+        public Postgres {
+            settings = List.copyOf(settings);
+        }
+
+        /** The settings that make grants less durable than a synchronous standby makes them, in order. */
+        public List<Setting> unsafe() {
+            return settings.stream().filter(s -> s.fix() != null).toList();
+        }
+    }
+
+    /**
+     * One setting of a store's server, judged where it was read.
+     *
+     * @param name the setting's name, e.g. {@code synchronous_commit}
+     * @param detail its value and what that means for grants, one line for an operator
+     * @param fix what to change, one line; null when the setting is safe as it is
+     */
+    record Setting(String name, String detail, String fix) {
+        public Setting {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(detail, "detail");
+        }
+    }
 
     /**
      * A SQLite file.

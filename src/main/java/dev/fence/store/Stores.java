@@ -117,7 +117,8 @@ public final class Stores {
 
     /**
      * Reads how the store at {@code url} is set up, for judging its safety ({@code fence doctor}, {@code fence
-     * serve}'s start). Creates nothing: a SQLite file that does not exist is described, not made.
+     * serve}'s start). Creates nothing: a SQLite file that does not exist is described, not made, and a
+     * PostgreSQL database's settings are read without fence's schema.
      *
      * @param defaults options used where the URL's query string says nothing (its timeout bounds the read)
      * @throws ConfigException for an unknown scheme, a malformed URL or refused credentials
@@ -136,7 +137,10 @@ public final class Stores {
             return RedisSetups.read(url, options);
         }
         if (base.startsWith("postgresql://") || base.startsWith("postgres://")) {
-            return new StoreSetup.Unjudged(base.substring(0, base.indexOf(':')));
+            // Pooled, which connects on first use: a single connection would connect now, through the schema.
+            try (PostgresLeaseStore store = PostgresLeaseStore.open(base, options.withSingleConnection(false))) {
+                return store.setup();
+            }
         }
         throw unknownScheme(base);
     }

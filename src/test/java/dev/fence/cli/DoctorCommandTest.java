@@ -266,17 +266,40 @@ class DoctorCommandTest {
         }
     }
 
+    /**
+     * A PostgreSQL store's set-up is judged: synchronous_commit off for its database warns with the statement
+     * that fixes it (fence's own sessions commit with on all the same), and synchronous_standby_names is
+     * judged beside it. Access is checked as for every store.
+     */
     @Test
-    void aPostgresStoreIsCheckedForAccessAndSaysItsSetUpIsNotJudged() throws Exception {
+    void aPostgresDatabaseThatCommitsWithoutWaitingIsAWarningWithItsFix() throws Exception {
         PostgresServer pg = PostgresServer.shared();
         String database = pg.createDatabase();
         try {
+            Result safe = doctor("--store", pg.url(database), "--json");
+            assertEquals(0, safe.exit(), safe.out() + safe.err());
+            assertEquals("ok", safe.status("postgres.synchronous_commit"), safe.out());
+            assertEquals("ok", safe.status("store.reachable"));
+            assertEquals("ok", safe.status("store.writable"));
+            String names = pg.setting(database, "synchronous_standby_names");
+            assertEquals(names.isBlank() ? "warn" : "ok", safe.status("postgres.synchronous_standby_names"));
+
+            pg.execute("postgres", "ALTER DATABASE " + database + " SET synchronous_commit = off");
             Result r = doctor("--store", pg.url(database), "--json");
-            assertEquals(0, r.exit(), r.out() + r.err());
-            assertEquals("ok", r.status("store.setup"));
-            assertTrue(r.finding("store.setup").get("detail").asText().contains("not judged"), r.out());
-            assertEquals("ok", r.status("store.reachable"));
+            assertEquals(0, r.exit(), "a warning is not a failure: " + r.out() + r.err());
+            JsonNode f = r.finding("postgres.synchronous_commit");
+            assertEquals("warn", f.get("status").asText(), f.toString());
+            assertTrue(f.get("detail").asText().startsWith("synchronous_commit is 'off'"), f.toString());
+            assertTrue(f.get("detail").asText().contains("can lose acknowledged grants"), f.toString());
+            assertTrue(
+                    f.get("fix")
+                            .asText()
+                            .startsWith("ALTER ROLE postgres IN DATABASE " + database + " SET synchronous_commit = on"),
+                    f.toString());
             assertEquals("ok", r.status("store.writable"));
+            Result text = doctor("--store", pg.url(database));
+            assertTrue(text.out().contains("warn  postgres.synchronous_commit"), text.out());
+            assertTrue(text.out().contains("fix: ALTER ROLE postgres IN DATABASE " + database), text.out());
         } finally {
             pg.dropDatabase(database);
         }

@@ -20,6 +20,7 @@ import dev.fence.core.Tip;
 import dev.fence.store.PrunePacing;
 import dev.fence.store.QueuedCall;
 import dev.fence.store.StoreOptions;
+import dev.fence.store.StoreSetup;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
@@ -89,9 +90,12 @@ import org.postgresql.Driver;
  * The first identity takes its floor from the database's clock in the same way; {@code candidate.floor()}
  * and {@code candidate.createdAt()} are never used.
  *
- * <p><b>Durability:</b> the store sets no replication setting of its own: grants are as durable as the
- * server's {@code synchronous_commit} and {@code synchronous_standby_names} make them. {@link #warnings()}
- * says when they are less durable than a synchronous standby makes them. fence never cancels a commit: its
+ * <p><b>Durability:</b> grants are as durable as the server's {@code synchronous_commit} and {@code
+ * synchronous_standby_names} make them, except that fence's sessions never commit with {@code
+ * synchronous_commit} {@code off} or {@code local}: where the server's configuration, the database or the role
+ * says so, each new session sets it to {@code on} for itself (a crash could otherwise lose acknowledged grants
+ * with no new timeline to give it away). {@link #setup()} and {@link #warnings()} say when the set-up is less
+ * durable than a synchronous standby makes it. fence never cancels a commit: its
  * sessions run with {@code statement_timeout = 0}, because PostgreSQL answers a commit whose wait for the
  * standby is cancelled with success and a warning; a commit that comes back with any warning is reported
  * as {@link StoreUnavailableException}, not as done.
@@ -929,43 +933,86 @@ public final class PostgresLeaseStore implements LeaseStore {
     }
 
     /**
-     * What makes this store's grants less durable than a synchronous standby makes them, as the server
-     * reports its settings for fence's sessions: empty when {@code synchronous_commit} is {@code on}, {@code
-     * remote_apply} or {@code remote_write} and {@code synchronous_standby_names} is set. Each entry is a
-     * sentence for an operator, for a long-running process (or a health check) to print when it opens the
-     * store; the store works the same either way.
+     * What makes this store's grants less durable than a synchronous standby makes them: each {@link
+     * #setup() setting} that is not safe, as a sentence for an operator that ends with what to change; empty
+     * when none is. Reads the server's settings, creating nothing (no schema).
      *
      * @throws StoreUnavailableException when the server cannot be asked
      */
     public List<String> warnings() {
-        return run("read replication settings", tx -> {
+        return setup().unsafe().stream().map(s -> s.detail() + "; " + s.fix()).toList();
+    }
+
+    /**
+     * How the server is set up for fence's role in this database, as far as a grant's durability depends on
+     * it: {@code synchronous_commit} (as the server's configuration, the database or the role set it: fence's
+     * own sessions raise {@code off} and {@code local} to {@code on}, see {@link #connect}) and {@code
+     * synchronous_standby_names}, each judged. What {@code fence doctor} and {@code fence serve}'s start
+     * report. Creates nothing (no schema).
+     *
+     * @throws StoreUnavailableException when the server cannot be asked
+     */
+    public StoreSetup.Postgres setup() {
+        return run("read replication settings", true, false, System.nanoTime() + timeoutNanos, tx -> {
             try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("settings.durability"));
                     ResultSet rs = tx.query(st)) {
                 rs.next();
-                return durabilityWarnings(
-                        rs.getString("synchronous_commit"), rs.getString("synchronous_standby_names"));
+                return new StoreSetup.Postgres(
+                        description,
+                        rs.getString("session_synchronous_commit"),
+                        durability(
+                                rs.getString("synchronous_commit"),
+                                rs.getString("synchronous_standby_names"),
+                                rs.getString("role_name"),
+                                rs.getString("database_name")));
             }
         });
     }
 
-    /** The warnings {@link #warnings()} gives for these two settings. */
-    static List<String> durabilityWarnings(String synchronousCommit, String standbyNames) {
-        List<String> out = new ArrayList<>();
+    /**
+     * Judges {@code synchronous_commit} and {@code synchronous_standby_names} as {@link #setup()} reads them,
+     * for fence's role ({@code role}) in {@code database} (both quoted as SQL identifiers where they need it).
+     */
+    static List<StoreSetup.Setting> durability(
+            String synchronousCommit, String standbyNames, String role, String database) {
         String commit =
                 synchronousCommit == null ? "" : synchronousCommit.strip().toLowerCase(Locale.ROOT);
+        String names = standbyNames == null ? "" : standbyNames.strip();
         boolean waits = commit.equals("on") || commit.equals("remote_apply") || commit.equals("remote_write");
-        if (!waits) {
-            out.add("synchronous_commit is '" + commit + "': PostgreSQL acknowledges a grant before any standby"
-                    + (commit.equals("off") ? ", or even its own disk," : "") + " has it; set it to on (or"
-                    + " remote_apply) for fence's role or database");
-        }
-        if (standbyNames == null || standbyNames.isBlank()) {
-            out.add("synchronous_standby_names is empty: no standby confirms a grant before it is acknowledged,"
-                    + " so a failover can lose acknowledged grants (fence then notices the new timeline and"
-                    + " starts a new generation: outstanding leases become void); name a synchronous standby and"
-                    + " let the failover manager promote only one (Patroni: synchronous_mode)");
-        }
-        return out;
+        StoreSetup.Setting synchronous = waits
+                ? new StoreSetup.Setting(
+                        "synchronous_commit",
+                        "synchronous_commit is '" + commit + "' for fence's role in this database: a grant is"
+                                + " acknowledged once it is on the primary's disk and with the standbys"
+                                + " synchronous_standby_names names",
+                        null)
+                : new StoreSetup.Setting(
+                        "synchronous_commit",
+                        "synchronous_commit is '" + commit + "' for fence's role in this database: PostgreSQL"
+                                + " acknowledges a commit before "
+                                + (commit.equals("off")
+                                        ? "its own disk has it, so a crash"
+                                        : "any standby has it, so a failover")
+                                + " can lose acknowledged grants unnoticed; this fence's sessions set it to"
+                                + " on for themselves, but every other session of the role (an older fence"
+                                + " sharing the store) commits with '" + commit + "'",
+                        "ALTER ROLE " + role + " IN DATABASE " + database + " SET synchronous_commit = on (or"
+                                + " remote_apply; it overrides postgresql.conf, the database's and the role's"
+                                + " value)");
+        StoreSetup.Setting standbys = names.isEmpty()
+                ? new StoreSetup.Setting(
+                        "synchronous_standby_names",
+                        "synchronous_standby_names is empty: no standby confirms a grant before it is"
+                                + " acknowledged, so a failover can lose acknowledged grants (fence then notices"
+                                + " the new timeline and starts a new generation: outstanding leases become void)",
+                        "name a synchronous standby in synchronous_standby_names and let the failover manager"
+                                + " promote only one (Patroni: synchronous_mode)")
+                : new StoreSetup.Setting(
+                        "synchronous_standby_names",
+                        "synchronous_standby_names is '" + names + "': a standby it names confirms each grant"
+                                + " before it is acknowledged",
+                        null);
+        return List.of(synchronous, standbys);
     }
 
     // --- identity -----------------------------------------------------------------------------------
@@ -1592,6 +1639,11 @@ public final class PostgresLeaseStore implements LeaseStore {
         return run(what, false, System.nanoTime() + timeoutNanos, work);
     }
 
+    /** As {@link #run(String, boolean, boolean, long, Work)}, for work on fence's schema (created if missing). */
+    private <T> T run(String what, boolean autocommit, long deadline, Work<T> work) {
+        return run(what, autocommit, true, deadline, work);
+    }
+
     /**
      * Thrown by a read in autocommit ({@link #leadReads}) that found it must write (a new identity); carries
      * no message, as no one sees it.
@@ -1607,9 +1659,10 @@ public final class PostgresLeaseStore implements LeaseStore {
     /**
      * As {@link #run(String, Work)}, until {@code deadline} ({@link System#nanoTime()}); with {@code
      * autocommit}, {@code work} is a read of one statement, run without a transaction of its own (one round
-     * trip instead of two), and may not write.
+     * trip instead of two), and may not write. Without {@code schema}, {@code work} reads only the server's
+     * own catalogs and settings, and the schema is neither checked nor created.
      */
-    private <T> T run(String what, boolean autocommit, long deadline, Work<T> work) {
+    private <T> T run(String what, boolean autocommit, boolean schema, long deadline, Work<T> work) {
         if (closed) {
             throw new InternalException("PostgreSQL store " + description + " used after close (" + what + ")");
         }
@@ -1632,14 +1685,14 @@ public final class PostgresLeaseStore implements LeaseStore {
             }
             Connection c = borrowed.connection();
             // A schema found missing by an earlier attempt is created in a transaction.
-            boolean auto = autocommit && schemaReady;
+            boolean auto = autocommit && (schemaReady || !schema);
             Tx tx = new Tx(c, deadline, auto);
             boolean commitSent = false;
             try {
                 if (auto) {
                     // No round trip: the pooled connection is in no transaction.
                     c.setAutoCommit(true);
-                } else if (!schemaReady) {
+                } else if (schema && !schemaReady) {
                     ensureSchema(tx);
                     schemaReady = true;
                 }
@@ -1835,6 +1888,9 @@ public final class PostgresLeaseStore implements LeaseStore {
         // statement_timeout is 0 whatever the role's or server's default: a cancelled commit would be kept
         // locally and reported as done (see Tx.commit). A session left in a transaction by a client that
         // stopped ends after the timeout. READ COMMITTED is what the locking above is written for.
+        // synchronous_commit is raised to on below, where the database or role says off or local: a grant
+        // PostgreSQL acknowledged before its disk (or any standby) had it could be lost unnoticed. It is not
+        // set here, where it would also lower remote_apply to on.
         long serverMillis = Math.min(timeoutMillis, Integer.MAX_VALUE - 1000L);
         p.setProperty(
                 "options",
@@ -1847,6 +1903,11 @@ public final class PostgresLeaseStore implements LeaseStore {
             throw new InternalException("the PostgreSQL driver did not accept " + url.jdbcUrl());
         }
         try {
+            // In autocommit, so the SET stays for the session. One round trip per connection, not per call.
+            try (PreparedStatement st = c.prepareStatement(PostgresSql.SQL.get("session.synchronous_commit"));
+                    ResultSet rs = st.executeQuery()) {
+                // One row when it raised the setting, none when it was safe already.
+            }
             c.setAutoCommit(false);
             return c;
         } catch (SQLException | RuntimeException e) {

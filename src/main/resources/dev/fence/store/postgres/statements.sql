@@ -156,6 +156,21 @@ INSERT INTO fence.settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOT
 -- name: setting.upsert
 INSERT INTO fence.settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value
 
+-- Run by every new session of fence's: a commit acknowledged before the server's own disk has it
+-- (off), or before any synchronous standby has it (local), could be a grant lost in a crash or failover.
+-- A setting that waits longer (remote_write, remote_apply) is kept.
+-- name: session.synchronous_commit
+SELECT set_config('synchronous_commit', 'on', false)
+ WHERE current_setting('synchronous_commit') IN ('off', 'local')
+
+-- What a grant's durability depends on. synchronous_commit is read as the server's configuration, the
+-- database and the role set it (reset_val), not as fence's session raised it; the names come quoted for
+-- an ALTER ROLE ... IN DATABASE the operator may run.
 -- name: settings.durability
-SELECT current_setting('synchronous_commit') AS synchronous_commit,
-       current_setting('synchronous_standby_names') AS synchronous_standby_names
+SELECT s.reset_val AS synchronous_commit,
+       current_setting('synchronous_commit') AS session_synchronous_commit,
+       current_setting('synchronous_standby_names') AS synchronous_standby_names,
+       quote_ident(current_user) AS role_name,
+       quote_ident(current_database()) AS database_name
+  FROM pg_settings s
+ WHERE s.name = 'synchronous_commit'

@@ -25,6 +25,7 @@ import dev.fence.core.StoreIdentity;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.store.LeaseStoreContractTest;
 import dev.fence.store.StoreOptions;
+import dev.fence.store.StoreSetup;
 import dev.fence.store.Stores;
 import dev.fence.testing.Futures;
 import dev.fence.testing.PostgresServer;
@@ -487,14 +488,79 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
         }
 
         @Test
-        void durabilityWarningsNameEachWeakSetting() {
-            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("on", "*"));
-            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("remote_apply", "ANY 1 (a, b)"));
-            assertEquals(List.of(), PostgresLeaseStore.durabilityWarnings("remote_write", "s1"));
-            assertEquals(1, PostgresLeaseStore.durabilityWarnings("local", "*").size());
-            assertTrue(PostgresLeaseStore.durabilityWarnings("off", "*").get(0).contains("'off'"));
-            assertEquals(1, PostgresLeaseStore.durabilityWarnings("on", "").size());
-            assertEquals(2, PostgresLeaseStore.durabilityWarnings("local", " ").size());
+        void durabilityNamesEachWeakSettingWithItsFix() {
+            assertEquals(List.of(), unsafe("on", "*"));
+            assertEquals(List.of(), unsafe("remote_apply", "ANY 1 (a, b)"));
+            assertEquals(List.of(), unsafe("remote_write", "s1"));
+            assertEquals(List.of("synchronous_commit"), names(unsafe("local", "*")));
+            StoreSetup.Setting off = unsafe("off", "*").get(0);
+            assertTrue(off.detail().contains("'off'") && off.detail().contains("its own disk"), off::detail);
+            assertEquals(
+                    "ALTER ROLE fence IN DATABASE \"Fence\" SET synchronous_commit = on (or remote_apply; it"
+                            + " overrides postgresql.conf, the database's and the role's value)",
+                    off.fix());
+            assertEquals(List.of("synchronous_standby_names"), names(unsafe("on", "")));
+            assertEquals(List.of("synchronous_commit", "synchronous_standby_names"), names(unsafe("local", " ")));
+            for (StoreSetup.Setting safe : PostgresLeaseStore.durability("on", "*", "fence", "fence")) {
+                assertNull(safe.fix(), safe::toString);
+            }
+        }
+
+        private static List<StoreSetup.Setting> unsafe(String synchronousCommit, String standbyNames) {
+            return new StoreSetup.Postgres(
+                            "postgresql://fence@db/Fence",
+                            "on",
+                            PostgresLeaseStore.durability(synchronousCommit, standbyNames, "fence", "\"Fence\""))
+                    .unsafe();
+        }
+
+        private static List<String> names(List<StoreSetup.Setting> settings) {
+            return settings.stream().map(StoreSetup.Setting::name).toList();
+        }
+
+        /**
+         * A database that acknowledges commits before its disk has them ({@code off}) or before a standby has
+         * them ({@code local}) would let a crash or failover take back grants unnoticed: fence's own sessions
+         * commit with {@code on} there (a stronger setting is kept), and the database's setting is still
+         * named, with its fix, for the sessions that are not fence's. Reading it creates nothing.
+         */
+        @Test
+        void aDatabaseThatCommitsWithoutWaitingIsOverruledInFencesSessionsAndStillNamed() {
+            String own = server.createDatabase();
+            try {
+                String ownUrl = server.url(own);
+                StoreSetup.Postgres inspected = (StoreSetup.Postgres) Stores.inspect(ownUrl, StoreOptions.defaults());
+                assertEquals("on", inspected.sessionSynchronousCommit());
+                assertNull(server.queryString(own, "SELECT to_regnamespace('fence')"), "inspecting made no schema");
+
+                for (String weak : List.of("off", "local", "remote_apply")) {
+                    server.execute("postgres", "ALTER DATABASE " + own + " SET synchronous_commit = " + weak);
+                    // One connection, as a hook has: the session that made the grant is the one asked.
+                    try (PostgresLeaseStore s = PostgresLeaseStore.open(
+                            ownUrl, StoreOptions.defaults().withSingleConnection(true))) {
+                        assertInstanceOf(
+                                AcquireResult.Granted.class,
+                                s.acquire(MAIN, "alice", TTL, clock.instant(), null, candidate));
+                        StoreSetup.Postgres setup = s.setup();
+
+                        boolean raised = !weak.equals("remote_apply");
+                        assertEquals(raised ? "on" : weak, setup.sessionSynchronousCommit(), weak);
+                        List<String> named = names(setup.unsafe());
+                        assertEquals(raised, named.contains("synchronous_commit"), weak + ": " + named);
+                        if (raised) {
+                            String warning = s.warnings().get(0);
+                            assertTrue(warning.startsWith("synchronous_commit is '" + weak + "'"), warning);
+                            assertTrue(
+                                    warning.endsWith("; ALTER ROLE postgres IN DATABASE " + own
+                                            + " SET synchronous_commit = on (or remote_apply; it overrides"
+                                            + " postgresql.conf, the database's and the role's value)"),
+                                    warning);
+                        }
+                    }
+                }
+            } finally {
+                server.dropDatabase(own);
+            }
         }
     }
 
