@@ -90,6 +90,21 @@ public record FencePolicy(
         return false;
     }
 
+    /**
+     * True when {@code ref} is fenced on a repository whose file system ignores case: its fold ({@link
+     * RefFolding}) matches a pattern's fold. A ref that is, and is not fenced as spelled ({@link #isFenced}),
+     * is another spelling of a fenced ref there.
+     */
+    public boolean isFencedIgnoringCase(String ref) {
+        String folded = RefFolding.fold(ref);
+        for (String p : fencedRefs) {
+            if (Globs.matches(RefFolding.fold(p), folded)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when {@code pusher} matches an agent pattern and so always needs a token. */
     public boolean isAgent(String pusher) {
         for (String p : agentPatterns) {

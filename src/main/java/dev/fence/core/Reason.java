@@ -62,6 +62,12 @@ public enum Reason {
      */
     NAMESPACED_REF("namespaced-ref"),
     /**
+     * On a repository whose file system ignores case ({@code core.ignorecase}), the pushed ref is another
+     * spelling (case, Unicode normalisation) of a fenced ref, or of the directory of one: git would write
+     * that ref, so the push must name it as fence guards it.
+     */
+    REF_CASE_ALIAS("ref-case-alias"),
+    /**
      * The hook's server answered with something that is not its verdict for this request (a proxy, a login
      * page, another service, a cut-off or replayed answer); the push was refused.
      */

@@ -42,6 +42,31 @@ final class GitConfigFile {
         return new Scanner(file, text).find(section.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
     }
 
+    /**
+     * {@code value} as git reads a boolean: {@code true}, {@code yes}, {@code on} (in any case) and a
+     * non-zero number are true; {@code false}, {@code no}, {@code off}, the empty value and zero are false.
+     * A value git would refuse as no boolean is true here: callers ask about settings that close more
+     * when set.
+     */
+    static boolean isTrue(String value) {
+        String v = value.strip().toLowerCase(Locale.ROOT);
+        switch (v) {
+            case "false", "no", "off", "" -> {
+                return false;
+            }
+            case "true", "yes", "on" -> {
+                return true;
+            }
+            default -> {
+                try {
+                    return Long.parseLong(v) != 0;
+                } catch (NumberFormatException e) {
+                    return true;
+                }
+            }
+        }
+    }
+
     private static final class Scanner {
         private final Path file;
         private final String text;

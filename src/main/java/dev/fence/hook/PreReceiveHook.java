@@ -153,7 +153,7 @@ public final class PreReceiveHook {
         Admitter admitter = new Admitter(url, gitDir, ancestry);
         admitter.start();
         try {
-            return judge(config, env, gitDir, stdin, url, null, (Decider) admitter)
+            return judge(config, env, gitDir, stdin, url, null, null, (Decider) admitter)
                     .result();
         } finally {
             admitter.release();
@@ -434,6 +434,26 @@ public final class PreReceiveHook {
             Ancestry ancestry,
             SymbolicRefs.Resolver symbolic,
             long waitedNanos) {
+        return judge(config, env, gitDir, stdin, storeUrl, ancestry, symbolic, null, waitedNanos);
+    }
+
+    /**
+     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry, SymbolicRefs.Resolver, long)},
+     * with the spellings of the pushed refs a caller measured in its repository.
+     *
+     * @param cases what the caller measured ({@link CaseAliases#parse}); null to measure the repository at
+     *     {@code gitDir} when it is given, else to take its file system as one that respects case
+     */
+    public Judgement judge(
+            HookConfig config,
+            Map<String, String> env,
+            Path gitDir,
+            InputStream stdin,
+            String storeUrl,
+            Ancestry ancestry,
+            SymbolicRefs.Resolver symbolic,
+            CaseAliases cases,
+            long waitedNanos) {
         return judge(
                 config,
                 env,
@@ -441,6 +461,7 @@ public final class PreReceiveHook {
                 stdin,
                 storeUrl,
                 symbolic,
+                cases,
                 (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down, waitedNanos));
     }
 
@@ -462,7 +483,7 @@ public final class PreReceiveHook {
             boolean failClosed) {
         Ancestry ancestry = gitDir != null ? new GitAncestry(env, gitDir, config.git()) : Admission.NO_ANCESTRY;
         // Symbolic refs are the caller's: with no verdict, it refuses them all (SymbolicRefs.unjudgedLines).
-        return judge(config, env, gitDir, stdin, null, ref -> null, (push, policy, down) -> {
+        return judge(config, env, gitDir, stdin, null, ref -> null, null, (push, policy, down) -> {
                     down[0] = true;
                     return Admission.storeDown(push, failClosed ? policy.failingClosed() : policy, problem, ancestry);
                 })
@@ -482,6 +503,7 @@ public final class PreReceiveHook {
             InputStream stdin,
             String storeUrl,
             SymbolicRefs.Resolver symbolic,
+            CaseAliases cases,
             Decider decider) {
         HookEnvironment where;
         List<RefUpdate> updates;
@@ -499,12 +521,15 @@ public final class PreReceiveHook {
             return new Judgement(new Result(0, List.of()), "empty");
         }
         FencePolicy policy = config.policy();
+        if (cases == null) {
+            cases = gitDir != null ? CaseAliases.measure(env, gitDir, updates) : CaseAliases.none();
+        }
         SymbolicRefs refs = symbolic != null
                 ? SymbolicRefs.resolvedBy(symbolic)
                 : gitDir != null ? SymbolicRefs.of(env, gitDir, config.git()) : null;
         if (refs != null) {
             // Git updates a symbolic ref's target, not the name the hook sees (see SymbolicRefs).
-            SymbolicRefs.Screened screened = refs.screen(updates, policy);
+            SymbolicRefs.Screened screened = refs.screen(updates, policy, cases.ignoresCase());
             if (!screened.refusals().isEmpty()) {
                 return new Judgement(new Result(1, screened.lines(prefix)), Reason.SYMBOLIC_REF.code());
             }
@@ -513,6 +538,11 @@ public final class PreReceiveHook {
         List<String> namespaced = namespacedRefusals(updates, policy, prefix);
         if (!namespaced.isEmpty()) {
             return new Judgement(new Result(1, namespaced), Reason.NAMESPACED_REF.code());
+        }
+        // On a repository whose file system ignores case, another spelling of a fenced ref is that ref.
+        List<String> aliased = cases.refusals(updates, policy, prefix);
+        if (!aliased.isEmpty()) {
+            return new Judgement(new Result(1, aliased), Reason.REF_CASE_ALIAS.code());
         }
         PushOptions options;
         try {
@@ -558,6 +588,22 @@ public final class PreReceiveHook {
     private static boolean touchesFenced(List<RefUpdate> updates, FencePolicy policy) {
         for (RefUpdate u : updates) {
             if (policy.isFenced(u.ref())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * True when the repository at {@code gitDir} ignores case in ref names and an update is to another
+     * spelling of a fenced ref ({@link CaseAliases}): such a ref is closed with the fenced ones.
+     */
+    private static boolean touchesFencedIgnoringCase(List<RefUpdate> updates, FencePolicy policy, Path gitDir) {
+        if (gitDir == null || !CaseAliases.ignoresCase(gitDir)) {
+            return false;
+        }
+        for (RefUpdate u : updates) {
+            if (CaseAliases.foldsIntoFenced(u.ref(), policy)) {
                 return true;
             }
         }
@@ -722,7 +768,8 @@ public final class PreReceiveHook {
      * What a hook says when its configuration is broken or incomplete, or its server refused its
      * credential ({@link Reason#BAD_CONFIG}): a push that touches a ref {@code fenced} fences is refused as
      * a whole with one machine line ({@code resource=- ref=- token=0 current=0}); any other push is
-     * accepted with a warning. The curl shim says the same when its own settings are missing or refused.
+     * accepted with a warning (on a repository that ignores case in ref names, another spelling of a fenced
+     * ref counts as fenced). The curl shim says the same when its own settings are missing or refused.
      *
      * @param fenced the patterns that decide what is closed (a broken file's defaults, or the policy the
      *     remote hook has)
@@ -741,7 +788,7 @@ public final class PreReceiveHook {
         } catch (RuntimeException e) {
             updates = null;
         }
-        if (updates != null && !touchesFenced(updates, fenced)) {
+        if (updates != null && !touchesFenced(updates, fenced) && !touchesFencedIgnoringCase(updates, fenced, gitDir)) {
             return new Result(
                     0,
                     List.of(prefix + "warning: fence configuration is broken (" + problem

@@ -102,19 +102,27 @@ public final class SymbolicRefs {
      * @param git the git binary ({@link HookConfig#git()}), for reftable repositories
      */
     public static SymbolicRefs of(Map<String, String> env, Path gitDir, String git) {
-        Path common = gitDir;
+        return new SymbolicRefs(
+                new Files(gitDir, commonDir(gitDir), GitNamespace.prefix(GitNamespace.of(env)), env, git));
+    }
+
+    /**
+     * Where the repository at {@code gitDir} keeps its shared refs ({@code refs/...}, {@code packed-refs}):
+     * the directory its {@code commondir} file names (a linked worktree's git directory), else {@code gitDir}.
+     */
+    static Path commonDir(Path gitDir) {
         try {
             byte[] b = SmallFiles.readIfExists(gitDir.resolve("commondir"), MAX_REF_FILE_BYTES);
             if (b != null) {
                 String s = new String(b, StandardCharsets.UTF_8).strip();
                 if (!s.isEmpty()) {
-                    common = gitDir.resolve(s).normalize();
+                    return gitDir.resolve(s).normalize();
                 }
             }
         } catch (IOException | RuntimeException e) {
             // Not a linked worktree's git directory, as far as can be read: the refs are under gitDir.
         }
-        return new SymbolicRefs(new Files(gitDir, common, GitNamespace.prefix(GitNamespace.of(env)), env, git));
+        return gitDir;
     }
 
     /**
@@ -180,6 +188,16 @@ public final class SymbolicRefs {
      *     server's patterns)
      */
     public Screened screen(List<RefUpdate> updates, FencePolicy policy) {
+        return screen(updates, policy, false);
+    }
+
+    /**
+     * Screens a push in a repository that may ignore case in ref names.
+     *
+     * @param ignoreCase the repository ignores case ({@link CaseAliases#ignoresCase()}): a symbolic ref that
+     *     leads to another spelling of a fenced ref leads into it
+     */
+    public Screened screen(List<RefUpdate> updates, FencePolicy policy, boolean ignoreCase) {
         List<RefUpdate> kept = null;
         List<Refusal> refusals = new ArrayList<>(0);
         Map<String, RefUpdate> byName = null;
@@ -192,7 +210,7 @@ public final class SymbolicRefs {
                 }
                 continue;
             }
-            if (c.problem() == null && !fencedAlong(c.names(), policy)) {
+            if (c.problem() == null && !fencedAlong(c.names(), policy, ignoreCase)) {
                 if (kept != null) {
                     kept.add(u);
                 }
@@ -224,12 +242,12 @@ public final class SymbolicRefs {
         return new Screened(kept == null ? updates : kept, refusals);
     }
 
-    private static boolean fencedAlong(List<String> names, FencePolicy policy) {
+    private static boolean fencedAlong(List<String> names, FencePolicy policy, boolean ignoreCase) {
         if (policy == null) {
             return true;
         }
         for (int i = 0; i < names.size(); i++) {
-            if (policy.isFenced(names.get(i))) {
+            if (policy.isFenced(names.get(i)) || (ignoreCase && policy.isFencedIgnoringCase(names.get(i)))) {
                 return true;
             }
         }

@@ -1,0 +1,168 @@
+package dev.fence.hook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.core.FencePolicy;
+import dev.fence.core.ObjectIds;
+import dev.fence.core.PusherPolicy;
+import dev.fence.core.RefUpdate;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rule for spellings of one ref on a repository that ignores case, on facts as a hook measures them
+ * and as {@code fence serve} receives them; the process tests are {@link RefCaseAliasTest}.
+ */
+class CaseAliasesTest {
+    private static final String A = "1".repeat(40);
+
+    @TempDir
+    Path tmp;
+
+    private static FencePolicy fencing(String... patterns) {
+        return new FencePolicy(List.of(patterns), List.of(), PusherPolicy.BUMP, List.of(), true, Duration.ofSeconds(2));
+    }
+
+    private static List<RefUpdate> push(String... refs) {
+        List<RefUpdate> out = new ArrayList<>();
+        for (String r : refs) {
+            out.add(new RefUpdate(ObjectIds.ZERO, A, r));
+        }
+        return out;
+    }
+
+    @Test
+    void aRepositoryThatRespectsCaseRefusesNothing() {
+        CaseAliases none = CaseAliases.parse(null, List.of());
+        assertFalse(none.ignoresCase());
+        assertEquals(
+                List.of(), none.refusals(push("refs/heads/MAIN", "refs/heads/main"), fencing("refs/heads/main"), ""));
+        assertFalse(CaseAliases.parse("false", List.of()).ignoresCase());
+        // Spellings sent for a repository that respects case are refs of their own.
+        CaseAliases respected = CaseAliases.parse(null, List.of("refs/heads/MAIN refs/heads/main"));
+        assertFalse(respected.ignoresCase());
+        assertEquals(List.of(), respected.refusals(push("refs/heads/MAIN"), fencing("refs/heads/**"), ""));
+    }
+
+    @Test
+    void aSpellingOutsideThePatternsWhoseFoldIsFencedIsRefused() {
+        CaseAliases ci = CaseAliases.parse(CaseAliases.FULL, List.of());
+        List<String> lines = ci.refusals(push("refs/heads/MAIN", "refs/heads/topic"), fencing("refs/heads/main"), "");
+        assertEquals("REJECTED ref=refs/heads/MAIN reason=ref-case-alias", lines.get(0));
+        assertEquals(2, lines.size(), lines.toString());
+        assertTrue(lines.get(1).contains("refs/heads/main"), lines.get(1));
+        // A namespace's stored name in another case writes that namespace's branch all the same.
+        assertEquals(
+                "REJECTED ref=refs/NAMESPACES/t1/refs/heads/main reason=ref-case-alias",
+                ci.refusals(push("refs/NAMESPACES/t1/refs/heads/main"), fencing("refs/heads/**"), "")
+                        .get(0));
+    }
+
+    @Test
+    void aFencedSpellingIsRefusedWhereTheRepositoryHasAnotherFencedOne() {
+        FencePolicy all = fencing("refs/heads/**");
+        CaseAliases sent = CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/MAIN refs/heads/main"));
+        assertEquals(
+                "REJECTED ref=refs/heads/MAIN reason=ref-case-alias",
+                sent.refusals(push("refs/heads/MAIN"), all, "").get(0));
+        // A directory spelled otherwise: the new branch would be listed (and pushed again) under its spelling.
+        CaseAliases dir = CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/feature/y refs/heads/Feature"));
+        List<String> lines = dir.refusals(push("refs/heads/feature/y"), all, "");
+        assertTrue(lines.get(1).contains("refs/heads/Feature/y"), lines.toString());
+        // Only fenced spellings count: a directory an unfenced ref named first closes no fenced branch.
+        FencePolicy release = fencing("refs/heads/release/*");
+        CaseAliases unfenced =
+                CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/release/1.0 refs/heads/Release"));
+        assertEquals(List.of(), unfenced.refusals(push("refs/heads/release/1.0"), release, ""));
+        // A fact about a name that is no spelling of the pushed ref says nothing.
+        CaseAliases unrelated = CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/MAIN refs/heads/other"));
+        assertEquals(List.of(), unrelated.refusals(push("refs/heads/MAIN"), all, ""));
+    }
+
+    @Test
+    void twoSpellingsInOnePushAreBothRefused() {
+        List<String> lines = CaseAliases.parse(CaseAliases.FULL, List.of())
+                .refusals(push("refs/heads/topic", "refs/heads/TOPIC"), fencing("refs/heads/**"), "");
+        assertEquals(4, lines.size(), lines.toString());
+        assertTrue(lines.get(1).contains("both in this push"), lines.get(1));
+    }
+
+    @Test
+    void aClientThatComparesAsciiOnlyGetsOneSpellingOfOtherCharacters() {
+        CaseAliases ascii = CaseAliases.parse(CaseAliases.ASCII, List.of());
+        FencePolicy all = fencing("refs/heads/**");
+        assertEquals(List.of(), ascii.refusals(push("refs/heads/Feature-X", "refs/heads/caf\u00e9"), all, ""));
+        List<String> lines = ascii.refusals(push("refs/heads/cafe\u0301"), all, "");
+        assertEquals("REJECTED ref=refs/heads/cafe\u0301 reason=ref-case-alias", lines.get(0));
+        assertTrue(lines.get(1).contains("refs/heads/caf\\u00e9"), lines.get(1));
+        assertEquals(2, ascii.refusals(push("refs/heads/CAF\u00c9"), all, "").size());
+    }
+
+    @Test
+    void malformedFactsAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> CaseAliases.parse("yes", List.of()));
+        assertThrows(
+                IllegalArgumentException.class, () -> CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/a")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> CaseAliases.parse(CaseAliases.FULL, List.of("refs/heads/a refs/heads/A extra")));
+    }
+
+    @Test
+    void aliasesAreTheDeepestLeadingPartThatFoldsAlikeAndIsSpelledOtherwise() {
+        Map<String, List<String>> found = CaseAliases.aliases(
+                List.of("refs/heads/feature/y", "refs/heads/MAIN", "refs/heads/new"),
+                List.of("refs/heads/Feature/x", "refs/heads/main", "refs/heads/other", "refs/tags/v1"));
+        assertEquals(List.of("refs/heads/Feature"), found.get("refs/heads/feature/y"));
+        assertEquals(List.of("refs/heads/main"), found.get("refs/heads/MAIN"));
+        assertNull(found.get("refs/heads/new"));
+        assertEquals("refs/heads/Feature/y", CaseAliases.respell("refs/heads/feature/y", "refs/heads/Feature"));
+        assertNull(CaseAliases.respell("refs/heads/feature/y", "refs/heads/other"));
+    }
+
+    /** What a hook measures: the config, the loose refs' directories and packed-refs. */
+    @Test
+    void aHookMeasuresTheConfigTheLooseRefsAndPackedRefs() throws IOException {
+        Path git = tmp.resolve("app.git");
+        Files.createDirectories(git.resolve("refs/heads/Feature"));
+        Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(git.resolve("refs/heads/Feature/x"), A + "\n");
+        Files.writeString(
+                git.resolve("packed-refs"),
+                "# pack-refs with: peeled fully-peeled sorted \n" + A + " refs/heads/main\n" + A + " refs/tags/v1\n^"
+                        + A + "\n");
+        Files.writeString(git.resolve("config"), "[core]\n\tbare = true\n");
+        List<RefUpdate> pushed = push("refs/heads/MAIN", "refs/heads/feature/y", "refs/heads/new");
+        assertFalse(CaseAliases.measure(Map.of(), git, pushed).ignoresCase(), "respects case unless told");
+
+        Files.writeString(git.resolve("config"), "[core]\n\tbare = true\n\tignoreCase = true\n");
+        CaseAliases measured = CaseAliases.measure(Map.of(), git, pushed);
+        assertTrue(measured.ignoresCase());
+        assertEquals(CaseAliases.FULL, measured.folding());
+        assertEquals(
+                List.of("refs/heads/MAIN refs/heads/main", "refs/heads/feature/y refs/heads/Feature"),
+                measured.facts().stream().sorted().toList());
+        // As sent, as received: the same refusals.
+        CaseAliases received = CaseAliases.parse(measured.folding(), measured.facts());
+        FencePolicy all = fencing("refs/heads/**");
+        assertEquals(measured.refusals(pushed, all, ""), received.refusals(pushed, all, ""));
+        assertEquals(4, received.refusals(pushed, all, "").size());
+
+        // A file system on which "head" is HEAD ignores case whatever the config says.
+        Files.writeString(git.resolve("config"), "[core]\n\tignorecase = false\n");
+        assertFalse(CaseAliases.ignoresCase(git));
+        Files.writeString(git.resolve("head"), "ref: refs/heads/main\n");
+        assertTrue(CaseAliases.ignoresCase(git));
+    }
+}
