@@ -16,8 +16,15 @@
 # the configuration or credential is broken), the one rule here is: a push that updates any symbolic ref
 # is refused (REJECTED ref=<ref> reason=symbolic-ref), besides the fenced refs refused as above.
 #
+# Spellings: a repository whose file system ignores case (core.ignorecase) keeps refs/heads/MAIN and
+# refs/heads/main as one file. There this script sends ignorecase=ascii and, for each pushed ref, the
+# spellings the repository has of it or of a directory along it, compared by ASCII letters (refcase=
+# facts, CaseAliases); the server decides (ref-case-alias). With the server out of reach, fenced patterns
+# match such a repository's refs whatever their case.
+#
 # For git hosts whose hook environment has no Java or no store access (GHES's default environment has
-# bash and curl): needs bash (4.4 or later), curl, git and head. Installed as a pre-receive hook (or as
+# bash and curl): needs bash (4.4 or later), curl, git and head, and awk on a repository that ignores case
+# and has packed refs. Installed as a pre-receive hook (or as
 # post-receive, to record landed pushes: the mode follows the file name, or FENCE_SHIM_HOOK).
 #
 # Settings, from fence-shim.conf beside this script (KEY=VALUE lines), written by fence install --shim curl:
@@ -165,6 +172,8 @@ find_fenced() {
   # locale is one to four bytes (the Java hook counts characters).
   local one=$'@([0-~!-.]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf][\x80-\xbf]|[\xf0-\xf4][\x80-\xbf][\x80-\xbf][\x80-\xbf])'
   for p in "${!patterns[@]}"; do patterns[p]=${patterns[p]//'@(?)'/$one}; done
+  # On a repository that ignores case, another spelling of a fenced ref is that ref (case_ignored).
+  if case_ignored; then shopt -s nocasematch; fi
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
     inner=$ref
@@ -174,6 +183,7 @@ find_fenced() {
       if [[ "$ref" == $p || "$inner" == $p ]]; then fenced_refs+=("$ref"); break; fi
     done
   done <<< "$all"
+  shopt -u nocasematch
 }
 
 # A push to a symbolic ref updates its target, and fence serve cannot see this repository's refs: for
@@ -225,6 +235,142 @@ find_symbolic() {
     sym_refs+=("$ref")
     if [ -z "$problem" ]; then sym_facts+=("symref=$ref$chain"); else sym_facts+=("symref-problem=$ref $problem"); fi
   done <<< "$all"
+}
+
+# A repository whose file system ignores case (macOS, Windows) keeps refs/heads/MAIN, refs/HEADS/main and
+# refs/heads/main as one file, so each is another's spelling (CaseAliases). Whether this one does: core.ignorecase
+# in its config (read with builtins), or a file system on which "head" finds HEAD. GIT_NAMESPACE is not applied.
+case_state=""
+case_ignored() {
+  local dir=${GIT_DIR:-.} line section="" key value found=""
+  if [ -z "$case_state" ]; then
+    case_state=no
+    if [ -r "$dir/config" ]; then
+      while IFS= read -r line || [ -n "$line" ]; do
+        line=${line#"${line%%[![:space:]]*}"}
+        case "$line" in
+          \[*)
+            # "[core]"; a subsection ("[core \"x\"]") is another section. A variable may follow on the line.
+            section=${line#\[}
+            section=${section%%\]*}
+            section=${section//[[:space:]]/}
+            section=${section,,}
+            line=${line#*\]}
+            line=${line#"${line%%[![:space:]]*}"} ;;
+        esac
+        [ "$section" = core ] || continue
+        case "$line" in [A-Za-z]*) ;; *) continue ;; esac
+        key=${line%%[=[:space:]#\;]*}
+        [ "${key,,}" = ignorecase ] || continue
+        value=${line#"$key"}
+        value=${value#"${value%%[![:space:]]*}"}
+        case "$value" in
+          =*)
+            value=${value#=}
+            value=${value%%[#\;]*}
+            value=${value//[\"[:space:]]/} ;;
+          *) value=true ;;
+        esac
+        found=${value,,}
+      done < "$dir/config"
+    fi
+    # As git reads a boolean; a value git would refuse counts as true (it only refuses more).
+    case "$found" in
+      "" | false | no | off) ;;
+      *[!0]*) case_state=yes ;;
+    esac
+    if [ -e "$dir/head" ] && [ -e "$dir/HEAD" ]; then case_state=yes; fi
+  fi
+  [ "$case_state" = yes ]
+}
+
+# On such a repository, for each pushed ref the spellings the repository has of it, or of a directory along
+# it, that differ from the pushed one, compared by ASCII letters (bash and awk in the C locale fold no others):
+# the loose refs' directories through bash's case-insensitive globbing, packed-refs through awk. Sent as the
+# facts ignorecase=ascii and refcase=<ref> <spelling>; the server decides with its fenced patterns, and takes
+# characters other than ASCII in one spelling only (the one this script cannot mistake).
+case_facts=() case_found=()
+case_walk() {
+  # $1: a directory; $2: the spelling so far; $3: the components left. Into case_found.
+  local part=${3%%/*} rest="" i c m glob=()
+  [ "$part" = "$3" ] || rest=${3#*/}
+  for ((i = 0; i < ${#part}; i++)); do
+    c=${part:i:1}
+    case "$c" in [A-Za-z]) break ;; esac
+  done
+  if [ "$i" -lt "${#part}" ]; then
+    # One letter in brackets makes the component a glob; nocaseglob matches it, and the rest, to ASCII case.
+    glob=("$1/${part:0:i}"[$c]"${part:i+1}")
+  elif [ -n "$part" ] && [ -e "$1/$part" ]; then
+    glob=("$1/$part")
+  fi
+  if [ "${#glob[@]}" -eq 0 ]; then
+    [ -z "$2" ] || case_found+=("$2")
+    return 0
+  fi
+  for m in "${glob[@]}"; do
+    m=${m##*/}
+    if [ -n "$rest" ] && [ -d "$1/$m" ]; then
+      case_walk "$1/$m" "${2:+$2/}$m" "$rest"
+    else
+      case_found+=("${2:+$2/}$m")
+    fi
+  done
+}
+find_case_facts() {
+  local all=$input old new ref s refs=""
+  local -A seen=()
+  case_ignored || return 0
+  case_facts=("ignorecase=ascii")
+  [ -n "$tmp" ] && all=$(cat "$tmp")
+  shopt -s nocaseglob nullglob
+  while IFS=' ' read -r old new ref; do
+    [ -n "$ref" ] && [ -z "${seen[$ref]+x}" ] || continue
+    seen[$ref]=1
+    refs+=$ref$'\n'
+    case_found=()
+    case_walk "${GIT_DIR:-.}" "" "$ref"
+    for s in "${case_found[@]}"; do
+      # $s spells as many components as it has; the pushed ref spells them alike exactly when it starts so.
+      [[ "$ref" == "$s" || "$ref" == "$s"/* ]] && continue
+      [ -z "${seen[refcase=$ref $s]+x}" ] || continue
+      seen["refcase=$ref $s"]=1
+      case_facts+=("refcase=$ref $s")
+    done
+  done <<< "$all"
+  shopt -u nocaseglob nullglob
+  [ -f "${GIT_DIR:-.}/packed-refs" ] || return 0
+  while IFS= read -r s; do
+    [ -n "$s" ] && [ -z "${seen[refcase=$s]+x}" ] || continue
+    seen["refcase=$s"]=1
+    case_facts+=("refcase=$s")
+  done < <(FENCE_CASE_REFS=$refs awk '
+    BEGIN {
+      n = split(ENVIRON["FENCE_CASE_REFS"], R, "\n")
+      for (i = 1; i <= n; i++) {
+        m = split(R[i], c, "/"); key = ""; sp = ""
+        for (k = 1; k <= m; k++) {
+          key = key (k > 1 ? "/" : "") tolower(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
+          if (!(key in S)) S[key] = sp; else if (S[key] != sp) S[key] = "\n"
+        }
+      }
+    }
+    /^[#^]/ { next }
+    {
+      m = split($2, c, "/"); key = ""; sp = ""; dk = ""; ds = ""; depth = 0
+      for (k = 1; k <= m; k++) {
+        key = key (k > 1 ? "/" : "") tolower(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
+        if (!(key in S)) break
+        dk = key; ds = sp; depth = k
+      }
+      if (depth == 0 || S[dk] == ds) next
+      for (i = 1; i <= n; i++) {
+        if (split(R[i], d, "/") < depth) continue
+        lk = ""; ls = ""
+        for (k = 1; k <= depth; k++) { lk = lk (k > 1 ? "/" : "") tolower(d[k]); ls = ls (k > 1 ? "/" : "") d[k] }
+        if (lk == dk && ls != ds) print R[i] " " ds
+      }
+    }' "${GIT_DIR:-.}/packed-refs" 2>/dev/null)
 }
 
 # No verdict from fence serve (down, or the configuration is broken): nobody decides where a symbolic ref
@@ -361,7 +507,7 @@ watch_done() {
   watch=""
 }
 
-if [ "$hook" = pre-receive ]; then find_symbolic; fi
+if [ "$hook" = pre-receive ]; then find_symbolic; find_case_facts; fi
 
 # Host identity and push options, as the hook sees them: form fields (name=value, encoded when sent).
 # Which variables those are is fence's to say (FENCE_PUSH_VARIABLES, written by fence install).
@@ -425,7 +571,7 @@ if [ -n "$tcp_host" ] && [ -z "$tmp" ]; then
 fi
 
 # The first update's answer goes with the first request; the server asks for anything else it needs.
-facts=("${sym_facts[@]}")
+facts=("${sym_facts[@]}" "${case_facts[@]}")
 if [ -n "$early_for" ] && answer $early_for; then facts+=("fact=$first_old $first_new $ans"); fi
 
 # Asks with curl; sets response to the body, a newline and the HTTP status.

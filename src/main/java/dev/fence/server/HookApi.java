@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.fence.core.KnownAncestry;
 import dev.fence.core.ObjectIds;
 import dev.fence.core.StoreUnavailableException;
+import dev.fence.hook.CaseAliases;
 import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironments;
 import dev.fence.hook.PostReceiveHook;
@@ -75,6 +76,7 @@ final class HookApi {
                     storeUrl,
                     ancestry,
                     push.symbolic(),
+                    push.cases(),
                     call.waitedNanos());
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
@@ -168,9 +170,17 @@ final class HookApi {
      * A hook request, read from JSON or a form.
      *
      * @param symbolic the pushed symbolic refs the caller measured ({@link SymrefFacts})
+     * @param cases whether the caller's repository ignores case in ref names, and the spellings it has of the
+     *     pushed refs ({@link CaseAliases})
      * @param nonce the caller's nonce for a versioned answer ({@link VerdictFormat}), or null
      */
-    record Push(byte[] stdinBytes, Map<String, String> env, List<Fact> facts, SymrefFacts symbolic, String nonce) {
+    record Push(
+            byte[] stdinBytes,
+            Map<String, String> env,
+            List<Fact> facts,
+            SymrefFacts symbolic,
+            CaseAliases cases,
+            String nonce) {
         ByteArrayInputStream stdin() {
             return new ByteArrayInputStream(stdinBytes);
         }
@@ -197,10 +207,20 @@ final class HookApi {
 
     private static Push readForm(Form form) {
         for (String name : form.names()) {
-            if (!List.of("stdin", "env", "option", "fact", SymrefFacts.CHAIN, SymrefFacts.PROBLEM, "nonce")
+            if (!List.of(
+                            "stdin",
+                            "env",
+                            "option",
+                            "fact",
+                            SymrefFacts.CHAIN,
+                            SymrefFacts.PROBLEM,
+                            CaseAliases.IGNORECASE,
+                            CaseAliases.SPELLING,
+                            "nonce")
                     .contains(name)) {
                 throw HttpError.badRequest("unknown form field '" + name + "' (known: stdin, env, option, fact, "
-                        + SymrefFacts.CHAIN + ", " + SymrefFacts.PROBLEM + ", nonce)");
+                        + SymrefFacts.CHAIN + ", " + SymrefFacts.PROBLEM + ", " + CaseAliases.IGNORECASE + ", "
+                        + CaseAliases.SPELLING + ", nonce)");
             }
         }
         String stdin = form.get("stdin");
@@ -237,6 +257,7 @@ final class HookApi {
                 env,
                 facts,
                 symbolic(form.all(SymrefFacts.CHAIN), form.all(SymrefFacts.PROBLEM)),
+                cases(form.get(CaseAliases.IGNORECASE), form.all(CaseAliases.SPELLING)),
                 nonce(form.get("nonce")));
     }
 
@@ -299,10 +320,20 @@ final class HookApi {
         }
         for (var it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
-            if (!List.of("stdin", "env", "pushOptions", "ancestry", "symrefs", "symrefProblems", "nonce")
+            if (!List.of(
+                            "stdin",
+                            "env",
+                            "pushOptions",
+                            "ancestry",
+                            "symrefs",
+                            "symrefProblems",
+                            CaseAliases.IGNORECASE,
+                            CaseAliases.SPELLING + "s",
+                            "nonce")
                     .contains(name)) {
                 throw HttpError.badRequest("unknown field '" + name
-                        + "' (known: stdin, env, pushOptions, ancestry, symrefs, symrefProblems, nonce)");
+                        + "' (known: stdin, env, pushOptions, ancestry, symrefs, symrefProblems, "
+                        + CaseAliases.IGNORECASE + ", " + CaseAliases.SPELLING + "s, nonce)");
             }
         }
         JsonNode nonce = body.get("nonce");
@@ -314,6 +345,7 @@ final class HookApi {
                 env,
                 facts,
                 symbolic(strings(body, "symrefs"), strings(body, "symrefProblems")),
+                cases(ignorecase(body), strings(body, CaseAliases.SPELLING + "s")),
                 nonce == null || nonce.isNull() ? null : nonce(nonce.asText()));
     }
 
@@ -327,6 +359,34 @@ final class HookApi {
         } catch (IllegalArgumentException e) {
             throw HttpError.badRequest(e.getMessage());
         }
+    }
+
+    /** The caller's spellings of the pushed refs; a fact that is not two names is a request refused. */
+    private static CaseAliases cases(String ignorecase, List<String> spellings) {
+        if (spellings.size() > MAX_FACTS) {
+            throw HttpError.badRequest("more than " + MAX_FACTS + " " + CaseAliases.SPELLING + " facts");
+        }
+        try {
+            return CaseAliases.parse(ignorecase, spellings);
+        } catch (IllegalArgumentException e) {
+            throw HttpError.badRequest(e.getMessage());
+        }
+    }
+
+    /** JSON {@value CaseAliases#IGNORECASE}: a boolean, or a string as the form field has it; null when absent. */
+    private static String ignorecase(JsonNode body) {
+        JsonNode v = body.get(CaseAliases.IGNORECASE);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (v.isBoolean()) {
+            return v.asBoolean() ? CaseAliases.FULL : "false";
+        }
+        if (!v.isTextual()) {
+            throw HttpError.badRequest(
+                    "'" + CaseAliases.IGNORECASE + "' must be true, false or \"" + CaseAliases.ASCII + "\"");
+        }
+        return v.asText();
     }
 
     /** JSON array {@code name} of strings; empty when absent. */

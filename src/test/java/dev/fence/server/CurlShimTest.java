@@ -275,6 +275,32 @@ class CurlShimTest {
                 mixed.err());
     }
 
+    /**
+     * With the server out of reach, on a repository whose file system ignores case, another spelling of a
+     * fenced ref is that ref: closed like it. Where case counts it is a ref of its own, outside the patterns.
+     */
+    @Test
+    void anUnreachableServerClosesOtherSpellingsOfFencedRefsWhereCaseIsIgnored() throws Exception {
+        Path git = tmp.resolve("case.git");
+        Files.createDirectories(git);
+        String zero = "0".repeat(40);
+        String six = "6".repeat(40);
+        String input = zero + " " + six + " refs/HEADS/main\n";
+        String down = closedPort();
+        Files.writeString(git.resolve("config"), "[core]\n\tbare = true\n\tignorecase = false\n");
+        Run respected = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook, "GIT_DIR", git.toString()), input);
+        assertEquals(0, respected.exit(), respected.err());
+
+        Files.writeString(git.resolve("config"), "[core]\n\tbare = true\n\tignoreCase = yes\n");
+        Run ignored = shim(Map.of("FENCE_SERVER", down, "FENCE_CREDENTIAL", hook, "GIT_DIR", git.toString()), input);
+        assertEquals(1, ignored.exit(), ignored.err());
+        assertTrue(
+                ignored.err()
+                        .startsWith("REJECTED resource=git:app:refs/HEADS/main ref=refs/HEADS/main token=0 current=0"
+                                + " reason=store-down\nfence: "),
+                ignored.err());
+    }
+
     @Test
     void aRepoIdFromTheShimsConfigurationFileNamesTheResource() throws Exception {
         Path script = ShimFiles.install(

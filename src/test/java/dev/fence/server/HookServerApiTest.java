@@ -375,6 +375,37 @@ class HookServerApiTest {
         assertEquals(400, preReceive(notes, "symref=").status());
     }
 
+    /**
+     * Whether the hook's repository ignores case, and the spellings it has, come as facts (form fields or
+     * JSON) and are judged with the Java hook's rule; without them the server takes the repository as one
+     * where case counts, and a malformed fact is a request refused.
+     */
+    @Test
+    void caseFactsDecideAnotherSpellingOfAFencedRef() throws Exception {
+        String sha = "4".repeat(40);
+        String upper = "0".repeat(40) + " " + sha + " refs/heads/CASE-MAIN\n";
+        assertEquals("accept\n", preReceive(upper).body(), "where case counts, another branch");
+        var refused = preReceive(upper, "ignorecase=true", "refcase=refs/heads/CASE-MAIN refs/heads/case-main");
+        assertTrue(
+                refused.body().startsWith("reject\nREJECTED ref=refs/heads/CASE-MAIN reason=ref-case-alias\n"),
+                refused.body());
+        assertTrue(refused.body().contains("fence guards as refs/heads/case-main"), refused.body());
+        var json = t.post(
+                "/v1/hook/pre-receive",
+                hook,
+                JSON,
+                "{\"stdin\":\"" + upper.replace("\n", "\\n") + "\",\"env\":{\"REMOTE_USER\":\"alice\","
+                        + "\"FENCE_REPO_ID\":\"sym\"},\"ignorecase\":true,"
+                        + "\"refcases\":[\"refs/heads/CASE-MAIN refs/heads/case-main\"]}");
+        assertEquals(200, json.status(), json.body());
+        assertEquals("ref-case-alias", json(json).get("reason").asText(), json.body());
+        assertEquals(400, preReceive(upper, "ignorecase=maybe").status());
+        assertEquals(
+                400,
+                preReceive(upper, "ignorecase=true", "refcase=refs/heads/CASE-MAIN")
+                        .status());
+    }
+
     record Run(int exit, String out, String err) {}
 
     static Run fence(Map<String, String> env, String... args) {

@@ -425,6 +425,57 @@ class ShimEnforcementTest {
         assertEquals(List.of("exit=0"), said.get(4), "back up: the server decides again");
     }
 
+    /**
+     * A repository whose file system ignores case ({@code core.ignorecase = true}) keeps every spelling of a
+     * ref as one file. The server cannot see the repository: the shim and the Java client send whether it
+     * ignores case and the spellings it has of the pushed refs (loose refs, directories and packed-refs), and
+     * the server refuses another spelling of a fenced ref with the Java hook's code and lines.
+     */
+    @Test
+    void anotherSpellingOfAFencedRefIsRefusedAlikeOnEverySide() throws Exception {
+        var pushes = onEverySide("case", (s, p) -> {
+            GitProcess.run(s.bare, env(), "config", "core.ignorecase", "true");
+            try {
+                commit(s, "c.txt", "base\n");
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-main", "HEAD:refs/heads/Ci-Dir/x"));
+                commit(s, "c.txt", "through another spelling\n");
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/CI-MAIN"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/HEADS/ci-main"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-dir/y"));
+                // Packed, as after git gc: packed-refs keeps the spelling.
+                GitProcess.run(s.bare, env(), "pack-refs", "--all");
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/Ci-Main"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-other", "HEAD:refs/heads/CI-OTHER"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-main", "HEAD:refs/heads/Ci-Dir/y"));
+            } finally {
+                GitProcess.run(s.bare, env(), "config", "core.ignorecase", "false");
+            }
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/CI-MAIN"));
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "REJECTED ref=refs/heads/CI-MAIN reason=ref-case-alias",
+                        "fence: refs/heads/CI-MAIN and refs/heads/ci-main are one ref: this repository's file system"
+                                + " ignores case in ref names (core.ignorecase), and on macOS Unicode normalisation too,"
+                                + " so git keeps both spellings as one file, which fence guards as refs/heads/ci-main."
+                                + " Push to refs/heads/ci-main instead, with its lease."),
+                pushes.get(1));
+        assertEquals(
+                "REJECTED ref=refs/HEADS/ci-main reason=ref-case-alias",
+                pushes.get(2).get(1));
+        assertTrue(
+                pushes.get(3).get(2).contains("refs/heads/Ci-Dir/y"),
+                pushes.get(3).toString());
+        assertEquals(
+                "REJECTED ref=refs/heads/Ci-Main reason=ref-case-alias",
+                pushes.get(4).get(1));
+        assertEquals(5, pushes.get(5).size(), "both spellings of one new branch: " + pushes.get(5));
+        assertEquals(List.of("exit=0"), pushes.get(6), "spelled as the repository has them");
+        assertEquals(List.of("exit=0"), pushes.get(7), "where case counts, another spelling is another branch");
+    }
+
     @Test
     void currentTokenIsAcceptedAndAForeignForcePushIsFencedButYourOwnIsNot() throws Exception {
         var pushes = onEverySide("a", (s, p) -> {

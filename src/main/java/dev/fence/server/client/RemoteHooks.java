@@ -10,6 +10,7 @@ import dev.fence.core.InvalidInputException;
 import dev.fence.core.Reason;
 import dev.fence.core.RefUpdate;
 import dev.fence.core.StoreUnavailableException;
+import dev.fence.hook.CaseAliases;
 import dev.fence.hook.GitAncestry;
 import dev.fence.hook.HookConfig;
 import dev.fence.hook.HookEnvironment;
@@ -62,7 +63,8 @@ public final class RemoteHooks {
             Map<String, String> env, Path gitDir, InputStream stdin, HookConfig config) {
         byte[] input = readAll(stdin);
         Map<String, Object> body = body(env, gitDir, config, input);
-        // The server cannot see this repository's symbolic refs: it judges them from these facts.
+        // The server cannot see this repository's symbolic refs, nor whether its file system ignores case:
+        // it judges them from these facts.
         List<String> symbolic = List.of();
         if (gitDir != null) {
             List<RefUpdate> updates;
@@ -70,6 +72,11 @@ public final class RemoteHooks {
                 updates = new HookInputParser().parse(new ByteArrayInputStream(input));
             } catch (RuntimeException e) {
                 updates = List.of(); // the server words the problem
+            }
+            CaseAliases cases = CaseAliases.measure(env, gitDir, updates);
+            if (cases.ignoresCase()) {
+                body.put(CaseAliases.IGNORECASE, cases.folding());
+                body.put(CaseAliases.SPELLING + "s", cases.facts());
             }
             SymbolicRefs refs = SymbolicRefs.of(env, gitDir, config.git());
             symbolic = refs.symbolic(updates);
@@ -286,7 +293,7 @@ public final class RemoteHooks {
             String problem,
             List<String> symbolic) {
         PreReceiveHook.Result r =
-                PreReceiveHook.misconfigured(env, null, new ByteArrayInputStream(input), problem, config.policy());
+                PreReceiveHook.misconfigured(env, gitDir, new ByteArrayInputStream(input), problem, config.policy());
         return closedToSymbolic(r, env, gitDir, config, symbolic);
     }
 
