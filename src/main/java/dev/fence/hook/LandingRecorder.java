@@ -136,11 +136,22 @@ final class LandingRecorder {
      */
     private static void onePerUpdate(List<PendingLandings.Entry> entries, byte[] outcome, long finishedReceiver) {
         int n = entries.size();
+        // Most updates have one entry: count them first, so a push of many fenced refs is not a scan of all
+        // entries per entry.
+        Map<String, Integer> perUpdate = new HashMap<>();
+        for (PendingLandings.Entry e : entries) {
+            String key = key(e.pending().update());
+            Integer seen = perUpdate.get(key);
+            perUpdate.put(key, seen == null ? 1 : seen + 1);
+        }
         for (int i = 0; i < n; i++) {
             if (!landing(outcome[i])) {
                 continue;
             }
             RefUpdate u = entries.get(i).pending().update();
+            if (perUpdate.get(key(u)) < 2) {
+                continue;
+            }
             int claimants = 0;
             int reported = -1;
             int first = -1;
@@ -170,6 +181,10 @@ final class LandingRecorder {
                 outcome[j] = winner == -1 && outcome[j] != DOUBTFUL && landing(outcome[j]) ? KEPT : DROPPED;
             }
         }
+    }
+
+    private static String key(RefUpdate u) {
+        return u.ref() + '\n' + u.oldId() + '\n' + u.newId();
     }
 
     private static boolean landing(byte outcome) {
