@@ -520,6 +520,17 @@ public final class PreReceiveHook {
         if (updates.isEmpty()) {
             return new Judgement(new Result(0, List.of()), "empty");
         }
+        String unnameable = gitDir != null ? HostCharset.unnameable(updates) : null;
+        if (unnameable != null) {
+            Fenced f = new Fenced("-", null, 0, 0, Reason.BAD_CONFIG, null, null, null);
+            return new Judgement(
+                    new Result(
+                            1,
+                            List.of(
+                                    prefix + FencedMessage.machineLine(f),
+                                    prefix + "fence: " + HostCharset.problem(unnameable))),
+                    Reason.BAD_CONFIG.code());
+        }
         FencePolicy policy = config.policy();
         if (cases == null) {
             cases = gitDir != null ? CaseAliases.measure(env, gitDir, updates) : CaseAliases.none();

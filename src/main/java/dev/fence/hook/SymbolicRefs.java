@@ -312,7 +312,13 @@ public final class SymbolicRefs {
             if (!isSafeRefName(name)) {
                 return null;
             }
-            Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
+            Path file;
+            try {
+                file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
+            } catch (java.nio.file.InvalidPathException e) {
+                // A target this JVM's locale cannot name (pushed names were checked by HostCharset).
+                throw new IOException(HostCharset.problem(name), e);
+            }
             if (java.nio.file.Files.isSymbolicLink(file)) {
                 // As git's files backend: a link whose text starts with "refs/" is a symbolic ref to that ref
                 // (core.preferSymlinkRefs writes them so), whatever it points at on disk; any other link git

@@ -127,7 +127,8 @@ public final class HookScripts {
     static String pins(Launch launch) {
         StringBuilder out = new StringBuilder(
                 "# Nothing in the pusher's environment chooses what judges the push (fence install pins it).\n"
-                        + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n");
+                        + "unset JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS _JAVA_OPTIONS FENCE_JAVA_OPTS\n"
+                        + UTF8_LOCALE);
         Launch.Launcher launcher =
                 launch instanceof Launch.Direct d ? d.launcher() : launch instanceof Launch.Launcher l ? l : null;
         if (launcher != null) {
@@ -135,6 +136,20 @@ public final class HookScripts {
         }
         return out.toString();
     }
+
+    /**
+     * The line that gives the JVM a UTF-8 locale when the one the hook was started in has another character
+     * set. Git's ref names are bytes, which fence reads as UTF-8; the JVM names files and git's arguments in
+     * the locale's character set, so in {@code LANG=C} (git daemons and service managers often start hooks
+     * so) it could not name {@code refs/heads/café} at all. A UTF-8 locale already in force is kept; the
+     * shell's own case patterns keep the check free of processes.
+     */
+    static final String UTF8_LOCALE =
+            "# Ref names are UTF-8: the JVM must name them as files and git arguments in a UTF-8 locale.\n"
+                    + "case ${LC_ALL:-${LC_CTYPE:-${LANG:-}}} in\n"
+                    + "  *.[Uu][Tt][Ff]-8|*.[Uu][Tt][Ff]8|*.[Uu][Tt][Ff]-8@*|*.[Uu][Tt][Ff]8@*) ;;\n"
+                    + "  *) LC_ALL=C.UTF-8; export LC_ALL ;;\n"
+                    + "esac\n";
 
     private static String pin(String variable, String value) {
         return value == null

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.Grant;
+import dev.fence.testing.HookedRepo;
 import dev.fence.testing.HookedRepo.Clone;
 import dev.fence.testing.HookedRepo.Run;
 import dev.fence.testing.ProcessTest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -15,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +49,58 @@ class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
             }
             locker.close();
         }
+    }
+
+    /**
+     * Git daemons and service managers often start hooks in {@code LANG=C} (this test's pushes run so),
+     * where the JVM could not name a non-ASCII branch as a file: the installed hook switches to a UTF-8
+     * locale, and a branch such as {@code café} is judged like any other.
+     */
+    @Test
+    void aNonAsciiBranchIsJudgedInTheCLocale() {
+        assertEquals("C", HookedRepo.gitEnv(tmp).get("LANG"));
+        String cafe = "refs/heads/caf\u00e9";
+        seeded("human");
+        Clone a = repo.clone("agent-a");
+        Grant g = acquire("agent-a", cafe);
+        String tip = a.commit("work under the lease");
+        Run r = a.push(opts(g), "HEAD:" + cafe);
+        assertTrue(r.ok(), r.err());
+        assertEquals(tip, repo.tip(cafe));
+
+        Clone human = repo.clone("human");
+        human.commit("unrelated history");
+        assertFenced(human.push(List.of(), "+HEAD:" + cafe), "tokenless-overwrite");
+        assertEquals(tip, repo.tip(cafe));
+    }
+
+    /**
+     * A hook JVM that is started in {@code LANG=C} all the same (a launcher of its own) cannot name such a
+     * branch: the push is refused whole, with a message that tells the operator what to change, not as an
+     * internal error.
+     */
+    @Test
+    void aHookJvmThatCannotNameTheBranchRefusesThePushAndSaysWhy() throws Exception {
+        seeded("human");
+        String tip = repo.tip(MAIN);
+        ProcessBuilder pb = new ProcessBuilder(HookedRepo.launcher(tmp).toString(), "hook", "pre-receive")
+                .directory(repo.bare().toFile());
+        pb.environment().clear();
+        pb.environment().putAll(HookedRepo.gitEnv(tmp));
+        pb.environment().put("GIT_DIR", repo.bare().toString());
+        pb.environment().put("LC_ALL", "C");
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        try (var in = p.getOutputStream()) {
+            in.write(("0".repeat(40) + " " + tip + " refs/heads/caf\u00e9\n").getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, p.exitValue(), out);
+        assertTrue(out.contains("REJECTED resource=- ref=- token=0 current=0 reason=bad-config"), out);
+        assertTrue(out.contains("cannot name ref 'refs/heads/caf"), out);
+        assertTrue(out.contains("UTF-8 locale"), out);
+        assertFalse(out.contains("internal error"), out);
     }
 
     /**

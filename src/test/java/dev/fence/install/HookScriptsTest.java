@@ -49,6 +49,31 @@ class HookScriptsTest {
         assertEquals("ran with: hook pre-receive\nline\n", run("line\n", hook.toString()));
     }
 
+    /** The locale a hook's JVM starts in: a UTF-8 one in force is kept; any other becomes C.UTF-8. */
+    @Test
+    void theJvmStartsInAUtf8Locale() throws Exception {
+        Path launcher = write("bin/fence", "#!/bin/sh\necho \"LC_ALL=${LC_ALL-unset}\"\n");
+        Path hook = write("pre-receive", HookScripts.preReceive(new Launch.Launcher(launcher.toString())));
+        Map<Map<String, String>, String> cases = Map.of(
+                Map.of("LANG", "C"), "C.UTF-8",
+                Map.of(), "C.UTF-8",
+                Map.of("LANG", "en_US.UTF-8"), "unset",
+                Map.of("LC_CTYPE", "de_DE.utf8", "LANG", "C"), "unset",
+                Map.of("LC_ALL", "de_DE.ISO-8859-1", "LANG", "en_US.UTF-8"), "C.UTF-8",
+                Map.of("LC_ALL", "sr_RS.UTF-8@latin"), "sr_RS.UTF-8@latin",
+                Map.of("LC_ALL", "POSIX"), "C.UTF-8");
+        for (var c : cases.entrySet()) {
+            ProcessBuilder pb = new ProcessBuilder(hook.toString()).redirectErrorStream(true);
+            pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
+            pb.environment().putAll(c.getKey());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("LC_ALL=" + c.getValue() + "\n", out, c.getKey().toString());
+        }
+    }
+
     @Test
     void everyScriptIsSyntacticallyValid() throws Exception {
         Launch jar = new Launch.JavaJar("/usr/bin/java", "/opt/fence/fence.jar");
