@@ -1,5 +1,6 @@
 package dev.fence.core;
 
+import java.text.Normalizer;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -97,7 +98,48 @@ public final class Names {
                     + " letters, so it can read as another holder's name (a Cyrillic 'а' in a Latin name looks"
                     + " like the Latin 'a'): write a holder in one script");
         }
+        if (holder.length() > MAX_HOLDER_LENGTH) {
+            throw new InvalidInputException("holder is " + holder.length() + " characters long; a new holder has at"
+                    + " most " + MAX_HOLDER_LENGTH + " (other agents read it in fence's messages, where a long"
+                    + " name reads as a sentence)");
+        }
+        String composed = Normalizer.normalize(holder, Normalizer.Form.NFKC);
+        if (!composed.equals(holder)) {
+            throw new InvalidInputException("holder " + Printable.name(holder) + " has characters Unicode writes"
+                    + " otherwise in its compatibility form (a mathematical or full-width letter, a ligature, a"
+                    + " decomposed accent), so it can read as another holder's name: write it as "
+                    + Printable.name(composed));
+        }
+        for (int i = 0; i < holder.length(); ) {
+            int cp = holder.codePointAt(i);
+            if (isRareLatinLetter(cp)) {
+                throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
+                        + new String(Character.toChars(cp)) + "' (U+" + String.format("%04X", cp) + ") at position "
+                        + i + ", a Latin letter outside the alphabets of everyday names that can pass for an ASCII"
+                        + " one (IPA's 'ɡ' for 'g'): write it with ASCII or accented letters");
+            }
+            i += Character.charCount(cp);
+        }
         return holder;
+    }
+
+    /** Longest holder a new grant may name; a holder already in a store keeps {@link #MAX_LENGTH}. */
+    public static final int MAX_HOLDER_LENGTH = 64;
+
+    /**
+     * True for a Latin letter beyond Latin-1 and Latin Extended-A that is not an ASCII letter with
+     * diacritics (Vietnamese 'ệ' is one; IPA's 'ɡ', small capitals and the letters of Latin Extended-B
+     * without an ASCII base are not): such letters draw as ASCII ones in most fonts, and everyday names
+     * do without them. Unicode's confusable tables (UTS #39) say more, in data too large for a jar that
+     * every push opens; this covers the Latin look-alikes that pass the one-script rule.
+     */
+    private static boolean isRareLatinLetter(int cp) {
+        if (cp < 0x180 || !Character.isLetter(cp) || Character.UnicodeScript.of(cp) != Character.UnicodeScript.LATIN) {
+            return false;
+        }
+        String base = Normalizer.normalize(new String(Character.toChars(cp)), Normalizer.Form.NFD);
+        char first = base.charAt(0);
+        return base.length() == 1 || first >= 0x80 || !Character.isLetter(first);
     }
 
     /**
