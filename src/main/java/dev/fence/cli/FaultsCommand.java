@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
             "Check fence's safety under store faults: for each fault, start fresh private servers (loopback, free"
                     + " ports), a bare repository with fence's pre-receive hook installed and N concurrent clients"
                     + " that acquire branch leases, commit, push with the real git, sometimes force-push with a"
-                    + " stale grant of another holder, and release; inject the fault mid-load; then check the"
+                    + " stale grant of another holder or of their own holder's earlier session, and release;"
+                    + " inject the fault mid-load; then check the"
                     + " history. Prints, per fault, the operations, the anomalies of each check and the generation"
                     + " changes the clients saw. Takes about 20 s per fault with the defaults.",
             "",
@@ -44,7 +45,8 @@ import picocli.CommandLine.Option;
             "  a  a token granted to two holders in one generation, or two equal proofs",
             "  b  a grant's token at or below one granted before it (any generation)",
             "  c  a push accepted under a token below one already accepted on its ref",
-            "  d  a landed commit discarded by another holder's push",
+            "  d  a landed commit discarded by another holder's push or a stale one",
+            "  e  a stale force-push accepted (any holder's, the pusher's own included)",
             "",
             "Needs git, redis-server and redis-cli on PATH, and for the postgres faults the PostgreSQL server"
                     + " binaries (initdb on PATH, pg_ctl and pg_basebackup next to it); a fault"

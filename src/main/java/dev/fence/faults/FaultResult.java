@@ -97,6 +97,7 @@ record FaultResult(
             a.put("tokensBackwards", findings.tokensBackwards());
             a.put("acceptedBelowAccepted", findings.acceptedBelowAccepted());
             a.put("discardedCommits", findings.discardedCommits());
+            a.put("staleAccepted", findings.staleAccepted());
             m.put("anomalies", a);
             m.put("examples", findings.examples());
         }

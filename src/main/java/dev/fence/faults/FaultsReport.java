@@ -50,9 +50,21 @@ public final class FaultsReport {
     /** The table, then each fault's anomaly examples and notes. */
     public String toTable() {
         StringBuilder sb = new StringBuilder();
-        String format = "%-36s %-9s %7s %13s %9s %6s %4s %5s %5s %5s %5s%n";
+        String format = "%-36s %-9s %7s %13s %9s %6s %4s %5s %5s %5s %5s %5s%n";
         sb.append(String.format(
-                format, "fault", "result", "grants", "pushes ok/no", "stale ok", "errors", "gen", "a", "b", "c", "d"));
+                format,
+                "fault",
+                "result",
+                "grants",
+                "pushes ok/no",
+                "stale ok",
+                "errors",
+                "gen",
+                "a",
+                "b",
+                "c",
+                "d",
+                "e"));
         for (FaultResult r : results) {
             if (r.status() == FaultResult.Status.SKIPPED) {
                 sb.append(String.format("%-36s %-9s %s%n", r.fault().id(), "skipped", r.reason()));
@@ -71,13 +83,15 @@ public final class FaultsReport {
                     f == null ? "-" : Integer.toString(f.repeatedGrants()),
                     f == null ? "-" : Integer.toString(f.tokensBackwards()),
                     f == null ? "-" : Integer.toString(f.acceptedBelowAccepted()),
-                    f == null ? "-" : Integer.toString(f.discardedCommits())));
+                    f == null ? "-" : Integer.toString(f.discardedCommits()),
+                    f == null ? "-" : Integer.toString(f.staleAccepted())));
         }
         sb.append(String.format("%n"));
         sb.append(String.format("pushes ok/no: accepted/refused; stale ok: stale force-pushes accepted/tried;"
                 + " gen: generation changes the clients saw%n"));
         sb.append(String.format("a: token granted twice or identical proofs; b: token not above an earlier grant's;"
-                + " c: push accepted below an accepted token; d: commit discarded by another holder's push%n"));
+                + " c: push accepted below an accepted token; d: commit discarded by another holder's push or a"
+                + " stale one; e: stale force-push accepted%n"));
         for (FaultResult r : results) {
             if (r.status() == FaultResult.Status.SKIPPED) {
                 continue;

@@ -36,7 +36,8 @@ final class History {
      * @param ref the full ref name
      * @param holder whose grant the push carried (and who the pusher was)
      * @param token the token it carried
-     * @param stale true for a stale grant woken up and force-pushed
+     * @param stale true for a stale grant woken up and force-pushed: one that a live grant of the client
+     *     that woke it superseded (its own holder's earlier grants included), so it must be refused
      * @param accepted the ref was updated
      * @param forced git reported a forced (non-fast-forward) update
      * @param oldId the ref's value before an accepted push as git reported it (possibly abbreviated), or null

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks a fault run's {@link History} and the repository it pushed to for the four safety properties:
+ * Checks a fault run's {@link History} and the repository it pushed to for the five safety properties:
  *
  * <ol>
  *   <li><b>repeated grants</b>: no token number granted to two different holders on one resource within
@@ -20,7 +20,12 @@ import java.util.Set;
  *   <li><b>accepted below accepted</b>: per ref, no push is accepted with a token below one already
  *       accepted (acknowledged before it was invoked);
  *   <li><b>discarded commits</b>: every commit an accepted push landed is in the ref's final history,
- *       unless a push by the same holder rewrote it away.
+ *       unless a push by the same holder under a live grant rewrote it away (a stale grant of the same
+ *       holder is an earlier session, not the holder's own rewrite);
+ *   <li><b>stale pushes accepted</b>: no {@linkplain History.Push#stale() stale} push is accepted, whatever
+ *       its token: each was made under a grant that the pusher's live grant superseded, the same holder's
+ *       earlier grants and grants of a repeated token number included, which the third check cannot see
+ *       (their token is not below the accepted one, or no push under the superseding grant came first).
  * </ol>
  *
  * Only real-time order counts ("acknowledged before invoked"): operations that overlapped may have been
@@ -52,7 +57,8 @@ public final class HistoryChecker {
      * @param tokensBackwards grants whose token is not above one acknowledged before them on the resource
      * @param acceptedBelowAccepted accepted pushes whose token is below one accepted before them on the ref
      * @param discardedCommits commits landed by an accepted push and missing from the final history because
-     *     of another holder's push (or of nothing recorded)
+     *     of another holder's push, a stale push (of any holder), or nothing recorded
+     * @param staleAccepted stale pushes accepted
      * @param generations distinct generations the grants reported
      * @param examples a few of each, described
      */
@@ -61,6 +67,7 @@ public final class HistoryChecker {
             int tokensBackwards,
             int acceptedBelowAccepted,
             int discardedCommits,
+            int staleAccepted,
             int generations,
             List<String> examples) {
         public Findings {
@@ -69,7 +76,7 @@ public final class HistoryChecker {
 
         /** All anomalies. */
         public int total() {
-            return repeatedGrants + tokensBackwards + acceptedBelowAccepted + discardedCommits;
+            return repeatedGrants + tokensBackwards + acceptedBelowAccepted + discardedCommits + staleAccepted;
         }
     }
 
@@ -86,9 +93,10 @@ public final class HistoryChecker {
         int backwards = tokensBackwards(grants, examples);
         int below = acceptedBelowAccepted(pushes, examples);
         int discarded = discardedCommits(pushes, finalTips, commits, examples);
+        int stale = staleAccepted(pushes, examples);
         Set<String> generations = new LinkedHashSet<>();
         grants.forEach(g -> generations.add(g.generation()));
-        return new Findings(repeated, backwards, below, discarded, generations.size(), examples);
+        return new Findings(repeated, backwards, below, discarded, stale, generations.size(), examples);
     }
 
     static int repeatedGrants(List<History.Grant> grants, List<String> examples) {
@@ -215,13 +223,13 @@ public final class HistoryChecker {
                 }
                 History.Push foreign = null;
                 for (History.Push q : removers) {
-                    if (!q.holder().equals(p.holder())) {
+                    if (q.stale() || !q.holder().equals(p.holder())) {
                         foreign = q;
                         break;
                     }
                 }
                 if (foreign == null && !removers.isEmpty()) {
-                    continue; // the holder rewrote its own commit
+                    continue; // the holder rewrote its own commit under a live grant
                 }
                 n++;
                 if (shown++ < EXAMPLES) {
@@ -236,6 +244,19 @@ public final class HistoryChecker {
                                             + p.token() + ", was discarded by " + foreign.holder() + "'s"
                                             + (foreign.stale() ? " stale" : "") + " force-push under token "
                                             + foreign.token());
+                }
+            }
+        }
+        return n;
+    }
+
+    static int staleAccepted(List<History.Push> pushes, List<String> examples) {
+        int n = 0;
+        for (History.Push p : pushes) {
+            if (p.stale() && p.accepted()) {
+                if (n++ < EXAMPLES) {
+                    examples.add("stale push accepted: " + p.ref() + " accepted " + p.holder() + "'s stale force-push"
+                            + " under token " + p.token() + " (" + abbreviate(p.newId()) + ")");
                 }
             }
         }

@@ -29,15 +29,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The clients of a fault run: threads in this process, each a long-running holder with its own store
  * connection, its own {@link LeaseService} and its own {@link Clock}, working as a harness in direct mode
  * does. A cycle: acquire a branch's lease, commit on the fetched tip, push with the grant's token and
- * proof through the real {@code git} and the installed hook, perhaps wake stale grants of other holders
- * (below), release; then a few lease-only acquire/release cycles on plain resources.
+ * proof through the real {@code git} and the installed hook, perhaps wake stale grants (below), release;
+ * then a few lease-only acquire/release cycles on plain resources.
  *
  * <p><b>Stale grants.</b> Every grant whose holder wrote a commit is kept as a paused agent would keep it:
  * the token, the proof and that commit. After an accepted push, the pushing client wakes, while it still
- * holds its lease, (a) every other holder's grant of the same token number on the resource (only a store
- * that repeated a token has one), and (b) sometimes the latest earlier grant of another holder (the
- * incident: a holder superseded while paused). A woken grant makes one new commit on its own commit and
- * force-pushes it under its old token and proof, as that holder. Every one of them must be refused.
+ * holds its lease, (a) every other grant of the same token number on the resource, its own holder's
+ * included (only a store that repeated a token has one), (b) sometimes the latest earlier grant of another
+ * holder (the incident: a holder superseded while paused), and (c) sometimes its own holder's latest
+ * earlier grant (the incident again, where each new agent session of a project reuses one holder name: the
+ * earlier session wakes). A woken grant makes one new commit on its own commit and force-pushes it under
+ * its old token and proof, as that holder. Every one of them is superseded by the pusher's live grant, so
+ * every one must be refused.
  *
  * <p>Thread-safe: the orchestrator calls {@link #switchStore}, {@link #pause}, {@link #resume} and {@link
  * #stop} while the clients run.
@@ -48,7 +51,8 @@ final class Workload {
      *
      * @param ttl lease length
      * @param leaseOnlyCycles lease-only cycles after each git cycle
-     * @param wakeChance chance, after an accepted push, of waking the latest earlier grant of another holder
+     * @param wakeChance chance, after an accepted push, of waking the latest earlier grant of another holder,
+     *     and again of waking the pusher's own latest earlier grant
      */
     record Settings(Duration ttl, int leaseOnlyCycles, double wakeChance) {
         static Settings defaults() {
@@ -211,28 +215,50 @@ final class Workload {
         }
     }
 
-    /** The grants to wake after {@code holder}'s accepted push under {@code token}. */
-    private List<StaleGrant> toWake(String resource, String holder, long token, Random random) {
+    /**
+     * The grants to wake after the accepted push under {@code current}, each woken at most {@link
+     * #MAX_WAKES} times: every other grant of the same token number on the resource (the holder's own
+     * included), and sometimes the latest earlier grant of another holder and the latest earlier grant of
+     * the same holder (an earlier agent session under the same holder name).
+     */
+    private List<StaleGrant> toWake(StaleGrant current, Random random) {
         List<StaleGrant> out = new ArrayList<>();
         synchronized (stale) {
-            Deque<StaleGrant> d = stale.getOrDefault(resource, new ArrayDeque<>());
+            Deque<StaleGrant> d = stale.getOrDefault(current.resource, new ArrayDeque<>());
             StaleGrant latestOther = null;
+            StaleGrant latestOwn = null;
+            boolean before = false;
             for (Iterator<StaleGrant> it = d.descendingIterator(); it.hasNext(); ) {
                 StaleGrant g = it.next();
-                if (g.holder.equals(holder) || g.woken >= MAX_WAKES) {
+                if (g == current) {
+                    before = true;
                     continue;
                 }
-                if (g.token == token) {
+                if (g.woken >= MAX_WAKES) {
+                    continue;
+                }
+                if (g.token == current.token) {
                     out.add(g);
-                } else if (latestOther == null && g.token != token) {
+                } else if (!before) {
+                    // Kept after the current grant: only a lease that lapsed lets that happen, and such a
+                    // grant may be newer than the current one, so waking it would prove nothing.
+                    continue;
+                } else if (g.holder.equals(current.holder)) {
+                    if (latestOwn == null) {
+                        latestOwn = g;
+                    }
+                } else if (latestOther == null) {
                     latestOther = g;
                 }
             }
             if (latestOther != null && random.nextDouble() < settings.wakeChance()) {
                 out.add(latestOther);
             }
-            if (out.size() > MAX_WAKES + 1) {
-                out = new ArrayList<>(out.subList(0, MAX_WAKES + 1));
+            if (latestOwn != null && random.nextDouble() < settings.wakeChance()) {
+                out.add(latestOwn);
+            }
+            if (out.size() > MAX_WAKES + 2) {
+                out = new ArrayList<>(out.subList(0, MAX_WAKES + 2));
             }
             out.forEach(g -> g.woken++);
         }
@@ -417,9 +443,10 @@ final class Workload {
             try {
                 clone.fetch();
                 String commit = clone.commitOn(clone.fetched(branch), holder + " under token " + g.token());
-                keep(new StaleGrant(resource, branch, holder, g.token(), g.proof(), commit));
+                StaleGrant kept = new StaleGrant(resource, branch, holder, g.token(), g.proof(), commit);
+                keep(kept);
                 if (push(ref, branch, holder, g.token(), g.proof(), commit, false)) {
-                    for (StaleGrant s : toWake(resource, holder, g.token(), random)) {
+                    for (StaleGrant s : toWake(kept, random)) {
                         if (clone.has(s.commit)) {
                             String c = clone.commitOn(s.commit, s.holder + " (woken) under token " + s.token);
                             push(ref, s.branch, s.holder, s.token, s.proof, c, true);

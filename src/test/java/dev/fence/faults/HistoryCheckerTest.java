@@ -163,6 +163,65 @@ class HistoryCheckerTest {
                 f.examples().toString());
     }
 
+    /** A woken grant's force-push by {@code holder} under {@code token}. */
+    private void stalePush(String holder, long token, boolean accepted, String old, String commit, long t) {
+        history.push(new History.Push(
+                REF, holder, token, true, accepted, accepted, old, commit, accepted ? null : "FENCED", t, t + 1));
+    }
+
+    @Test
+    void aRefusedStalePushOfTheSameHolderIsNoAnomaly() {
+        cleanRun();
+        grant("agent-b", 3, "g1", "p3", 50);
+        commit("b3", "b1");
+        push("agent-b", 3, true, false, "b1", "b3", 60);
+        // agent-b's earlier session wakes with token 2 while the later one holds token 3.
+        commit("b2", "b1");
+        stalePush("agent-b", 2, false, null, "b2", 70);
+        assertEquals(0, check("b3").total());
+    }
+
+    @Test
+    void theSameHoldersEarlierSessionLandingAStalePushIsFoundThoughItDiscardsOnlyItsOwnHoldersCommit() {
+        cleanRun();
+        grant("agent-b", 3, "g1", "p3", 50);
+        commit("b3", "b1");
+        push("agent-b", 3, true, false, "b1", "b3", 60);
+        // The earlier session of agent-b force-pushes over b3 under token 2 and proof p2, and lands.
+        commit("b2", "b1");
+        stalePush("agent-b", 2, true, "b3", "b2", 70);
+        HistoryChecker.Findings f = check("b2");
+        assertEquals(1, f.staleAccepted(), f.examples().toString());
+        assertEquals(1, f.discardedCommits(), "a stale session's rewrite is not the holder's own");
+        assertEquals(1, f.acceptedBelowAccepted());
+        assertEquals(3, f.total());
+        assertTrue(
+                f.examples().stream()
+                        .anyMatch(e -> e.startsWith("stale push accepted: " + REF + " accepted agent-b's")),
+                f.examples().toString());
+        assertTrue(
+                f.examples().stream().anyMatch(e -> e.contains("discarded by agent-b's stale force-push")),
+                f.examples().toString());
+    }
+
+    @Test
+    void aStalePushUnderTheSameTokenNumberAcceptedIsFoundWhereNoOtherCheckSeesIt() {
+        // A store that forgot agent-a's grant of 1 grants 1 again to agent-a, with a proof of its own; the
+        // earlier session wakes and pushes a fast-forward under the first grant's token: not below any
+        // accepted token, no commit discarded, and the repeated number went to one holder.
+        commit("seed", null);
+        commit("a1", "seed");
+        commit("a2", "a1");
+        grant("agent-a", 1, "g1", "p1", 10);
+        grant("agent-a", 1, "g1", "p1b", 20);
+        push("agent-a", 1, true, false, "seed", "a1", 30);
+        history.push(new History.Push(REF, "agent-a", 1, true, true, false, "a1", "a2", null, 40, 41));
+        HistoryChecker.Findings f = check("a2");
+        assertEquals(0, f.repeatedGrants() + f.tokensBackwards() + f.acceptedBelowAccepted() + f.discardedCommits());
+        assertEquals(1, f.staleAccepted(), f.examples().toString());
+        assertEquals(1, f.total());
+    }
+
     @Test
     void aHolderRewritingItsOwnCommitIsNoAnomaly() {
         cleanRun();
