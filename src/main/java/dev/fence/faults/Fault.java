@@ -10,6 +10,9 @@ public enum Fault {
                     + " port"),
     REDIS_KILL_RDB("snapshot-only Redis (appendonly no, a save rule): BGSAVE, grants and pushes after the snapshot,"
             + " kill -9, restart from the snapshot"),
+    REDIS_DEBUG_RELOAD("snapshot-only Redis: SAVE, the snapshot copied aside, grants and pushes after it, the copy put"
+            + " back in place and DEBUG RELOAD NOSAVE: the data rolls back while the run id and the replication id"
+            + " stay, so no new generation is seen"),
     REDIS_KILL_AOF_EVERYSEC("Redis with appendonly yes, appendfsync everysec: kill -9 mid-load, restart from the AOF"),
     REDIS_KILL_AOF_ALWAYS("Redis with appendonly yes, appendfsync always: kill -9 mid-load, restart from the AOF"),
     REDIS_PROMOTE_LAGGING_REPLICA("a master with one replica; the replica's link is cut (it lags), grants and pushes"
@@ -19,6 +22,9 @@ public enum Fault {
             + " acknowledges every write"),
     REDIS_EVICTION("under load, CONFIG SET maxmemory-policy allkeys-random and a small maxmemory while a filler"
             + " writes; the long-running clients checked the policy when it was still noeviction"),
+    REDIS_EVICTION_WINDOW("for a moment under load, CONFIG SET maxmemory-policy allkeys-random and a small maxmemory"
+            + " while a filler writes, until a resource's state is evicted; then back to noeviction, so the clients"
+            + " go on against a store that lost that state in the same generation"),
     CLIENT_CLOCK_SLOW("one client's clock is one hour behind; the Redis (no persistence) is killed -9 and comes back"
             + " empty, and that client is the first to touch it"),
     POSTGRES_PROMOTE("a PostgreSQL primary with a synchronous standby: the primary's postmaster and backends are"

@@ -54,6 +54,11 @@ final class RedisNode implements AutoCloseable {
         return port;
     }
 
+    /** The server's data directory (its {@code --dir}). */
+    Path dir() {
+        return dir;
+    }
+
     /** {@code redis://127.0.0.1:<port>}. */
     String url() {
         return "redis://127.0.0.1:" + port;

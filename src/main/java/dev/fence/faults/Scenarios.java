@@ -7,11 +7,16 @@ import dev.fence.store.Stores;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** How each {@link Fault} sets its store up and injects itself into the running workload. */
 final class Scenarios {
@@ -61,11 +66,13 @@ final class Scenarios {
         return switch (fault) {
             case REDIS_KILL_NOPERSIST -> new Kill("--save", "", "--appendonly", "no");
             case REDIS_KILL_RDB -> new KillAfterSnapshot();
+            case REDIS_DEBUG_RELOAD -> new ReloadOlderSnapshot();
             case REDIS_KILL_AOF_EVERYSEC -> new Kill("--save", "", "--appendonly", "yes", "--appendfsync", "everysec");
             case REDIS_KILL_AOF_ALWAYS -> new Kill("--save", "", "--appendonly", "yes", "--appendfsync", "always");
             case REDIS_PROMOTE_LAGGING_REPLICA -> new PromoteLaggingReplica(false);
             case REDIS_PROMOTE_LAGGING_REPLICA_WAIT1 -> new PromoteLaggingReplica(true);
             case REDIS_EVICTION -> new Eviction();
+            case REDIS_EVICTION_WINDOW -> new EvictionWindow();
             case CLIENT_CLOCK_SLOW -> new SlowClockFirstTouch();
             case POSTGRES_PROMOTE -> new PostgresPromote(true);
             case POSTGRES_PROMOTE_ASYNC -> new PostgresPromote(false);
@@ -146,6 +153,63 @@ final class Scenarios {
             redis.start();
             run.note("restarted; loaded: " + redis.loaded());
         }
+    }
+
+    /**
+     * An older snapshot loaded in place: SAVE, the dump copied aside, grants and pushes after it, the copy
+     * put back and {@code DEBUG RELOAD NOSAVE}, which empties the data and loads that file without saving
+     * first. The server neither restarts nor changes its replication id, so its epoch stays and the store
+     * sees no new generation: only tokens above their own time keep the grants made after the reload from
+     * repeating the lost ones. A marker key written after the SAVE shows that the reload rolled back.
+     */
+    static final class ReloadOlderSnapshot implements Scenario {
+        private static final String MARKER = "faults-after-snapshot";
+        private RedisNode redis;
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            // No save rule: the only snapshot is the one the harness takes, and the reload must not save.
+            redis = run.redis(
+                    "redis",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dbfilename",
+                    "dump.rdb",
+                    "--enable-debug-command",
+                    "local");
+            run.note("redis-server --save \"\" --appendonly no --enable-debug-command local on port " + redis.port());
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            String epochBefore = epoch(redis);
+            redis.cli("SAVE");
+            long mark = System.nanoTime();
+            Path dump = redis.dir().resolve("dump.rdb");
+            Path aside = redis.dir().resolve("snapshot-aside.rdb");
+            Files.copy(dump, aside, StandardCopyOption.REPLACE_EXISTING);
+            redis.cli("SET", MARKER, "1");
+            if (!run.awaitPush(mark, LOSS_WINDOW)) {
+                run.note("no branch took a push in " + LOSS_WINDOW.toSeconds() + " s after the snapshot");
+            }
+            Files.copy(aside, dump, StandardCopyOption.REPLACE_EXISTING);
+            redis.cli("DEBUG", "RELOAD", "NOSAVE");
+            int lost = run.history.grantsSince(mark);
+            String marker = redis.cli("EXISTS", MARKER);
+            String epochAfter = epoch(redis);
+            run.note("SAVE, snapshot copied aside, then " + lost + " grants, then the copy put back and DEBUG RELOAD"
+                    + " NOSAVE; the marker written after the SAVE is " + ("0".equals(marker) ? "gone" : "still there")
+                    + "; run_id and master_replid " + (epochBefore.equals(epochAfter) ? "unchanged" : "changed"));
+        }
+    }
+
+    /** The server's run id and replication id, which the Redis store takes for its epoch. */
+    private static String epoch(RedisNode redis) throws IOException {
+        return redis.info("server").get("run_id") + ":"
+                + redis.info("replication").get("master_replid");
     }
 
     /**
@@ -308,6 +372,68 @@ final class Scenarios {
         /** Called after the workload stopped: how much was evicted. */
         String evicted() throws IOException {
             return redis.info("stats").get("evicted_keys");
+        }
+    }
+
+    /**
+     * allkeys-random and a small maxmemory for a moment, while a filler writes, until some resource's state
+     * hash has been evicted (at most {@link #LONGEST}); then maxmemory 0 and noeviction again. The clients'
+     * calls fail while the policy allows evictions, and go on afterwards in the same generation (unless the
+     * eviction took {@code fence:meta} too), against counters that restart behind the tokens already granted.
+     */
+    static final class EvictionWindow implements Scenario {
+        static final Duration LONGEST = Duration.ofSeconds(10);
+        private RedisNode redis;
+
+        @Override
+        public String start(FaultRun run) throws IOException {
+            redis = run.redis("redis", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction");
+            run.note("redis-server --maxmemory-policy noeviction on port " + redis.port());
+            return redis.url();
+        }
+
+        @Override
+        public void inject(FaultRun run) throws IOException {
+            // The state hashes of the resources granted so far, named as the Redis store names them.
+            Set<String> watched = new LinkedHashSet<>();
+            for (History.Grant g : run.history.grants()) {
+                String key = "fence:{" + g.resource() + "}:state";
+                if (!watched.contains(key) && "1".equals(redis.cli("EXISTS", key))) {
+                    watched.add(key);
+                }
+            }
+            if (watched.isEmpty()) {
+                throw new IOException("no resource's state hash found in the Redis before the window");
+            }
+            long evictedBefore = Long.parseLong(redis.info("stats").get("evicted_keys"));
+            long used = Long.parseLong(redis.info("memory").get("used_memory"));
+            long max = used + 256 * 1024;
+            long opened = System.nanoTime();
+            redis.cli("CONFIG", "SET", "maxmemory", Long.toString(max));
+            redis.cli("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+            run.feed(redis, "SET faults-filler:%d " + "x".repeat(4096), 5);
+            List<String> gone = new ArrayList<>();
+            long deadline = opened + LONGEST.toNanos();
+            while (gone.isEmpty() && System.nanoTime() < deadline) {
+                for (String key : watched) {
+                    if ("0".equals(redis.cli("EXISTS", key))) {
+                        gone.add(key);
+                    }
+                }
+                RedisNode.sleep(10);
+            }
+            // maxmemory first: with no limit nothing is evicted, whatever the policy says meanwhile.
+            redis.cli("CONFIG", "SET", "maxmemory", "0");
+            redis.cli("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            long closed = System.nanoTime();
+            run.stopFeeders();
+            long evicted = Long.parseLong(redis.info("stats").get("evicted_keys")) - evictedBefore;
+            boolean meta = "1".equals(redis.cli("EXISTS", "fence:meta"));
+            run.note("CONFIG SET maxmemory " + max + " (used " + used + ") and maxmemory-policy allkeys-random for "
+                    + (closed - opened) / 1_000_000 + " ms while a filler wrote 4 KiB every 5 ms, then maxmemory 0"
+                    + " and noeviction; " + evicted + " keys evicted, among them the state of at least " + gone.size()
+                    + " of "
+                    + watched.size() + " resources " + gone + "; fence:meta " + (meta ? "kept" : "evicted too"));
         }
     }
 
