@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Test;
  * loses nothing, so the run must pass: with grants and accepted pushes on both sides of the kill, stale
  * pushes tried and refused, and no anomaly. Then (where the PostgreSQL server binaries are installed) both
  * PostgreSQL promotions: a synchronous standby keeps every acknowledged grant, an asynchronous one cut off
- * before the kill loses some, and in both the clients see one new generation and no anomaly.
+ * before the kill loses some, and in both the clients see one new generation and no anomaly. And the two
+ * losses a Redis cannot notice, as they keep its run id (an older snapshot reloaded in place, a state hash
+ * evicted during a moment of allkeys-random): no new generation, and still no token repeated and no stale
+ * push accepted.
  */
 @ProcessTest
 class FaultsIT {
@@ -38,6 +41,48 @@ class FaultsIT {
         assertTrue(r.pushesAccepted() >= 2, "too few accepted pushes:\n" + context);
         assertEquals(0, r.stalePushesAccepted(), context);
         assertTrue(r.notes().stream().anyMatch(n -> n.startsWith("kill -9")), context);
+    }
+
+    private static final Pattern RELOADED = Pattern.compile("then (\\d+) grants, then the copy put back");
+    private static final Pattern EVICTED = Pattern.compile("the state of at least (\\d+) of (\\d+) resources");
+
+    @Test
+    void lossesTheRedisCannotNoticeRepeatNoGrantAndLandNoStalePush() throws Exception {
+        StringWriter progress = new StringWriter();
+        Faults.Options options = new Faults.Options(
+                3,
+                Duration.ofSeconds(5),
+                List.of(Fault.REDIS_DEBUG_RELOAD, Fault.REDIS_EVICTION_WINDOW),
+                false,
+                null,
+                42);
+        FaultsReport report = Faults.run(options, System.getenv(), new PrintWriter(progress, true));
+        String context = report.toTable() + "\n" + progress;
+        assertEquals(FaultsReport.Verdict.SAFE, report.verdict(), context);
+        for (FaultResult r : report.results()) {
+            assertEquals(FaultResult.Status.PASSED, r.status(), context);
+            assertEquals(0, r.findings().total(), context);
+            assertEquals(0, r.stalePushesAccepted(), context);
+            assertTrue(r.grantsAfterFault() > 0, "no grant after the fault:\n" + context);
+            if (r.fault() == Fault.REDIS_DEBUG_RELOAD) {
+                String note = r.notes().stream()
+                        .filter(n -> RELOADED.matcher(n).find())
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no reload note:\n" + context));
+                Matcher m = RELOADED.matcher(note);
+                assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, "nothing to lose:\n" + context);
+                assertTrue(note.contains("the marker written after the SAVE is gone"), "no rollback:\n" + context);
+                assertTrue(note.contains("run_id and master_replid unchanged"), context);
+                assertEquals(0, r.generationChanges(), "the reload is not seen as a new generation:\n" + context);
+            } else {
+                Matcher m = r.notes().stream()
+                        .map(EVICTED::matcher)
+                        .filter(Matcher::find)
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no eviction note:\n" + context));
+                assertTrue(Long.parseLong(m.group(1)) > 0, "no resource's state was evicted:\n" + context);
+            }
+        }
     }
 
     private static final Pattern LOST = Pattern.compile("(\\d+) of the (\\d+) grants acknowledged before the kill");
