@@ -213,6 +213,7 @@ public final class Faults {
                     + pushMillis.get(pushMillis.size() * 9 / 10) + " ms (p90); " + run.workload.busy()
                     + " acquires found the lease busy");
         }
+        notes.add("stale force-pushes tried: " + run.workload.wakes());
         Map<String, Integer> kinds = run.workload.errorKinds(3);
         if (!kinds.isEmpty()) {
             notes.add("client errors (most frequent): " + kinds);

@@ -93,6 +93,9 @@ final class Workload {
     private final AtomicInteger errors = new AtomicInteger();
     private final Map<String, AtomicInteger> errorKinds = new ConcurrentHashMap<>();
     private final AtomicInteger busy = new AtomicInteger();
+    private final AtomicInteger wokenOwn = new AtomicInteger();
+    private final AtomicInteger wokenOther = new AtomicInteger();
+    private final AtomicInteger wokenRepeated = new AtomicInteger();
     private volatile String storeUrl;
     private volatile boolean stopping;
 
@@ -178,6 +181,12 @@ final class Workload {
 
     int busy() {
         return busy.get();
+    }
+
+    /** The stale force-pushes tried so far, by whose grant was woken. */
+    String wakes() {
+        return wokenOwn.get() + " of the pusher's own holder's earlier grant, " + wokenOther.get()
+                + " of another holder's, " + wokenRepeated.get() + " of a repeated token number";
     }
 
     /** The most frequent error messages, most frequent first, with counts. */
@@ -448,6 +457,8 @@ final class Workload {
                 if (push(ref, branch, holder, g.token(), g.proof(), commit, false)) {
                     for (StaleGrant s : toWake(kept, random)) {
                         if (clone.has(s.commit)) {
+                            (s.token == g.token() ? wokenRepeated : s.holder.equals(holder) ? wokenOwn : wokenOther)
+                                    .incrementAndGet();
                             String c = clone.commitOn(s.commit, s.holder + " (woken) under token " + s.token);
                             push(ref, s.branch, s.holder, s.token, s.proof, c, true);
                         }
