@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One fault's run as its {@link Scenarios scenario} sees it: where to put servers, the workload it
@@ -57,6 +59,13 @@ final class FaultRun implements AutoCloseable {
         nodes.add(n);
         n.start();
         return n;
+    }
+
+    /** The major version {@code redis-server --version} reports, or 0 when it reports none. */
+    int redisMajorVersion() throws IOException {
+        Children.Outcome o = Children.run(List.of(tools.redisServer().toString(), "--version"), null, 20);
+        Matcher m = Pattern.compile("\\bv=(\\d+)\\.").matcher(o.out());
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
     /**
