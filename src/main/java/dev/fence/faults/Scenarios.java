@@ -194,8 +194,8 @@ final class Scenarios {
                 run.note("no branch took a push in " + LOSS_WINDOW.toSeconds() + " s after the snapshot");
             }
             Files.copy(aside, dump, StandardCopyOption.REPLACE_EXISTING);
-            redis.cli("DEBUG", "RELOAD", "NOSAVE");
             int lost = run.history.grantsSince(mark);
+            redis.cli("DEBUG", "RELOAD", "NOSAVE");
             String marker = redis.cli("EXISTS", MARKER);
             String epochAfter = epoch(redis);
             run.note("SAVE, snapshot copied aside, then " + lost + " grants, then the copy put back and DEBUG RELOAD"
