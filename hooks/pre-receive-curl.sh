@@ -20,7 +20,8 @@
 # refs/heads/main as one file. There this script sends ignorecase=ascii and, for each pushed ref, the
 # spellings the repository has of it or of a directory along it, compared by ASCII letters (refcase=
 # facts, CaseAliases); the server decides (ref-case-alias). With the server out of reach, fenced patterns
-# match such a repository's refs whatever their case.
+# match such a repository's refs whatever their case, and as RefFolding spells them (a dot that ends a
+# directory's name, or a code point HFS+ passes over, does not count).
 #
 # For git hosts whose hook environment has no Java or no store access (GHES's default environment has
 # bash and curl): needs bash (4.4 or later), curl, git and head, and awk on a repository that ignores case
@@ -161,7 +162,7 @@ hook=${FENCE_SHIM_HOOK:-$by_name}
 # is inside its namespaces, as fence serve judges it (namespaced-ref).
 fenced_refs=()
 find_fenced() {
-  local patterns=() all=$input p old new ref inner
+  local patterns=() all=$input p old new ref name inner folded ignored="" fenced
   if [ -n "${FENCE_FENCED_REFS+x}" ]; then
     read -r -a patterns <<< "$FENCE_FENCED_REFS"
   else
@@ -172,16 +173,30 @@ find_fenced() {
   # locale is one to four bytes (the Java hook counts characters).
   local one=$'@([0-~!-.]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf][\x80-\xbf]|[\xf0-\xf4][\x80-\xbf][\x80-\xbf][\x80-\xbf])'
   for p in "${!patterns[@]}"; do patterns[p]=${patterns[p]//'@(?)'/$one}; done
-  # On a repository that ignores case, another spelling of a fenced ref is that ref (case_ignored).
-  if case_ignored; then shopt -s nocasematch; fi
+  # On a repository that ignores case, another spelling of a fenced ref is that ref (case_ignored): another
+  # case, and as RefFolding folds it, without the dot that ends a directory's name (Windows strips it) and
+  # the code points HFS+ passes over (U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF, as UTF-8 bytes).
+  local zw=$'[\x8c-\x8f\xaa-\xae]' ia=$'[\xaa-\xaf]'
+  if case_ignored; then ignored=1; shopt -s nocasematch; fi
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
-    inner=$ref
-    while [[ "$inner" == refs/namespaces/?*/?* ]]; do inner=${inner#refs/namespaces/*/}; done
-    for p in "${patterns[@]}"; do
-      # shellcheck disable=SC2053 # $p is a pattern
-      if [[ "$ref" == $p || "$inner" == $p ]]; then fenced_refs+=("$ref"); break; fi
+    folded=$ref
+    if [ -n "$ignored" ]; then
+      folded=${folded//.\//\/}
+      folded=${folded//$'\xe2\x80'$zw/}
+      folded=${folded//$'\xe2\x81'$ia/}
+      folded=${folded//$'\xef\xbb\xbf'/}
+    fi
+    fenced=""
+    for name in "$ref" "$folded"; do
+      inner=$name
+      while [[ "$inner" == refs/namespaces/?*/?* ]]; do inner=${inner#refs/namespaces/*/}; done
+      for p in "${patterns[@]}"; do
+        # shellcheck disable=SC2053 # $p is a pattern
+        if [[ "$name" == $p || "$inner" == $p ]]; then fenced=1; break 2; fi
+      done
     done
+    [ -z "$fenced" ] || fenced_refs+=("$ref")
   done <<< "$all"
   shopt -u nocasematch
 }
@@ -292,17 +307,21 @@ case_ignored() {
 case_facts=() case_found=()
 case_walk() {
   # $1: a directory; $2: the spelling so far; $3: the components left. Into case_found.
-  local part=${3%%/*} rest="" i c m glob=()
+  local part=${3%%/*} rest="" base i c m glob=()
   [ "$part" = "$3" ] || rest=${3#*/}
-  for ((i = 0; i < ${#part}; i++)); do
-    c=${part:i:1}
+  # Windows strips the dot that ends a directory's name (RefFolding): "heads." and "heads" are one name, so
+  # the glob takes the component without it and matches entries with or without one (extglob's ?(.)).
+  base=$part
+  [[ "$base" == *[!.]. ]] && base=${base%.}
+  for ((i = 0; i < ${#base}; i++)); do
+    c=${base:i:1}
     case "$c" in [A-Za-z]) break ;; esac
   done
-  if [ "$i" -lt "${#part}" ]; then
+  if [ "$i" -lt "${#base}" ]; then
     # One letter in brackets makes the component a glob; nocaseglob matches it, and the rest, to ASCII case.
-    glob=("$1/${part:0:i}"[$c]"${part:i+1}")
-  elif [ -n "$part" ] && [ -e "$1/$part" ]; then
-    glob=("$1/$part")
+    glob=("$1/${base:0:i}"[$c]"${base:i+1}"?(.))
+  elif [ -n "$base" ]; then
+    glob=("$1/$base"?(.))
   fi
   if [ "${#glob[@]}" -eq 0 ]; then
     [ -z "$2" ] || case_found+=("$2")
@@ -345,12 +364,14 @@ find_case_facts() {
     seen["refcase=$s"]=1
     case_facts+=("refcase=$s")
   done < <(FENCE_CASE_REFS=$refs awk '
+    # A component as the loose refs are globbed: ASCII case and the dot that ends it do not count.
+    function fold(x) { x = tolower(x); if (x ~ /[^.]\.$/) x = substr(x, 1, length(x) - 1); return x }
     BEGIN {
       n = split(ENVIRON["FENCE_CASE_REFS"], R, "\n")
       for (i = 1; i <= n; i++) {
         m = split(R[i], c, "/"); key = ""; sp = ""
         for (k = 1; k <= m; k++) {
-          key = key (k > 1 ? "/" : "") tolower(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
+          key = key (k > 1 ? "/" : "") fold(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
           if (!(key in S)) S[key] = sp; else if (S[key] != sp) S[key] = "\n"
         }
       }
@@ -359,7 +380,7 @@ find_case_facts() {
     {
       m = split($2, c, "/"); key = ""; sp = ""; dk = ""; ds = ""; depth = 0
       for (k = 1; k <= m; k++) {
-        key = key (k > 1 ? "/" : "") tolower(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
+        key = key (k > 1 ? "/" : "") fold(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
         if (!(key in S)) break
         dk = key; ds = sp; depth = k
       }
@@ -367,7 +388,7 @@ find_case_facts() {
       for (i = 1; i <= n; i++) {
         if (split(R[i], d, "/") < depth) continue
         lk = ""; ls = ""
-        for (k = 1; k <= depth; k++) { lk = lk (k > 1 ? "/" : "") tolower(d[k]); ls = ls (k > 1 ? "/" : "") d[k] }
+        for (k = 1; k <= depth; k++) { lk = lk (k > 1 ? "/" : "") fold(d[k]); ls = ls (k > 1 ? "/" : "") d[k] }
         if (lk == dk && ls != ds) print R[i] " " ds
       }
     }' "${GIT_DIR:-.}/packed-refs" 2>/dev/null)

@@ -25,10 +25,12 @@ import java.util.Set;
  * Spellings of one ref on a repository whose file system ignores case (macOS, Windows; git writes {@code
  * core.ignorecase = true} into such a repository's config): git's files backend keeps a ref as a file
  * named after it, so {@code refs/heads/MAIN}, {@code refs/HEADS/main} and {@code refs/heads/main} are one
- * file there, and on macOS so are the composed and decomposed spellings of {@code café} ({@link
- * RefFolding}). fence names a resource after the ref as pushed, so each spelling would be judged as a ref
- * of its own (or, outside the fenced patterns, not at all) while git writes the one file: a push by
- * another spelling would move a fenced branch under no lease and leave nothing on its record.
+ * file there; on macOS so are the composed and decomposed spellings of {@code café}, and a name with a code
+ * point HFS+ passes over and the name without it; on Windows so are {@code refs/heads./main} and {@code
+ * refs/heads/main} ({@link RefFolding}). fence names a resource after the ref as pushed, so each spelling
+ * would be judged as a ref of its own (or, outside the fenced patterns, not at all) while git writes the one
+ * file: a push by another spelling would move a fenced branch under no lease and leave nothing on its
+ * record.
  *
  * <p>The rule ({@link #refusals}, {@link Reason#REF_CASE_ALIAS}), on such a repository only: a pushed ref
  * that is not fenced as spelled but whose fold matches a fenced pattern is refused; so is a pushed ref
@@ -48,8 +50,10 @@ import java.util.Set;
  * mode sends these as facts ({@link #facts}, {@value #IGNORECASE} and {@value #SPELLING}, which the curl
  * shim writes too), and the server judges them by the same rule ({@link #parse}). A client that compares
  * ASCII letters only (the shim: bash folds no other) says so ({@value #ASCII}); for it, a fenced ref's
- * components that hold other characters must be spelled as their fold (lower case, composed), the one
- * spelling two such clients cannot disagree on.
+ * components that hold other characters, or end with a dot, must be spelled as their fold (lower case,
+ * composed, without the code points HFS+ passes over, without the dot), the one spelling two such clients
+ * cannot disagree on: such a component that is not its own fold is refused, since the client cannot have
+ * looked for the repository's other spellings of it.
  *
  * <p>Immutable and thread-safe.
  */
@@ -224,9 +228,10 @@ public final class CaseAliases {
                                         + " instead, with its lease.");
             } else if (folding.equals(ASCII) && !asciiComparable(ref)) {
                 String[] shown = shown(ref, foldedWhereNotAscii(ref));
-                why = shown[0] + " spells characters other than ASCII in other than their lower-case, composed form: "
-                        + WHY + ", and its hook compares ASCII letters only, so fence takes such names in that one"
-                        + " form. Push to " + shown[1] + " instead.";
+                why = shown[0] + " spells a name other than as its fold (characters other than ASCII in lower case"
+                        + " and composed, none that macOS passes over, no dot that Windows strips): " + WHY
+                        + ", and its hook compares ASCII letters only, so fence takes such names in that one form."
+                        + " Push to " + shown[1] + " instead.";
             } else {
                 continue;
             }
@@ -238,7 +243,8 @@ public final class CaseAliases {
 
     /** Why two spellings are one ref, for the sentences of {@link #refusals}. */
     private static final String WHY = "this repository's file system ignores case in ref names (core.ignorecase), and"
-            + " on macOS Unicode normalisation too";
+            + " on macOS Unicode normalisation and some invisible characters too, on Windows a dot that ends a"
+            + " directory's name";
 
     /**
      * {@code a} and {@code b} as the pusher reads them: escaped as every name in fence's sentences, and where
@@ -335,22 +341,25 @@ public final class CaseAliases {
         return out.toString();
     }
 
-    /** True when each component of {@code ref} is ASCII or spelled as its own fold. */
+    /** True when each component of {@code ref} is ASCII with no dot at its end, or spelled as its own fold. */
     private static boolean asciiComparable(String ref) {
         return foldedWhereNotAscii(ref).equals(ref);
     }
 
-    /** {@code ref} with each component that holds a character other than ASCII replaced by its fold. */
+    /**
+     * {@code ref} with each component that holds a character other than ASCII, or ends with a dot, replaced
+     * by its fold.
+     */
     private static String foldedWhereNotAscii(String ref) {
         String[] parts = ref.split("/", -1);
         StringBuilder out = new StringBuilder(ref.length());
         for (int i = 0; i < parts.length; i++) {
             String p = parts[i];
-            boolean ascii = true;
-            for (int j = 0; j < p.length() && ascii; j++) {
-                ascii = p.charAt(j) < 0x80;
+            boolean kept = !p.endsWith(".");
+            for (int j = 0; j < p.length() && kept; j++) {
+                kept = p.charAt(j) < 0x80;
             }
-            out.append(i == 0 ? "" : "/").append(ascii ? p : RefFolding.fold(p));
+            out.append(i == 0 ? "" : "/").append(kept ? p : RefFolding.fold(p));
         }
         return out.toString();
     }

@@ -42,6 +42,28 @@ class RefFoldingTest {
     }
 
     @Test
+    void codePointsHfsPassesOverFoldAway() {
+        for (char c :
+                new char[] {'\u200c', '\u200d', '\u200e', '\u200f', '\u202a', '\u202e', '\u206a', '\u206f', '\ufeff'}) {
+            String name = "refs/heads/ma" + c + "in";
+            assertEquals("refs/heads/main", RefFolding.fold(name), Integer.toHexString(c));
+        }
+        assertEquals("refs/heads/main", RefFolding.fold("refs/\ufeffHEADS/MAIN"));
+        // Other invisible characters are characters of the name to HFS+ (U+200B, U+2060).
+        assertNotEquals("refs/heads/main", RefFolding.fold("refs/heads/ma\u200bin"));
+        assertNotEquals("refs/heads/main", RefFolding.fold("refs/heads/ma\u2060in"));
+    }
+
+    @Test
+    void dotsThatEndAComponentFoldAway() {
+        assertEquals("refs/heads/main", RefFolding.fold("refs/heads./main"));
+        assertEquals("refs/heads/a/b", RefFolding.fold("refs/HEADS./A./b"));
+        assertEquals("refs/heads/caf\u00e9/x", RefFolding.fold("refs/heads/cafe\u0301./x"));
+        assertEquals("refs/heads/v1.0/x", RefFolding.fold("refs/heads/v1.0/x"), "a dot inside a component stays");
+        assertEquals("refs/.../x", RefFolding.fold("refs/.../x"), "a component of dots only stays");
+    }
+
+    @Test
     void aPolicyMatchesFoldedNamesAgainstFoldedPatterns() {
         FencePolicy p = new FencePolicy(
                 List.of("refs/heads/main", "refs/heads/Release/*"),
@@ -53,6 +75,7 @@ class RefFoldingTest {
         assertFalse(p.isFenced("refs/heads/MAIN"));
         assertTrue(p.isFencedIgnoringCase("refs/heads/MAIN"));
         assertTrue(p.isFencedIgnoringCase("refs/HEADS/main"));
+        assertTrue(p.isFencedIgnoringCase("refs/heads./ma\u200din"));
         assertTrue(p.isFencedIgnoringCase("refs/heads/release/1.0"));
         assertFalse(p.isFencedIgnoringCase("refs/heads/release/1.0/notes"));
         assertFalse(p.isFencedIgnoringCase("refs/heads/topic"));

@@ -109,6 +109,50 @@ class CaseAliasesTest {
         assertEquals(2, ascii.refusals(push("refs/heads/CAF\u00c9"), all, "").size());
     }
 
+    /**
+     * Windows strips the dot that ends a directory's name and HFS+ passes over some invisible code points:
+     * such a spelling of a fenced ref is that ref, on facts a hook measured and on an ASCII-only client's.
+     */
+    @Test
+    void spellingsThatWindowsOrHfsMakeOneFileAreRefused() throws IOException {
+        FencePolicy main = fencing("refs/heads/main");
+        CaseAliases full = CaseAliases.parse(CaseAliases.FULL, List.of());
+        for (String alias : List.of("refs/heads./main", "refs/heads/ma\u200cin", "refs/HEADS./MA\ufeffIN")) {
+            List<String> lines = full.refusals(push(alias), main, "");
+            assertEquals(2, lines.size(), alias + ": " + lines);
+            assertEquals("REJECTED ref=" + alias + " reason=ref-case-alias", lines.get(0));
+        }
+
+        Path git = tmp.resolve("dots.git");
+        Files.createDirectories(git.resolve("refs/heads/Feature"));
+        Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(git.resolve("config"), "[core]\n\tignorecase = true\n");
+        Files.writeString(git.resolve("refs/heads/main"), A + "\n");
+        Files.writeString(git.resolve("refs/heads/Feature/x"), A + "\n");
+        Files.writeString(git.resolve("packed-refs"), A + " refs/heads/v1/notes\n");
+        List<RefUpdate> pushed = push("refs/heads/ma\u200din", "refs/heads/feature./y", "refs/heads/v1./notes");
+        CaseAliases measured = CaseAliases.measure(Map.of(), git, pushed);
+        assertEquals(
+                List.of(
+                        "refs/heads/feature./y refs/heads/Feature",
+                        "refs/heads/ma\u200din refs/heads/main",
+                        "refs/heads/v1./notes refs/heads/v1/notes"),
+                measured.facts().stream().sorted().toList());
+        List<String> lines =
+                CaseAliases.parse(measured.folding(), measured.facts()).refusals(pushed, fencing("refs/heads/**"), "");
+        assertEquals(6, lines.size(), lines.toString());
+        assertTrue(lines.get(3).contains("refs/heads/Feature/y"), lines.get(3));
+
+        // A client that compares ASCII letters only cannot have looked for these: one spelling is taken.
+        CaseAliases ascii = CaseAliases.parse(CaseAliases.ASCII, List.of());
+        FencePolicy all = fencing("refs/heads/**");
+        List<String> dotted = ascii.refusals(push("refs/heads/a./b"), all, "");
+        assertEquals("REJECTED ref=refs/heads/a./b reason=ref-case-alias", dotted.get(0));
+        assertTrue(dotted.get(1).contains("Push to refs/heads/a/b instead"), dotted.get(1));
+        assertEquals(2, ascii.refusals(push("refs/heads/topic\u200e"), all, "").size());
+        assertEquals(List.of(), ascii.refusals(push("refs/heads/v1.0", "refs/heads/a/b"), all, ""));
+    }
+
     @Test
     void malformedFactsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> CaseAliases.parse("yes", List.of()));

@@ -109,6 +109,49 @@ class RefCaseAliasTest {
     }
 
     /**
+     * Windows strips the dot that ends a directory's name ({@code refs/heads./main} is {@code
+     * refs/heads/main} there) and HFS+ passes over some invisible code points ({@code ma}, U+200C, {@code
+     * in} is {@code main}): spellings git accepts as ref names that write the fenced branch's file.
+     */
+    @Test
+    void spellingsThatWindowsOrHfsWriteAsTheFencedBranchAreRefused() {
+        HookedRepo repo = repo(true, "fenced-refs = refs/heads/main");
+        String main = repo.tip("refs/heads/main");
+        HookedRepo.Clone x = repo.clone("agent-x").env("LC_ALL", "C.UTF-8");
+        x.commit("rewrite main through a spelling the file system makes main");
+        for (String alias : List.of("refs/heads./main", "refs/heads/ma\u200cin", "refs/HEADS./Ma\ufeffin")) {
+            HookedRepo.Run r = x.push(List.of(), "HEAD:" + alias);
+            assertFalse(r.ok(), alias + ": " + r.err());
+            assertNull(repo.tip(alias), alias);
+            assertTrue(r.remoteLines().contains("REJECTED ref=" + alias + " reason=ref-case-alias"), r.err());
+            assertTrue(r.err().contains("refs/heads/main"), r.err());
+        }
+        assertEquals(main, repo.tip("refs/heads/main"));
+        // A ref with a dot inside a component, or an invisible character HFS+ keeps, is a name of its own.
+        x.push(List.of(), "HEAD:refs/heads/ma\u200bin", "HEAD:refs/heads/v1.0").check();
+    }
+
+    /** The same spellings of fenced refs that exist, where every ref is fenced as spelled. */
+    @Test
+    void spellingsThatWindowsOrHfsWriteAsAnExistingFencedRefAreRefused() {
+        HookedRepo repo = repo(true);
+        HookedRepo.Clone a = repo.clone("carol").env("LC_ALL", "C.UTF-8");
+        a.commit("feature x");
+        a.push(List.of(), "HEAD:refs/heads/Feature/x").check();
+        a.commit("through other spellings");
+        HookedRepo.Run hfs = a.push(List.of(), "HEAD:refs/heads/ma\u200din");
+        assertFalse(hfs.ok(), hfs.err());
+        assertNull(repo.tip("refs/heads/ma\u200din"));
+        assertTrue(hfs.remoteLines().contains("REJECTED ref=refs/heads/ma\u200din reason=ref-case-alias"), hfs.err());
+        assertTrue(hfs.err().contains("Push to refs/heads/main instead"), hfs.err());
+        HookedRepo.Run dot = a.push(List.of(), "HEAD:refs/heads/feature./y");
+        assertFalse(dot.ok(), dot.err());
+        assertNull(repo.tip("refs/heads/feature./y"));
+        assertTrue(dot.remoteLines().contains("REJECTED ref=refs/heads/feature./y reason=ref-case-alias"), dot.err());
+        assertTrue(dot.err().contains("refs/heads/Feature/y"), dot.err());
+    }
+
+    /**
      * A directory of fenced branches is one directory whatever its case: refs/heads/feature/y would be
      * written into refs/heads/Feature/ and listed as refs/heads/Feature/y, another resource than the one
      * judged. It is refused, and told the spelling the repository has.

@@ -299,6 +299,35 @@ class CurlShimTest {
                         .startsWith("REJECTED resource=git:app:refs/HEADS/main ref=refs/HEADS/main token=0 current=0"
                                 + " reason=store-down\nfence: "),
                 ignored.err());
+
+        // Windows strips the dot that ends a directory's name; HFS+ passes over some invisible code points.
+        Path script = ShimFiles.install(
+                tmp.resolve("case-shim"),
+                "app",
+                "FENCE_SERVER=" + down + "\nFENCE_CREDENTIAL=" + hook + "\nFENCE_FENCED_REFS=refs/heads/main\n");
+        for (String alias : List.of("refs/heads./main", "refs/heads/ma\u200cin", "refs/Heads./MA\ufeffIN")) {
+            ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(tmp.toFile());
+            pb.environment().clear();
+            pb.environment()
+                    .putAll(Map.of(
+                            "PATH",
+                            "/usr/bin:/bin",
+                            "REMOTE_USER",
+                            "alice",
+                            "HOME",
+                            tmp.toString(),
+                            "GIT_DIR",
+                            git.toString()));
+            Process p = pb.start();
+            Stdin.feed(p, zero + " " + six + " " + alias + "\n");
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+            assertEquals(1, p.exitValue(), alias + ": " + err);
+            assertTrue(
+                    err.startsWith("REJECTED resource=git:app:" + alias + " ref=" + alias + " token=0 current=0"
+                            + " reason=store-down\nfence: "),
+                    alias + ": " + err);
+        }
     }
 
     @Test

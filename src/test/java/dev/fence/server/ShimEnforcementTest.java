@@ -447,6 +447,9 @@ class ShimEnforcementTest {
                 p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/Ci-Main"));
                 p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-other", "HEAD:refs/heads/CI-OTHER"));
                 p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-main", "HEAD:refs/heads/Ci-Dir/y"));
+                // Windows strips the dot that ends a directory's name: these write ci-main and Ci-Dir/z.
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads./ci-main"));
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/ci-dir./z"));
             } finally {
                 GitProcess.run(s.bare, env(), "config", "core.ignorecase", "false");
             }
@@ -458,7 +461,8 @@ class ShimEnforcementTest {
                         "exit=1",
                         "REJECTED ref=refs/heads/CI-MAIN reason=ref-case-alias",
                         "fence: refs/heads/CI-MAIN and refs/heads/ci-main are one ref: this repository's file system"
-                                + " ignores case in ref names (core.ignorecase), and on macOS Unicode normalisation too,"
+                                + " ignores case in ref names (core.ignorecase), and on macOS Unicode normalisation"
+                                + " and some invisible characters too, on Windows a dot that ends a directory's name,"
                                 + " so git keeps both spellings as one file, which fence guards as refs/heads/ci-main."
                                 + " Push to refs/heads/ci-main instead, with its lease."),
                 pushes.get(1));
@@ -473,7 +477,50 @@ class ShimEnforcementTest {
                 pushes.get(4).get(1));
         assertEquals(5, pushes.get(5).size(), "both spellings of one new branch: " + pushes.get(5));
         assertEquals(List.of("exit=0"), pushes.get(6), "spelled as the repository has them");
-        assertEquals(List.of("exit=0"), pushes.get(7), "where case counts, another spelling is another branch");
+        assertEquals(
+                List.of(
+                        "exit=1",
+                        "REJECTED ref=refs/heads./ci-main reason=ref-case-alias",
+                        "fence: refs/heads./ci-main is another spelling of refs/heads/ci-main, a fenced ref: this"
+                                + " repository's file system ignores case in ref names (core.ignorecase), and on macOS"
+                                + " Unicode normalisation and some invisible characters too, on Windows a dot that ends"
+                                + " a directory's name, so git would write that ref under a name fence does not guard."
+                                + " Push to refs/heads/ci-main itself, with its lease."),
+                pushes.get(7));
+        assertEquals(
+                "REJECTED ref=refs/heads/ci-dir./z reason=ref-case-alias",
+                pushes.get(8).get(1));
+        assertTrue(
+                pushes.get(8).get(2).contains("refs/heads/Ci-Dir/z"),
+                pushes.get(8).toString());
+        assertEquals(List.of("exit=0"), pushes.get(9), "where case counts, another spelling is another branch");
+    }
+
+    /**
+     * HFS+ passes over some invisible code points in a name, so {@code hfs-ma}, U+200C, {@code in} is the
+     * file of {@code hfs-main}. The shim compares ASCII letters only and cannot look for such spellings: the
+     * server takes a fenced name with one in no spelling at all (CaseAliases' rule for such a client), so the
+     * push is refused on every side, in a sentence of each side's own.
+     */
+    @Test
+    void aSpellingHfsMakesOneFileWithAFencedRefIsRefusedOnEverySide() throws Exception {
+        var pushes = machineLinesOnEverySide("case-hfs", (s, p) -> {
+            GitProcess.run(s.bare, env(), "config", "core.ignorecase", "true");
+            try {
+                commit(s, "h.txt", "base\n");
+                p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/hfs-main"));
+                commit(s, "h.txt", "through an invisible spelling\n");
+                // A UTF-8 locale, as a macOS JVM names files in UTF-8 whatever the locale (see RefCaseAliasTest).
+                Map<String, String> utf8 = Map.of("REMOTE_USER", "alice", "LC_ALL", "C.UTF-8");
+                p.add(push(s, utf8, "origin", "HEAD:refs/heads/hfs-ma\u200cin"));
+                p.add(push(s, utf8, "origin", "HEAD:refs/HEADS/hfs-ma\ufeffin"));
+            } finally {
+                GitProcess.run(s.bare, env(), "config", "core.ignorecase", "false");
+            }
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(List.of("exit=1", "REJECTED ref=refs/heads/hfs-ma\u200cin reason=ref-case-alias"), pushes.get(1));
+        assertEquals(List.of("exit=1", "REJECTED ref=refs/HEADS/hfs-ma\ufeffin reason=ref-case-alias"), pushes.get(2));
     }
 
     @Test
