@@ -13,7 +13,10 @@ import dev.fence.store.Stores;
 import dev.fence.testing.HookedRepo;
 import dev.fence.testing.ProcessTest;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -149,6 +152,43 @@ class RefCaseAliasTest {
         assertNull(repo.tip("refs/heads/feature./y"));
         assertTrue(dot.remoteLines().contains("REJECTED ref=refs/heads/feature./y reason=ref-case-alias"), dot.err());
         assertTrue(dot.err().contains("refs/heads/Feature/y"), dot.err());
+    }
+
+    /**
+     * Git updates a symbolic ref's target. A symbolic ref whose name is another spelling of a fenced branch,
+     * or which leads to another spelling of one (another case, a dot Windows strips, a code point HFS+
+     * passes over), writes that branch's file: a push to it must not pass.
+     */
+    @Test
+    void aSymbolicRefNamedOrLeadingToAnotherSpellingOfAFencedBranchIsRefused() {
+        HookedRepo repo = repo(true, "fenced-refs = refs/heads/main");
+        String main = repo.tip("refs/heads/main");
+        Map<String, String> env = HookedRepo.gitEnv(tmp);
+        HookedRepo.git(env, repo.bare(), "symbolic-ref", "refs/heads/MAIN", "refs/notes/elsewhere")
+                .check();
+        Map<String, String> links = new LinkedHashMap<>();
+        links.put("refs/notes/upper", "refs/heads/Main");
+        links.put("refs/notes/dot", "refs/heads./main");
+        links.put("refs/notes/hfs", "refs/heads/ma\u200cin");
+        links.put("refs/notes/chain", "refs/notes/dot");
+        for (Map.Entry<String, String> l : links.entrySet()) {
+            HookedRepo.git(env, repo.bare(), "symbolic-ref", l.getKey(), l.getValue())
+                    .check();
+        }
+        HookedRepo.Clone x = repo.clone("agent-x").env("LC_ALL", "C.UTF-8");
+        x.commit("rewrite main through a symbolic ref");
+        List<String> pushed = new ArrayList<>(List.of("refs/heads/MAIN"));
+        pushed.addAll(links.keySet());
+        for (String ref : pushed) {
+            HookedRepo.Run r = x.push(List.of(), "HEAD:" + ref);
+            assertFalse(r.ok(), ref + ": " + r.err());
+            assertTrue(r.remoteLines().contains("REJECTED ref=" + ref + " reason=symbolic-ref"), ref + ": " + r.err());
+        }
+        assertEquals(main, repo.tip("refs/heads/main"));
+        for (String written : List.of("refs/notes/elsewhere", "refs/heads/Main", "refs/heads./main")) {
+            assertNull(repo.tip(written), written);
+        }
+        assertNull(repo.tip("refs/heads/ma\u200cin"));
     }
 
     /**
