@@ -146,7 +146,8 @@ public final class PreReceiveHook {
         }
         GitAncestry ancestry = new GitAncestry(env, gitDir, config.git());
         if (workers != null) {
-            return judge(config, env, gitDir, stdin, url, ancestry).result();
+            return judge(config, env, gitDir, stdin, url, ancestry, Measured.NOTHING)
+                    .result();
         }
         // The one-shot hook process: its own thread opens the store at once, while this one reads the
         // push (start-up work on two cores instead of one after the other), then judges it.
@@ -376,6 +377,27 @@ public final class PreReceiveHook {
     }
 
     /**
+     * What a caller knows of a push besides its ref updates and its ancestry: for the hook process, nothing
+     * ({@link #NOTHING}: it measures its own repository); for {@code fence serve}, what the hook that sent
+     * the push measured in its repository, and how long the request has waited.
+     *
+     * @param symbolic resolves pushed names ({@link SymrefFacts}); null for the repository's own refs when
+     *     {@code gitDir} is given, else none
+     * @param cases the spellings of the pushed refs a caller measured ({@link CaseAliases#parse}); null to
+     *     measure the repository at {@code gitDir} when it is given, else to take its file system as one that
+     *     respects case
+     * @param waitedNanos how long the request has already waited (for a thread of {@code fence serve}): the
+     *     verdict waits for the store what is left of {@code store-timeout} (at least 1 ms) before it is
+     *     abandoned, so that it is answered within {@code store-timeout} of the request being ready. A verdict
+     *     the store thread has begun to write is then still waited for, the whole {@code store-timeout}, as
+     *     always: what it writes is the verdict.
+     */
+    public record Measured(SymbolicRefs.Resolver symbolic, CaseAliases cases, long waitedNanos) {
+        /** Nothing measured by the caller, and no time waited. */
+        public static final Measured NOTHING = new Measured(null, null, 0);
+    }
+
+    /**
      * The rules of a pre-receive hook, whichever way the push arrives: the hook process judging its own
      * repository ({@link #run}), or {@code fence serve} judging a push a shim sent it, with ancestry from
      * facts the shim measured. Both print exactly these lines and exit with this code.
@@ -387,6 +409,7 @@ public final class PreReceiveHook {
      * @param stdin the ref update lines
      * @param storeUrl the store URL handed to the store opener
      * @param ancestry answers ancestry questions
+     * @param measured what the caller measured ({@link Measured#NOTHING} for a hook in its repository)
      * @throws dev.fence.core.KnownAncestry.Needed when {@code ancestry} lacks facts; nothing was recorded
      */
     public Judgement judge(
@@ -395,74 +418,17 @@ public final class PreReceiveHook {
             Path gitDir,
             InputStream stdin,
             String storeUrl,
-            Ancestry ancestry) {
-        return judge(config, env, gitDir, stdin, storeUrl, ancestry, null);
-    }
-
-    /**
-     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry)}, for {@code fence serve}:
-     * the pushed symbolic refs are those the caller measured.
-     *
-     * @param symbolic resolves pushed names ({@link SymrefFacts}); null for the repository's own refs
-     *     when {@code gitDir} is given, else none
-     */
-    public Judgement judge(
-            HookConfig config,
-            Map<String, String> env,
-            Path gitDir,
-            InputStream stdin,
-            String storeUrl,
             Ancestry ancestry,
-            SymbolicRefs.Resolver symbolic) {
-        return judge(config, env, gitDir, stdin, storeUrl, ancestry, symbolic, 0);
-    }
-
-    /**
-     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry, SymbolicRefs.Resolver)}, for a
-     * request that has already waited {@code waitedNanos} (for a thread of {@code fence serve}): the
-     * verdict waits for the store what is left of {@code store-timeout} (at least 1 ms) before it is
-     * abandoned, so that it is answered within {@code store-timeout} of the request being ready. A verdict
-     * the store thread has begun to write is then still waited for, the whole {@code store-timeout}, as
-     * always: what it writes is the verdict.
-     */
-    public Judgement judge(
-            HookConfig config,
-            Map<String, String> env,
-            Path gitDir,
-            InputStream stdin,
-            String storeUrl,
-            Ancestry ancestry,
-            SymbolicRefs.Resolver symbolic,
-            long waitedNanos) {
-        return judge(config, env, gitDir, stdin, storeUrl, ancestry, symbolic, null, waitedNanos);
-    }
-
-    /**
-     * As {@link #judge(HookConfig, Map, Path, InputStream, String, Ancestry, SymbolicRefs.Resolver, long)},
-     * with the spellings of the pushed refs a caller measured in its repository.
-     *
-     * @param cases what the caller measured ({@link CaseAliases#parse}); null to measure the repository at
-     *     {@code gitDir} when it is given, else to take its file system as one that respects case
-     */
-    public Judgement judge(
-            HookConfig config,
-            Map<String, String> env,
-            Path gitDir,
-            InputStream stdin,
-            String storeUrl,
-            Ancestry ancestry,
-            SymbolicRefs.Resolver symbolic,
-            CaseAliases cases,
-            long waitedNanos) {
+            Measured measured) {
         return judge(
                 config,
                 env,
                 gitDir,
                 stdin,
                 storeUrl,
-                symbolic,
-                cases,
-                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down, waitedNanos));
+                measured.symbolic(),
+                measured.cases(),
+                (push, policy, down) -> judge(push, policy, storeUrl, ancestry, down, measured.waitedNanos()));
     }
 
     /**

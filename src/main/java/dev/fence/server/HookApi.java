@@ -75,9 +75,7 @@ final class HookApi {
                     push.stdin(),
                     storeUrl,
                     ancestry,
-                    push.symbolic(),
-                    push.cases(),
-                    call.waitedNanos());
+                    new PreReceiveHook.Measured(push.symbolic(), push.cases(), call.waitedNanos()));
         } catch (KnownAncestry.Needed needed) {
             metrics.verdict("pre-receive", "need", "ancestry");
             return need(needed.questions(), call.wantsText(), push.nonce());

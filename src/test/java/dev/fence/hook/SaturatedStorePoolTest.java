@@ -56,7 +56,8 @@ class SaturatedStorePoolTest {
                     null,
                     new ByteArrayInputStream(rewrite.getBytes(StandardCharsets.UTF_8)),
                     url,
-                    ancestry);
+                    ancestry,
+                    PreReceiveHook.Measured.NOTHING);
             assertEquals("store-down", j.reason(), j.result().lines().toString());
             assertEquals(1, j.result().exitCode(), "a rewrite of a fenced ref is refused while the store is down");
             assertTrue(
@@ -70,7 +71,8 @@ class SaturatedStorePoolTest {
                     null,
                     new ByteArrayInputStream(create.getBytes(StandardCharsets.UTF_8)),
                     url,
-                    KnownAncestry.collecting());
+                    KnownAncestry.collecting(),
+                    PreReceiveHook.Measured.NOTHING);
             assertEquals(0, c.result().exitCode(), "a creation is accepted under on-store-down = accept");
         } finally {
             hung.countDown();

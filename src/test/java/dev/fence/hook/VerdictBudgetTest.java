@@ -72,8 +72,8 @@ class VerdictBudgetTest {
                     new ByteArrayInputStream(CREATE.getBytes(StandardCharsets.UTF_8)),
                     url,
                     KnownAncestry.collecting(),
-                    null,
-                    STORE_TIMEOUT.minusMillis(100).toNanos());
+                    new PreReceiveHook.Measured(
+                            null, null, STORE_TIMEOUT.minusMillis(100).toNanos()));
             assertEquals(0, j.result().exitCode(), j.result().lines().toString());
             assertTrue(!j.reason().equals("store-down"), "the verdict is the written one, not store-down");
             List<LedgerEvent> events = sqlite.query(LedgerQuery.forResource("git:app:refs/heads/main"));
@@ -92,8 +92,7 @@ class VerdictBudgetTest {
                             .getBytes(StandardCharsets.UTF_8)),
                     url,
                     KnownAncestry.collecting(),
-                    null,
-                    STORE_TIMEOUT.toNanos());
+                    new PreReceiveHook.Measured(null, null, STORE_TIMEOUT.toNanos()));
             assertEquals("store-down", late.reason(), late.result().lines().toString());
         } finally {
             pool.shutdownNow();
