@@ -128,7 +128,7 @@ public final class CaseAliases {
         String namespace = GitNamespace.prefix(GitNamespace.of(env));
         Path common = SymbolicRefs.commonDir(gitDir.toAbsolutePath());
         List<String> existing = new ArrayList<>();
-        Map<String, String[][]> listings = new HashMap<>();
+        Map<String, Map<String, List<String>>> listings = new HashMap<>();
         File top = new File(common.toFile(), namespace.isEmpty() ? "." : namespace);
         for (String ref : pushed) {
             loose(top, "", ref.split("/", -1), 0, listings, existing);
@@ -366,9 +366,11 @@ public final class CaseAliases {
 
     /**
      * For each of {@code pushed}, the spellings among {@code names} of a leading part of it (as many whole
-     * components as fold alike) that differ from its own. A name whose components fold unlike the pushed
-     * refs' from the first on costs a lookup or two, so a push of many refs against many names stays
-     * linear. (No lambda on the hook's path: see {@link ProcessTable}.)
+     * components as fold alike) that differ from its own, each once. A name costs a lookup per component
+     * its leading parts share with the pushed refs' folds, and a spelling that differs costs the pushed refs
+     * it concerns once however many names share it (every ref of {@code packed-refs} in a directory spelled
+     * otherwise), so a push of many refs against many names stays linear in them and in the facts found.
+     * (No lambda on the hook's path: see {@link ProcessTable}.)
      */
     static Map<String, List<String>> aliases(List<String> pushed, List<String> names) {
         // Every leading part of every pushed ref, by its fold: the spellings the push has for it.
@@ -391,6 +393,8 @@ public final class CaseAliases {
             }
         }
         Map<String, List<String>> out = new LinkedHashMap<>();
+        // Leading parts, by fold then spelling, already given to the pushed refs they concern.
+        Set<String> given = new HashSet<>();
         for (String name : names) {
             String[] parts = name.split("/", -1);
             StringBuilder fold = new StringBuilder();
@@ -413,6 +417,9 @@ public final class CaseAliases {
             if (theirs.size() == 1 && theirs.contains(mine)) {
                 continue; // every pushed ref spells this part as the name does: the common case
             }
+            if (!given.add(mine)) {
+                continue; // another name with this leading part, as packed-refs lists a directory's refs
+            }
             for (String ref : byFold.get(deepest)) {
                 if (!leading(ref, depth).equals(mine)) {
                     List<String> found = out.get(ref);
@@ -420,9 +427,7 @@ public final class CaseAliases {
                         found = new ArrayList<>(1);
                         out.put(ref, found);
                     }
-                    if (!found.contains(mine)) {
-                        found.add(mine);
-                    }
+                    found.add(mine);
                 }
             }
         }
@@ -455,39 +460,49 @@ public final class CaseAliases {
     /**
      * The loose refs' spellings along {@code parts} below {@code dir}: at each level the entries whose
      * folds are the pushed component's, followed down; each spelling where the path ends or no entry
-     * matches goes into {@code out}. Listings are kept in {@code listings}, so a push of many refs lists
-     * each directory once. An entry this JVM cannot name (a name outside the encoding of a hook run in a
+     * matches goes into {@code out}. Listings are kept in {@code listings} by fold, so a push of many refs
+     * lists each directory once and finds a component's spellings in it by one lookup, however many refs the
+     * directory holds. An entry this JVM cannot name (a name outside the encoding of a hook run in a
      * C locale, where the file system respects case anyway) is passed over.
      */
     private static void loose(
-            File dir, String spelledSoFar, String[] parts, int k, Map<String, String[][]> listings, List<String> out) {
-        // Each entry's name, then its fold.
-        String[][] entries = listings.get(dir.getPath());
+            File dir,
+            String spelledSoFar,
+            String[] parts,
+            int k,
+            Map<String, Map<String, List<String>>> listings,
+            List<String> out) {
+        // The directory's entries by their folds.
+        Map<String, List<String>> entries = listings.get(dir.getPath());
         if (entries == null) {
             String[] names = dir.list();
-            entries = new String[names == null ? 0 : names.length][];
-            for (int i = 0; i < entries.length; i++) {
-                entries[i] = new String[] {names[i], RefFolding.fold(names[i])};
+            entries = new HashMap<>();
+            for (String name : names == null ? new String[0] : names) {
+                String fold = RefFolding.fold(name);
+                List<String> spellings = entries.get(fold);
+                if (spellings == null) {
+                    spellings = new ArrayList<>(1);
+                    entries.put(fold, spellings);
+                }
+                spellings.add(name);
             }
             listings.put(dir.getPath(), entries);
         }
-        String want = RefFolding.fold(parts[k]);
-        boolean matched = false;
-        for (String[] e : entries) {
-            if (!e[1].equals(want)) {
-                continue;
+        List<String> matching = entries.get(RefFolding.fold(parts[k]));
+        if (matching == null) {
+            if (k > 0) {
+                out.add(spelledSoFar);
             }
-            matched = true;
-            String spelled = k == 0 ? e[0] : spelledSoFar + "/" + e[0];
-            File next = new File(dir, e[0]);
+            return;
+        }
+        for (String e : matching) {
+            String spelled = k == 0 ? e : spelledSoFar + "/" + e;
+            File next = new File(dir, e);
             if (k + 1 < parts.length && next.isDirectory()) {
                 loose(next, spelled, parts, k + 1, listings, out);
             } else {
                 out.add(spelled);
             }
-        }
-        if (!matched && k > 0) {
-            out.add(spelledSoFar);
         }
     }
 

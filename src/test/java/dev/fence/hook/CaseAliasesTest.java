@@ -175,6 +175,52 @@ class CaseAliasesTest {
         assertNull(CaseAliases.respell("refs/heads/feature/y", "refs/heads/other"));
     }
 
+    /**
+     * A push of thousands of refs on a repository with thousands of loose and packed refs: each spelling
+     * that differs is found once for each pushed ref it concerns, whichever listing holds it and however
+     * many names share it.
+     */
+    @Test
+    void manyPushedRefsAgainstManyLooseAndPackedRefsGetEachSpellingOnce() throws IOException {
+        Path git = tmp.resolve("many.git");
+        Files.createDirectories(git.resolve("refs/heads/Loose"));
+        Files.writeString(git.resolve("config"), "[core]\n\tignorecase = true\n");
+        Files.writeString(git.resolve("refs/heads/Loose/x"), A + "\n");
+        for (int i = 0; i < 3000; i++) {
+            Files.writeString(git.resolve("refs/heads/l" + i), A + "\n");
+        }
+        StringBuilder packed = new StringBuilder("# pack-refs with: peeled fully-peeled sorted \n");
+        for (int i = 0; i < 5000; i++) {
+            packed.append(A).append(" refs/heads/p").append(i).append('\n');
+        }
+        packed.append(A).append(" refs/Heads/old\n").append(A).append(" refs/Heads/older\n");
+        packed.append(A).append(" refs/heads/Main\n").append(A).append(" refs/tags/v1\n");
+        Files.writeString(git.resolve("packed-refs"), packed.toString());
+
+        List<String> refs = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            refs.add("refs/heads/n" + i);
+        }
+        refs.addAll(List.of("refs/heads/main", "refs/heads/loose/y", "refs/heads/P7", "refs/heads/L9"));
+        CaseAliases measured = CaseAliases.measure(Map.of(), git, push(refs.toArray(String[]::new)));
+
+        List<String> expected = new ArrayList<>();
+        for (String r : refs) {
+            expected.add(r + " refs/Heads"); // two packed names share the directory: one fact
+        }
+        expected.addAll(List.of(
+                "refs/heads/main refs/heads/Main",
+                "refs/heads/loose/y refs/heads/Loose",
+                "refs/heads/P7 refs/heads/p7",
+                "refs/heads/L9 refs/heads/l9"));
+        assertEquals(
+                expected.stream().sorted().toList(),
+                measured.facts().stream().sorted().toList());
+        // Only fenced spellings count: refs/Heads is outside refs/heads/**, so it closes nothing.
+        List<String> lines = measured.refusals(push(refs.toArray(String[]::new)), fencing("refs/heads/**"), "");
+        assertEquals(8, lines.size(), lines.toString());
+    }
+
     /** What a hook measures: the config, the loose refs' directories and packed-refs. */
     @Test
     void aHookMeasuresTheConfigTheLooseRefsAndPackedRefs() throws IOException {
