@@ -69,8 +69,14 @@ public final class SharedFiles {
     private final FencedWrites writes;
     private final Seam seam;
 
-    /** Points in a write where a test may step in; the real writer has none. */
+    /** Points in a read or a write where a test may step in; the real reader and writer have none. */
     public interface Seam {
+        /** After the path is confined to the root, before anything in its directory is opened. */
+        default void afterConfine(Path target) {}
+
+        /** After the hash check, before the lease store judges the token (a round trip to the store). */
+        default void beforeAdmit(Path target) {}
+
         /** After the temporary file is written and synced, before it is renamed over the target. */
         default void beforeRename(Path temp, Path target) {}
     }
@@ -142,7 +148,12 @@ public final class SharedFiles {
      *     lock or temporary file, or an unreadable file
      */
     public static Content read(Path root, Path path) {
+        return read(root, path, NONE);
+    }
+
+    static Content read(Path root, Path path, Seam seam) {
         Path target = confine(root, path);
+        seam.afterConfine(target);
         try (SeekableByteChannel in = openRegular(target)) {
             // The size first, to refuse without reading; then at most one byte more than the limit, as the
             // file may grow meanwhile. Either way never more than MAX_CONTENT + 1 bytes in memory.
@@ -176,6 +187,7 @@ public final class SharedFiles {
                     + MAX_CONTENT + " bytes) fence reads and writes; nothing was written");
         }
         Path target = confine(r.root(), r.path());
+        seam.afterConfine(target);
         Path dir = target.getParent();
         String reread = "fence read --path " + Printable.shellWord(r.label());
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
@@ -228,6 +240,7 @@ public final class SharedFiles {
                 writes.refusedByTarget(attempt, f);
                 return new Outcome.Refused(f, reread);
             }
+            seam.beforeAdmit(target);
             if (writes.admit(attempt) instanceof FencedWrites.Decision.Refused refused) {
                 return new Outcome.Refused(refused.fenced(), reread);
             }
