@@ -16,10 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -47,7 +46,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Paths are confined to a root: a path whose directory resolves (symbolic links followed) outside it is
  * refused, and so is a path that is itself a symbolic link or is named like fence's own lock or temporary
- * file. Thread-safe.
+ * file. The path is checked once; the file, its lock file and its temporary file are then read, created and
+ * renamed in its directory as opened from the root ({@code ConfinedDirectory}), not by path, so that a
+ * directory on the way swapped for a symbolic link after the check leads nowhere outside the root (and not
+ * into a git directory): where the JDK gives a {@link java.nio.file.SecureDirectoryStream} (Linux) the
+ * directory is reached one name at a time without following links and used by handle; elsewhere its real
+ * path is checked again before each step. A directory found moved or replaced fails the read or write with
+ * an {@link InvalidInputException}, and nothing is written. Thread-safe.
  */
 public final class SharedFiles {
     /** The expected sha256 of a file that does not exist: 64 zeros (no content hashes to it). */
@@ -152,22 +157,30 @@ public final class SharedFiles {
     }
 
     static Content read(Path root, Path path, Seam seam) {
-        Path target = confine(root, path);
+        Confined c = confine(root, path);
+        Path target = c.target();
         seam.afterConfine(target);
-        try (SeekableByteChannel in = openRegular(target)) {
-            // The size first, to refuse without reading; then at most one byte more than the limit, as the
-            // file may grow meanwhile. Either way never more than MAX_CONTENT + 1 bytes in memory.
-            long size = in.size();
-            byte[] bytes =
-                    size > MAX_CONTENT ? null : Channels.newInputStream(in).readNBytes(MAX_CONTENT + 1);
-            if (bytes == null || bytes.length > MAX_CONTENT) {
-                throw new InvalidInputException("--path " + path + " is more than the 16 MiB (" + MAX_CONTENT
-                        + " bytes) fence reads and writes" + (size > MAX_CONTENT ? " (it is " + size + " bytes)" : "")
-                        + "; shared files are ones an agent reads whole");
+        String name = target.getFileName().toString();
+        try (ConfinedDirectory dir = ConfinedDirectory.open(c.rootReal(), target.getParent())) {
+            byte[] bytes;
+            try (SeekableByteChannel in = openRegular(dir, name)) {
+                // The size first, to refuse without reading; then at most one byte more than the limit, as the
+                // file may grow meanwhile. Either way never more than MAX_CONTENT + 1 bytes in memory.
+                long size = in.size();
+                bytes = size > MAX_CONTENT ? null : Channels.newInputStream(in).readNBytes(MAX_CONTENT + 1);
+                if (bytes == null || bytes.length > MAX_CONTENT) {
+                    throw new InvalidInputException("--path " + path + " is more than the 16 MiB (" + MAX_CONTENT
+                            + " bytes) fence reads and writes"
+                            + (size > MAX_CONTENT ? " (it is " + size + " bytes)" : "")
+                            + "; shared files are ones an agent reads whole");
+                }
+            } catch (NoSuchFileException e) {
+                bytes = null;
             }
-            return new Content(target, sha256(bytes), bytes);
-        } catch (NoSuchFileException e) {
-            return new Content(target, MISSING, null);
+            // Read in the directory opened, under the root; but if it is no longer at the path named, what
+            // was read (or found missing) is not the file at that path.
+            dir.checkStillAtItsPath("nothing was read");
+            return bytes == null ? new Content(target, MISSING, null) : new Content(target, sha256(bytes), bytes);
         } catch (IOException e) {
             throw new InvalidInputException("cannot read " + target + ": " + e.getMessage());
         }
@@ -186,35 +199,45 @@ public final class SharedFiles {
             throw new InvalidInputException("the new content of " + r.label() + " is more than the 16 MiB ("
                     + MAX_CONTENT + " bytes) fence reads and writes; nothing was written");
         }
-        Path target = confine(r.root(), r.path());
+        Confined c = confine(r.root(), r.path());
+        Path target = c.target();
         seam.afterConfine(target);
-        Path dir = target.getParent();
+        String name = target.getFileName().toString();
         String reread = "fence read --path " + Printable.shellWord(r.label());
         FencedWrites.Attempt attempt = new FencedWrites.Attempt(
                 r.resource(), r.holder(), r.token(), r.proof(), "write " + target + " expecting sha256 " + expected);
-        Path lockPath = dir.resolve("." + target.getFileName() + ".fence-lock");
+        String lockName = "." + name + ".fence-lock";
+        Path lockPath = target.resolveSibling(lockName);
+        ConfinedDirectory dir;
         Object before;
         try {
-            before = checkLockFile(lockPath);
+            dir = ConfinedDirectory.open(c.rootReal(), target.getParent());
         } catch (IOException e) {
             throw new InvalidInputException("cannot write " + target + ": " + e.getMessage());
         }
+        try {
+            before = checkLockFile(dir, lockName);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(dir);
+            throw e instanceof IOException
+                    ? new InvalidInputException("cannot write " + target + ": " + e.getMessage())
+                    : (RuntimeException) e;
+        }
         ReentrantLock local = IN_PROCESS.computeIfAbsent(target, k -> new ReentrantLock());
         local.lock();
-        // NOFOLLOW_LINKS as well: a link put there after the check is refused by open(2) itself (O_NOFOLLOW).
-        try (FileChannel lockFile = FileChannel.open(
-                        lockPath,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.READ,
-                        StandardOpenOption.WRITE,
-                        LinkOption.NOFOLLOW_LINKS);
+        // The directory's handle, not its path: a directory on the way swapped meanwhile changes nothing.
+        // NOFOLLOW_LINKS as well: a link put there after the check is refused by openat(2) itself (O_NOFOLLOW).
+        try (dir;
+                FileChannel lockFile = dir.open(
+                        lockName,
+                        Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
                 FileLock held = lockFile.lock()) {
             // Java cannot stat an open channel, so the name is checked again now that it is open and locked:
             // the same file as before the open, still one regular file with one name. (A new lock file was
             // created by this open, O_CREAT without following links.) A name swapped for a hard link and back
             // between the two checks would escape them; then at most an empty or blank file gets the resource
             // name, as lockOwner refuses to overwrite anything else.
-            Object after = checkLockFile(lockPath);
+            Object after = checkLockFile(dir, lockName);
             if (after == null || (before != null && !before.equals(after))) {
                 throw new InvalidInputException("the lock file " + lockPath + " was removed or replaced while fence"
                         + " opened it; nothing was written. Try again");
@@ -225,7 +248,7 @@ public final class SharedFiles {
                         + ": its lock file " + lockPath + " names the resource every fence write to it must hold"
                         + " (one file, one resource). Use --resource " + Printable.shellWord(owner));
             }
-            String current = currentSha256(target);
+            String current = currentSha256(dir, name);
             if (!current.equals(expected)) {
                 Fenced f = new Fenced(
                         r.resource(),
@@ -251,7 +274,7 @@ public final class SharedFiles {
                 lockFile.write(ByteBuffer.wrap(r.resource().getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
                 lockFile.force(true);
             }
-            replace(target, r.content());
+            replace(dir, name, r.content());
             String written = sha256(r.content());
             writes.landed(attempt, "wrote " + target + " (sha256 " + written + ", was " + describe(current) + ")");
             return new Outcome.Written(target, current, written);
@@ -269,21 +292,20 @@ public final class SharedFiles {
      *
      * @throws NoSuchFileException when there is no such file
      */
-    private static SeekableByteChannel openRegular(Path target) throws IOException {
-        if (!Files.readAttributes(target, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                .isRegularFile()) {
+    private static SeekableByteChannel openRegular(ConfinedDirectory dir, String name) throws IOException {
+        if (!dir.attributes(name).isRegularFile()) {
             throw new InvalidInputException(
-                    target + " is not a regular file; fence reads and writes only" + " regular files");
+                    dir.path().resolve(name) + " is not a regular file; fence reads and writes only regular files");
         }
-        return Files.newByteChannel(target, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+        return dir.open(name, Set.of(StandardOpenOption.READ));
     }
 
     /**
      * The sha256 of the file as it is now, or {@link #MISSING}: streamed, so that a file of any size is
      * compared without holding it (a write may replace a file larger than {@link #read} returns).
      */
-    private static String currentSha256(Path target) throws IOException {
-        try (SeekableByteChannel in = openRegular(target)) {
+    private static String currentSha256(ConfinedDirectory dir, String name) throws IOException {
+        try (SeekableByteChannel in = openRegular(dir, name)) {
             MessageDigest digest = sha256Digest();
             ByteBuffer buf = ByteBuffer.allocate(1 << 16);
             while (in.read(buf) >= 0) {
@@ -296,42 +318,53 @@ public final class SharedFiles {
         }
     }
 
-    /** Temporary file in the same directory, synced, renamed over the target, then the directory synced. */
-    private void replace(Path target, byte[] content) throws IOException {
-        Path dir = target.getParent();
-        Path temp = dir.resolve(
-                "." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".fence-tmp");
+    /**
+     * Temporary file in the same directory, synced, renamed over the target, then the directory synced; all
+     * in the directory opened, which must still be at its path when the rename is made.
+     */
+    private void replace(ConfinedDirectory dir, String name, byte[] content) throws IOException {
+        String temp = "." + name + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".fence-tmp";
         // A new file gets 0644 less the umask, as editors' and other tools' atomic writes do (not
         // createTempFile's 0600, which agents under other uids could not read); a replaced file keeps its mode.
-        if (Files.getFileAttributeView(dir, PosixFileAttributeView.class) != null) {
-            Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
-        } else {
-            Files.createFile(temp);
-        }
+        Set<StandardOpenOption> create = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileChannel ch = dir.posix()
+                ? dir.open(
+                        temp,
+                        create,
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")))
+                : dir.open(temp, create);
         try {
-            copyPermissions(target, temp);
-            try (FileChannel ch = FileChannel.open(
-                    temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS)) {
+            try (ch) {
+                Set<PosixFilePermission> mode = dir.permissions(name);
+                if (mode != null) {
+                    dir.setPermissions(temp, mode);
+                }
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }
                 ch.force(true);
             }
-            seam.beforeRename(temp, target);
+            Path dirPath = dir.path();
+            seam.beforeRename(dirPath.resolve(temp), dirPath.resolve(name));
+            // The file would land in the directory opened, under the root, but not at the path named: refused,
+            // so that no one is told a path was written that was not.
+            dir.checkStillAtItsPath("nothing was written");
             try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                dir.rename(temp, name);
             } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("the file system cannot rename atomically in " + dir, e);
+                throw new IOException("the file system cannot rename atomically in " + dirPath, e);
             }
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temp);
+            try {
+                dir.deleteIfExists(temp);
+            } catch (IOException | RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
         // The rename is durable once the directory is: without this a crash could bring the old name back.
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
+        dir.sync();
     }
 
     /**
@@ -343,10 +376,11 @@ public final class SharedFiles {
      * @return the lock file's identity ({@link BasicFileAttributes#fileKey()}: device and inode), or null
      *     when there is no lock file yet
      */
-    private static Object checkLockFile(Path lockPath) throws IOException {
+    private static Object checkLockFile(ConfinedDirectory dir, String lockName) throws IOException {
+        Path lockPath = dir.path().resolve(lockName);
         BasicFileAttributes a;
         try {
-            a = Files.readAttributes(lockPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            a = dir.attributes(lockName);
         } catch (NoSuchFileException e) {
             return null;
         }
@@ -355,7 +389,7 @@ public final class SharedFiles {
                     + " fence does not open a lock through a link (it could create or lock a file outside the root)."
                     + " Remove it");
         }
-        int links = links(lockPath);
+        int links = dir.links(lockName, a.fileKey());
         if (links != 1) {
             throw new InvalidInputException("the lock file " + lockPath + " is a hard link (" + links + " names):"
                     + " writing the resource into it would write the file it shares its content with, perhaps"
@@ -363,15 +397,6 @@ public final class SharedFiles {
         }
         // Without a file key (a file system that has no inodes) the name stands for the file.
         return a.fileKey() != null ? a.fileKey() : lockPath;
-    }
-
-    /** How many names the file has; 1 where the file system cannot say (no {@code unix} view: no hard links). */
-    private static int links(Path file) throws IOException {
-        try {
-            return (Integer) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException | IllegalArgumentException e) {
-            return 1;
-        }
     }
 
     /**
@@ -397,13 +422,12 @@ public final class SharedFiles {
         return new String(buf.array(), 0, buf.position(), java.nio.charset.StandardCharsets.UTF_8).strip();
     }
 
-    private static void copyPermissions(Path from, Path to) throws IOException {
-        PosixFileAttributeView source = Files.getFileAttributeView(from, PosixFileAttributeView.class);
-        PosixFileAttributeView dest = Files.getFileAttributeView(to, PosixFileAttributeView.class);
-        if (source == null || dest == null || !Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
-            return;
+    private static void closeQuietly(ConfinedDirectory dir) {
+        try {
+            dir.close();
+        } catch (IOException ignored) {
+            // the failure being reported is the one that matters
         }
-        dest.setPermissions(source.readAttributes().permissions());
     }
 
     /**
@@ -412,7 +436,7 @@ public final class SharedFiles {
      * directory ({@link #gitDirectoryOf}), or named like fence's own lock or temporary file ({@link
      * #isFencesOwn}).
      */
-    static Path confine(Path root, Path path) {
+    static Confined confine(Path root, Path path) {
         Path rootReal;
         try {
             rootReal = root.toRealPath();
@@ -461,8 +485,11 @@ public final class SharedFiles {
         if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
             throw new InvalidInputException("--path " + path + " is a directory");
         }
-        return target;
+        return new Confined(rootReal, target);
     }
+
+    /** A path confined: the root's real path, and the file with its directory's real path, under it. */
+    record Confined(Path rootReal, Path target) {}
 
     /**
      * The git directory {@code target} (a real path, its directory resolved) is in or is, or null: a path

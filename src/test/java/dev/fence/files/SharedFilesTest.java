@@ -479,4 +479,146 @@ class SharedFilesTest {
         assertTrue(e.getMessage().contains("fenced by resource " + RESOURCE), e.getMessage());
         assertEquals("v2\n", Files.readString(file));
     }
+
+    /**
+     * Renames {@code dir} aside and puts a symbolic link to {@code to} in its place, as a process racing
+     * fence would between the check of a path and its use.
+     *
+     * @return where the directory went
+     */
+    static Path swapForLink(Path dir, Path to) {
+        try {
+            Path moved = Files.move(dir, dir.resolveSibling(dir.getFileName() + ".moved"));
+            Files.createSymbolicLink(dir, to);
+            return moved;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static List<String> names(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    /** A directory of the path swapped for a link after the path was confined: not read through. */
+    @Test
+    void aDirectorySwappedForALinkAfterThePathWasCheckedIsNotReadThrough() throws IOException {
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Files.writeString(outside.resolve("secret.txt"), "outside the root\n");
+        Path sub = Files.createDirectories(root.resolve("sub"));
+        Files.writeString(sub.resolve("secret.txt"), "inside\n");
+        SharedFiles.Seam swap = new SharedFiles.Seam() {
+            @Override
+            public void afterConfine(Path target) {
+                swapForLink(sub, outside);
+            }
+        };
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class, () -> SharedFiles.read(root, sub.resolve("secret.txt"), swap));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        assertTrue(e.getMessage().contains(root.toRealPath().resolve("sub").toString()), e.getMessage());
+    }
+
+    /** The same swap before a write: nothing is created outside the root, not even a lock file. */
+    @Test
+    void aDirectorySwappedForALinkAfterThePathWasCheckedIsNotWrittenThrough() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Path sub = Files.createDirectories(root.resolve("sub"));
+        SharedFiles files = new SharedFiles(writes, new SharedFiles.Seam() {
+            @Override
+            public void afterConfine(Path target) {
+                swapForLink(sub, outside);
+            }
+        });
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> files.write(request(a, sub.resolve("evil.sh"), SharedFiles.MISSING, "echo pwned\n")));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        assertEquals(List.of(), names(outside));
+        assertEquals(List.of(), names(root.resolve("sub.moved")));
+    }
+
+    /**
+     * The swap in the widest window of a write, the store's round trip: the file is neither written
+     * outside the root nor reported written, and no temporary file is left.
+     */
+    @Test
+    void aDirectorySwappedForALinkWhileTheStoreJudgesIsNotWrittenThrough() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Path sub = Files.createDirectories(root.resolve("sub"));
+        SharedFiles files = new SharedFiles(writes, new SharedFiles.Seam() {
+            @Override
+            public void beforeAdmit(Path target) {
+                swapForLink(sub, outside);
+            }
+        });
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> files.write(request(a, sub.resolve("evil.sh"), SharedFiles.MISSING, "echo pwned\n")));
+        assertTrue(e.getMessage().contains("moved or replaced"), e.getMessage());
+        assertEquals(List.of(), names(outside));
+        // The lock file stays, as after any write; the file and the temporary file do not.
+        assertEquals(List.of(".evil.sh.fence-lock"), names(root.resolve("sub.moved")));
+        assertTrue(ledger().stream().noneMatch(ev -> ev.type() == EventType.LANDED));
+    }
+
+    /**
+     * Swapped for a link to the clone's git directory, which the path check refuses by name: its config
+     * (core.fsmonitor: a command the next git status runs) is not written.
+     */
+    @Test
+    void aDirectorySwappedForALinkToTheGitDirectoryWhileTheStoreJudgesDoesNotWriteGitsConfig() throws IOException {
+        Grant a = acquire("agent-A");
+        Path git = gitDirectory(root.resolve(".git"));
+        Path sub = Files.createDirectories(root.resolve("sub"));
+        SharedFiles files = new SharedFiles(writes, new SharedFiles.Seam() {
+            @Override
+            public void beforeAdmit(Path target) {
+                swapForLink(sub, git);
+            }
+        });
+        Path config = sub.resolve("config");
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> files.write(request(a, config, SharedFiles.MISSING, "[core]\n\tfsmonitor = touch pwned\n")));
+        assertTrue(e.getMessage().contains("moved or replaced"), e.getMessage());
+        assertEquals("[core]\n", Files.readString(git.resolve("config")));
+        assertEquals(List.of("HEAD", "config", "objects", "refs"), names(git));
+    }
+
+    /** A git directory renamed into the path after the check is refused when it is reached. */
+    @Test
+    void aGitDirectoryRenamedOntoThePathAfterItWasCheckedIsRefused() throws IOException {
+        Grant a = acquire("agent-A");
+        Path git = gitDirectory(root.resolve(".git"));
+        Path sub = Files.createDirectories(root.resolve("sub"));
+        SharedFiles files = new SharedFiles(writes, new SharedFiles.Seam() {
+            @Override
+            public void afterConfine(Path target) {
+                try {
+                    Files.move(sub, root.resolve("sub.moved"));
+                    Files.move(git, sub);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> files.write(request(a, sub.resolve("config"), sha("[core]\n"), "[core]\n\tfsmonitor = x\n")));
+        assertTrue(e.getMessage().contains("git directory"), e.getMessage());
+        assertEquals("[core]\n", Files.readString(sub.resolve("config")));
+    }
+
+    static Path gitDirectory(Path git) throws IOException {
+        Files.createDirectories(git.resolve("objects"));
+        Files.createDirectories(git.resolve("refs"));
+        Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(git.resolve("config"), "[core]\n");
+        return git;
+    }
 }
