@@ -89,6 +89,14 @@ abstract class ConfinedDirectory implements Closeable {
         }
     }
 
+    /**
+     * What {@link #open} gives where the JDK has no {@link SecureDirectoryStream}: {@code dirReal} by path,
+     * its real path checked again before each operation. Reachable on any platform, so that it is tested.
+     */
+    static ConfinedDirectory openByPath(Path dirReal) throws IOException {
+        return ByPath.open(dirReal);
+    }
+
     private static SecureDirectoryStream<Path> descend(SecureDirectoryStream<Path> dir, Path dirPath, Path part)
             throws IOException {
         try {
