@@ -125,7 +125,10 @@ public interface LeaseStore extends AutoCloseable {
      * Extends the lease to {@code now + ttl} if {@code (holder, token)} is the current grant: the counter
      * equals {@code token}, the latest lease has that holder and token and is not released (an expired
      * lease that no one has superseded may be renewed). Otherwise {@link LeaseCheck.Refused}, nothing
-     * written. Does not change the version or the ledger.
+     * written. Does not change the version. A lease that had lapsed ({@code expiresAt <= now}) is recorded
+     * in the same atomic step as an {@link EventType#EXPIRE} event dated at its {@code expiresAt}, as
+     * {@link #acquire} records one: the ledger shows the window in which anyone could have taken the
+     * resource, although the same grant holds it again. A renew of a live lease appends nothing.
      */
     LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now);
 

@@ -490,6 +490,35 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aRenewAfterALapseRecordsTheLapseAtItsExpiryInTheSameStep() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            clock.advance(Duration.ofMillis(TTL + 2_000));
+
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            // Live again: a second renew and the next holder's refused acquire record no other lapse.
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            assertInstanceOf(AcquireResult.Busy.class, acquire(MAIN, "bob"));
+
+            List<LedgerEvent> events = ledger(MAIN);
+            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE), types(events));
+            assertEvent(events.get(1), EventType.EXPIRE, "alice", g.token());
+            assertEquals(g.expiresAt(), events.get(1).at(), "dated at the lapse, not at the renew");
+            assertEquals("project-42", events.get(1).repo());
+            assertEquals("refs/heads/main", events.get(1).ref());
+            assertEquals(1, state(MAIN).version());
+        }
+
+        @Test
+        void aRenewAtTheInstantOfExpiryRecordsTheLapse() {
+            AcquireResult.Granted g = grant(PLAIN, "alice");
+            clock.set(g.expiresAt()); // expiresAt <= now: lapsed, as acquire judges it
+
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(PLAIN, "alice", g.token(), TTL, clock.instant()));
+
+            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE), types(ledger(PLAIN)));
+        }
+
+        @Test
         void aSuccessorsGrantRefusesTheOldHoldersRenewAndRelease() {
             AcquireResult.Granted alice = grant(MAIN, "alice");
             clock.advance(Duration.ofMillis(TTL + 1));

@@ -292,14 +292,15 @@ public final class PostgresLeaseStore implements LeaseStore {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
+            Instant at = Instant.ofEpochMilli(nowMillis(now, tx));
             Lease renewed = new Lease(
-                    old.holder(),
-                    old.token(),
-                    old.grantedAt(),
-                    Instant.ofEpochMilli(nowMillis(now, tx)).plusMillis(ttlMillis),
-                    false,
-                    old.grantSha());
+                    old.holder(), old.token(), old.grantedAt(), at.plusMillis(ttlMillis), false, old.grantSha());
             writeState(tx, cur, state.withLease(renewed));
+            if (!at.isBefore(old.expiresAt())) {
+                insertEvents(
+                        tx, List.of(LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token)));
+                prune(tx, at.toEpochMilli(), 1);
+            }
             return new LeaseCheck.Ok(renewed);
         });
     }

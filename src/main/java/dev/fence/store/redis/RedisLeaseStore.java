@@ -443,8 +443,17 @@ public final class RedisLeaseStore implements LeaseStore {
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(now, "now");
         requireValidLease(ttlMillis, now);
-        List<String> args = List.of(holder, Long.toString(token), Long.toString(ttlMillis), nowArg(now));
-        return leaseCheck("renew", Scripts.RENEW, List.of(RedisKeys.META, RedisKeys.state(resource)), args);
+        Resources.GitRef git = Resources.parse(resource).orElse(null);
+        List<String> args = List.of(
+                holder,
+                Long.toString(token),
+                Long.toString(ttlMillis),
+                nowArg(now),
+                retentionMillis(),
+                resource,
+                git == null ? "" : git.repoId(),
+                git == null ? "" : git.ref());
+        return leaseCheck("renew", Scripts.RENEW, acquireKeys(resource), args);
     }
 
     @Override

@@ -342,14 +342,14 @@ public final class SqliteLeaseStore implements LeaseStore {
                 return new LeaseCheck.Refused(state.latestGranted(), state.lease());
             }
             Lease old = state.lease();
+            Instant at = millis(now);
             Lease renewed = new Lease(
-                    old.holder(),
-                    old.token(),
-                    old.grantedAt(),
-                    millis(now).plusMillis(ttlMillis),
-                    false,
-                    old.grantSha());
+                    old.holder(), old.token(), old.grantedAt(), at.plusMillis(ttlMillis), false, old.grantSha());
             writeState(c, state.withLease(renewed));
+            if (!at.isBefore(old.expiresAt())) {
+                insertEvents(c, List.of(LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token)));
+                prune(c, at.toEpochMilli(), 1);
+            }
             return new LeaseCheck.Ok(renewed);
         });
     }
