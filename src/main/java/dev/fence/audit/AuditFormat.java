@@ -1,5 +1,6 @@
 package dev.fence.audit;
 
+import dev.fence.core.EventType;
 import dev.fence.core.FencedMessage;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.ObjectIds;
@@ -26,7 +27,10 @@ public final class AuditFormat {
 
     private AuditFormat() {}
 
-    /** A table with a header row, columns sized to their content. */
+    /**
+     * A table with a header row, columns sized to their content. A retention change has no reason code:
+     * its last column says what changed.
+     */
     public static void table(List<LedgerEvent> events, PrintWriter out) {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"TIME (UTC)", "EVENT", "RESOURCE", "HOLDER", "PUSHER", "TOKEN", "OLD..NEW", "REASON"});
@@ -39,7 +43,9 @@ public final class AuditFormat {
                 shown(e.pusher()),
                 e.token() == 0 ? "-" : Long.toString(e.token()),
                 e.oldSha() == null && e.newSha() == null ? "-" : shortSha(e.oldSha()) + ".." + shortSha(e.newSha()),
-                dash(e.reason())
+                e.type() == EventType.RETENTION && e.detail() != null
+                        ? Printable.escape(e.detail(), MAX_DETAIL)
+                        : dash(e.reason())
             });
         }
         int[] width = new int[rows.get(0).length];
@@ -89,6 +95,8 @@ public final class AuditFormat {
             case REJECT -> where + shas(e) + " by " + who
                     + tokenText(e) + pusherText(e) + ": " + verdictWord(e.reason()) + " reason=" + dash(e.reason())
                     + (detail == null ? "" : " (" + detail + ")");
+            case RETENTION -> "store: " + (detail == null ? "ledger retention changed" : detail) + " by "
+                    + shown(e.pusher());
         };
     }
 

@@ -21,6 +21,8 @@ import java.util.Set;
  * {@link EventType#EXPIRE} at the lapse itself), the next grant or bump on the resource (supersession),
  * or the end of the window. Between an expiry and the supersession that followed it the lease had lapsed
  * while nobody else held the resource: that stretch is the bar's lapsed part.
+ *
+ * <p>Events about the store itself ({@link EventType#RETENTION}) belong to no resource and get no lane.
  */
 final class TimelineModel {
     /** The lane of pushes made without a token (humans, CI, web-UI merges): bumped, allowed or refused. */
@@ -76,6 +78,9 @@ final class TimelineModel {
     static List<Resource> build(List<LedgerEvent> events, Instant start, Instant end) {
         Map<String, List<LedgerEvent>> byResource = new LinkedHashMap<>();
         for (LedgerEvent e : sorted(events)) {
+            if (e.type() == EventType.RETENTION) {
+                continue; // about the store, not a resource: a row of the table, no lane
+            }
             byResource.computeIfAbsent(e.resource(), r -> new ArrayList<>()).add(e);
         }
         List<Resource> out = new ArrayList<>();
@@ -208,7 +213,7 @@ final class TimelineModel {
     static boolean isPush(EventType t) {
         return switch (t) {
             case ACCEPT, BUMP, ALLOW, REJECT, LANDED, UNLANDED -> true;
-            case GRANT, RELEASE, EXPIRE -> false;
+            case GRANT, RELEASE, EXPIRE, RETENTION -> false;
         };
     }
 

@@ -581,8 +581,8 @@ public final class TimelinePage {
         h.append("</tbody></table></div>\n");
     }
 
-    private static final List<String> SEVERITY_AND_LEASE =
-            List.of("grant", "release", "expire", "accept", "landed", "bump", "allow", "fenced", "rejected");
+    private static final List<String> SEVERITY_AND_LEASE = List.of(
+            "grant", "release", "expire", "accept", "landed", "bump", "allow", "fenced", "rejected", "retention");
 
     private static String rowKind(LedgerEvent e) {
         return TimelineModel.kind(e);

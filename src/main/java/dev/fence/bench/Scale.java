@@ -468,7 +468,7 @@ public final class Scale {
                 long before = seeder.events();
                 progress.println(name + ": retention to 1 day; verdicts while " + ScaleReport.count(before)
                         + " events are trimmed");
-                store.retention(Duration.ofDays(1), candidate);
+                store.retention(Duration.ofDays(1), "fence bench", Instant.now(), candidate);
                 List<Double> during = new ArrayList<>();
                 List<Double> empty = new ArrayList<>();
                 long left = before;

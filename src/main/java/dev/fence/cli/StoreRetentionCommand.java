@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
             "Show, or with --set change, how long the store keeps ledger events.",
             "Retention is a setting of the store, kept with it: every client trims the ledger by the store's"
                     + " value and clock, and a store URL whose ?retention= differs is refused. Counters and"
-                    + " highest-accepted tokens are never trimmed."
+                    + " highest-accepted tokens are never trimmed.",
+            "Every change is recorded in the ledger as a 'retention' event naming the old and the new value and"
+                    + " the OS user who made it; the change trims only events older than that record."
         })
 final class StoreRetentionCommand implements Callable<Integer> {
     private final Context ctx;
@@ -42,8 +44,11 @@ final class StoreRetentionCommand implements Callable<Integer> {
     public Integer call() {
         Duration wanted = set == null ? null : Durations.parsePositive("--set", set);
         try (LeaseStore s = store.open(ctx)) {
-            Duration now =
-                    s.retention(wanted, () -> Identities.candidate(ctx.clock().instant()));
+            Duration now = s.retention(
+                    wanted,
+                    changedBy(),
+                    ctx.clock().instant(),
+                    () -> Identities.candidate(ctx.clock().instant()));
             if (json) {
                 Map<String, Object> m = Json.object();
                 m.put("retention", Durations.format(now));
@@ -55,5 +60,17 @@ final class StoreRetentionCommand implements Callable<Integer> {
             }
             return ExitCode.OK.code();
         }
+    }
+
+    /** The OS user the command runs as, as a plain-git hook names a pusher. */
+    private String changedBy() {
+        String user = ctx.env().get("USER");
+        if (user == null || user.isBlank()) {
+            user = ctx.env().get("LOGNAME");
+        }
+        if (user == null || user.isBlank()) {
+            user = System.getProperty("user.name", "unknown");
+        }
+        return user;
     }
 }

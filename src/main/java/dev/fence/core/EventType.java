@@ -24,7 +24,14 @@ public enum EventType {
      * An admitted push was seen not to land: a later hook refused the ref, or another push won git's
      * compare-and-swap of it. It superseded no lease and is not the last write ({@link Landings}).
      */
-    UNLANDED;
+    UNLANDED,
+    /**
+     * The store's ledger retention was changed (an admin's act, which in direct mode any client with the
+     * store's credentials can do): on {@link LedgerEvent#STORE_RESOURCE}, pusher = who changed it (the
+     * OS user the command ran as), detail = the old and the new value. Appended in the same atomic step
+     * as the change and before the new retention trims anything, so the change is never silent.
+     */
+    RETENTION;
 
     /** The name used in JSON and on the command line. */
     public String label() {

@@ -192,15 +192,28 @@ public interface LeaseStore extends AutoCloseable {
 
     /**
      * The store's ledger retention: a setting of the store, the same for every client, kept with its
-     * identity (and across generations). With {@code newRetention} set, changes it first (an admin's act).
-     * A store that has no setting yet takes the one its opener asked for, else the default. A client whose
-     * URL asks for another value is refused ({@link ConfigException}) by every call that appends to the
-     * ledger, so no client can shorten the shared ledger.
+     * identity (and across generations). A store that has no setting yet takes the one its opener asked
+     * for, else the default. A client whose URL asks for another value is refused ({@link
+     * ConfigException}) by every call that appends to the ledger, so no client can shorten the shared
+     * ledger through its URL.
+     *
+     * <p>With {@code newRetention} set, changes it first (an admin's act) and, in the same atomic step,
+     * appends a {@link EventType#RETENTION} event ({@link LedgerEvent#retention}: the old and the new value
+     * and {@code changedBy}) dated by the store's clock, then trims a batch of events past the new
+     * retention counted back from that same instant: the event is the newest, so the change it records is
+     * never trimmed by the call that makes it.
      *
      * @param newRetention the new retention, or null to only read it
+     * @param changedBy who changes it (recorded as the event's pusher); ignored when only reading
+     * @param now the caller's time, used only by a store opened for a test clock
      * @param candidate the identity to create if the store has none
      */
-    Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate);
+    Duration retention(Duration newRetention, String changedBy, Instant now, Supplier<StoreIdentity> candidate);
+
+    /** The store's ledger retention, read only (see {@link #retention(Duration, String, Instant, Supplier)}). */
+    default Duration retention(Supplier<StoreIdentity> candidate) {
+        return retention(null, null, Instant.EPOCH, candidate);
+    }
 
     /** Appends events (rejections, landings) atomically. */
     void append(List<LedgerEvent> events);

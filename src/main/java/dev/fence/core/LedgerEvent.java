@@ -1,5 +1,6 @@
 package dev.fence.core;
 
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -34,6 +35,33 @@ public record LedgerEvent(
         String newSha,
         String reason,
         String detail) {
+
+    /**
+     * The resource that events about the store itself ({@link EventType#RETENTION}) are filed under: no
+     * lease or push is about it, and the parentheses set it apart from the names of git resources.
+     */
+    public static final String STORE_RESOURCE = "(store)";
+
+    /**
+     * A change of the store's ledger retention from {@code from} to {@code to} by {@code by}, at {@code at}
+     * (the store's clock).
+     */
+    public static LedgerEvent retention(Instant at, String by, Duration from, Duration to) {
+        return new LedgerEvent(
+                0,
+                at,
+                EventType.RETENTION,
+                STORE_RESOURCE,
+                null,
+                null,
+                null,
+                by,
+                0,
+                null,
+                null,
+                null,
+                "ledger retention " + Durations.format(from) + " -> " + Durations.format(to));
+    }
 
     /** A lease event on {@code resource}, with repo and ref filled in for git resources. */
     public static LedgerEvent lease(Instant at, EventType type, String resource, String holder, long token) {

@@ -90,8 +90,11 @@ final class SharedStore implements LeaseStore {
 
     @Override
     public java.time.Duration retention(
-            java.time.Duration newRetention, java.util.function.Supplier<StoreIdentity> candidate) {
-        return store.retention(newRetention, candidate);
+            java.time.Duration newRetention,
+            String changedBy,
+            java.time.Instant now,
+            java.util.function.Supplier<StoreIdentity> candidate) {
+        return store.retention(newRetention, changedBy, now, candidate);
     }
 
     @Override

@@ -170,8 +170,9 @@ class VerdictBudgetTest {
         }
 
         @Override
-        public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
-            return s.retention(newRetention, candidate);
+        public Duration retention(
+                Duration newRetention, String changedBy, Instant now, Supplier<StoreIdentity> candidate) {
+            return s.retention(newRetention, changedBy, now, candidate);
         }
 
         @Override

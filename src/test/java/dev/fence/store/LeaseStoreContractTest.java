@@ -1381,7 +1381,7 @@ public abstract class LeaseStoreContractTest {
         void aClientsUrlCannotShortenTheSharedLedger() {
             Instant t = clock.instant();
             store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
-            assertEquals(Duration.ofDays(90), store.retention(null, () -> candidate), "the first opener's default");
+            assertEquals(Duration.ofDays(90), store.retention(() -> candidate), "the first opener's default");
             LeaseStore greedy = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO)
                     .withRetentionAsked(Duration.ofMillis(1)));
             ConfigException e = assertThrows(
@@ -1399,7 +1399,7 @@ public abstract class LeaseStoreContractTest {
         @Test
         void aUrlRefusedForItsRetentionWritesNothingThroughACommitOrARelease() {
             AcquireResult.Granted g = grant(MAIN, "alice");
-            assertEquals(Duration.ofDays(90), store.retention(null, () -> candidate));
+            assertEquals(Duration.ofDays(90), store.retention(() -> candidate));
             LeaseStore greedy = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO)
                     .withRetentionAsked(Duration.ofMillis(1)));
             ResourceState before = state(MAIN);
@@ -1423,11 +1423,49 @@ public abstract class LeaseStoreContractTest {
         void anAdminChangesItForEveryClient() {
             Instant t = clock.instant();
             store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
-            assertEquals(Duration.ofHours(1), store.retention(Duration.ofHours(1), () -> candidate));
+            assertEquals(Duration.ofHours(1), store.retention(Duration.ofHours(1), "admin", t, () -> candidate));
             LeaseStore other = open(StoreOptions.defaults());
-            assertEquals(Duration.ofHours(1), other.retention(null, () -> candidate));
+            assertEquals(Duration.ofHours(1), other.retention(() -> candidate));
             other.append(List.of(event(t.plus(Duration.ofHours(2)), EventType.ALLOW, PLAIN, "c", 0, null)));
             assertEquals(List.of(EventType.ALLOW), types(store.query(LedgerQuery.all())));
+        }
+
+        @Test
+        void aChangeIsRecordedWithWhoAndBothValuesAndOutlivesTheTrimItCauses() {
+            Instant t = clock.instant();
+            store.append(List.of(event(t, EventType.REJECT, DEV, "bob", 1, "stale-token")));
+            Instant changed = clock.advance(Duration.ofHours(2));
+
+            assertEquals(
+                    Duration.ofMillis(1), store.retention(Duration.ofMillis(1), "mallory", changed, () -> candidate));
+
+            List<LedgerEvent> events = store.query(LedgerQuery.all());
+            assertEquals(List.of(EventType.RETENTION), types(events), "the change trimmed the old event, not itself");
+            LedgerEvent e = events.get(0);
+            assertEquals(LedgerEvent.STORE_RESOURCE, e.resource());
+            assertEquals("mallory", e.pusher());
+            assertEquals("ledger retention 90d -> 1ms", e.detail());
+            assertEquals(changed, e.at(), "dated by the store's clock (the test's, here)");
+            assertNull(e.repo());
+            assertEquals(0, e.token());
+
+            LeaseStore other = open(StoreOptions.defaults());
+            assertEquals(Duration.ofDays(90), other.retention(Duration.ofDays(90), "alice", changed, () -> candidate));
+            List<LedgerEvent> changes = store.query(new LedgerQuery(
+                    LedgerEvent.STORE_RESOURCE, null, null, null, null, java.util.Set.of(EventType.RETENTION), 0));
+            assertEquals(
+                    List.of("ledger retention 90d -> 1ms", "ledger retention 1ms -> 90d"),
+                    changes.stream().map(LedgerEvent::detail).toList(),
+                    "each change names the value it replaced, and the changes put it back are on record too");
+            assertEquals(
+                    List.of("mallory", "alice"),
+                    changes.stream().map(LedgerEvent::pusher).toList());
+        }
+
+        @Test
+        void readingItRecordsNothing() {
+            assertEquals(Duration.ofDays(90), store.retention(() -> candidate));
+            assertEquals(List.of(), store.query(LedgerQuery.all()));
         }
     }
 

@@ -1510,19 +1510,36 @@ public final class PostgresLeaseStore implements LeaseStore {
         }
     }
 
-    /** {@inheritDoc} One transaction, which checks the identity's marker first as every write does. */
+    /**
+     * {@inheritDoc} One transaction, which checks the identity's marker first as every write does; the
+     * event is dated by the database's clock ({@link #nowMillis}), and the trim counts back from that same
+     * reading.
+     */
     @Override
-    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
+    public Duration retention(Duration newRetention, String changedBy, Instant now, Supplier<StoreIdentity> candidate) {
         Objects.requireNonNull(candidate, "candidate");
+        Objects.requireNonNull(now, "now");
         return run("retention", tx -> {
             current(tx, candidate);
             if (newRetention != null) {
+                String stored = setting(tx, RETENTION_SETTING);
+                long oldMillis = stored == null ? askedRetentionMillis : Long.parseLong(stored);
+                long newMillis = Math.max(0, saturatedMillis(newRetention));
                 try (PreparedStatement st = tx.c.prepareStatement(PostgresSql.SQL.get("setting.upsert"))) {
                     st.setString(1, RETENTION_SETTING);
-                    st.setString(2, Long.toString(Math.max(0, saturatedMillis(newRetention))));
+                    st.setString(2, Long.toString(newMillis));
                     tx.update(st);
                 }
+                long at = nowMillis(now, tx);
+                insertEvents(
+                        tx,
+                        List.of(LedgerEvent.retention(
+                                Instant.ofEpochMilli(at),
+                                changedBy,
+                                Duration.ofMillis(oldMillis),
+                                Duration.ofMillis(newMillis))));
                 pruning.reset();
+                prune(tx, at, 1);
             }
             return Duration.ofMillis(retentionMillis(tx));
         });

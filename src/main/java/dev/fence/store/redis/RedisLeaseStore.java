@@ -1012,20 +1012,40 @@ public final class RedisLeaseStore implements LeaseStore {
                 + " with `fence store retention --set DURATION`");
     }
 
-    /** {@inheritDoc} One script: the setting kept with the identity record. */
+    /**
+     * {@inheritDoc} One script: the setting kept with the identity record. A change names the setting it
+     * expects to replace and is retried when another change came first, so its event names the value it
+     * replaced; the event is dated by the server's clock ({@code now} under a test clock).
+     */
     @Override
-    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
-        for (int attempt = 0; attempt < 2; attempt++) {
-            List<String> args =
-                    List.of(newRetention == null ? "" : Long.toString(newRetention.toMillis()), retentionMillis());
-            List<?> reply = list(call("retention", c -> c.eval(Scripts.RETENTION, List.of(RedisKeys.META), args)));
-            if ("retention".equals(string(reply.get(0)))) {
-                return Duration.ofMillis(Long.parseLong(string(reply.get(1))));
+    public Duration retention(Duration newRetention, String changedBy, Instant now, Supplier<StoreIdentity> candidate) {
+        Objects.requireNonNull(now, "now");
+        String seen = "";
+        for (int attempt = 0; attempt < 4; attempt++) {
+            List<String> keys = new ArrayList<>(List.of(RedisKeys.META, RedisKeys.LEDGER, RedisKeys.LEDGER_SEQ));
+            List<String> args = new ArrayList<>();
+            if (newRetention == null) {
+                args.addAll(List.of("", retentionMillis(), "", ""));
+            } else {
+                long newMillis = Math.max(0, newRetention.toMillis());
+                Duration old = seen.isEmpty() ? options.retention() : Duration.ofMillis(Long.parseLong(seen));
+                args.addAll(List.of(Long.toString(newMillis), retentionMillis(), seen, clockFlag()));
+                LedgerEvent event = LedgerEvent.retention(now, changedBy, old, Duration.ofMillis(newMillis));
+                encodeEvent(event, keys, new HashMap<>(), args);
             }
-            identity(candidate.get());
+            List<?> reply = list(call("retention", c -> c.eval(Scripts.RETENTION, keys, args)));
+            String outcome = string(reply.get(0));
+            if ("retention".equals(outcome)) {
+                return Duration.ofMillis(Long.parseLong(string(reply.get(1))));
+            } else if ("changed".equals(outcome)) {
+                seen = string(reply.get(1));
+            } else {
+                identity(candidate.get());
+            }
         }
-        throw new StoreUnavailableException("Redis at " + url.address() + " lost its identity record while its"
-                + " retention was read; is something deleting fence's keys?");
+        throw new StoreUnavailableException("Redis at " + url.address() + " lost its identity record, or its"
+                + " retention kept changing, while the retention was read or set; is something deleting or"
+                + " rewriting fence's keys?");
     }
 
     /** How the scripts' guard refuses a server that may evict keys (see lib.lua). */

@@ -1703,7 +1703,16 @@ public final class SqliteLeaseStore implements LeaseStore {
      * event's time stands in for it.
      */
     private void prune(SqliteDb c, long newestEventMillis, int appended) throws SQLException {
-        long nowMillis = callerClock ? newestEventMillis : c.queryLong(Sql.SQL.get("clock.now"));
+        pruneAt(c, callerClock ? newestEventMillis : storeNow(c), appended);
+    }
+
+    /** The store's clock: the database engine's, read now. */
+    private static long storeNow(SqliteDb c) throws SQLException {
+        return c.queryLong(Sql.SQL.get("clock.now"));
+    }
+
+    /** As {@link #prune}, counting back from {@code nowMillis}, the store's time of the call. */
+    private void pruneAt(SqliteDb c, long nowMillis, int appended) throws SQLException {
         if (!pruning.due(nowMillis)) {
             return;
         }
@@ -1754,14 +1763,30 @@ public final class SqliteLeaseStore implements LeaseStore {
         }
     }
 
-    /** {@inheritDoc} One write transaction. */
+    /**
+     * {@inheritDoc} One write transaction; the event is dated by the database engine's clock (the caller's
+     * {@code now} under a test clock), and the trim counts back from that same reading.
+     */
     @Override
-    public Duration retention(Duration newRetention, Supplier<StoreIdentity> candidate) {
+    public Duration retention(Duration newRetention, String changedBy, Instant now, Supplier<StoreIdentity> candidate) {
+        Objects.requireNonNull(now, "now");
         return run("retention", true, c -> {
             ensureIdentity(c, candidate);
             if (newRetention != null) {
-                setSetting(c, RETENTION_SETTING, Long.toString(Math.max(0, newRetention.toMillis())));
+                String stored = setting(c, RETENTION_SETTING);
+                long oldMillis = stored == null ? askedRetentionMillis : Long.parseLong(stored);
+                long newMillis = Math.max(0, saturatedMillis(newRetention));
+                setSetting(c, RETENTION_SETTING, Long.toString(newMillis));
+                long at = callerClock ? now.toEpochMilli() : storeNow(c);
+                insertEvents(
+                        c,
+                        List.of(LedgerEvent.retention(
+                                Instant.ofEpochMilli(at),
+                                changedBy,
+                                Duration.ofMillis(oldMillis),
+                                Duration.ofMillis(newMillis))));
                 pruning.reset();
+                pruneAt(c, at, 1);
             }
             return Duration.ofMillis(retentionMillis(c));
         });

@@ -135,7 +135,7 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                 st.execute("PRAGMA user_version = 1");
             }
             try (SqliteLeaseStore s = SqliteLeaseStore.open(file(), StoreOptions.defaults())) {
-                assertEquals(Duration.ofDays(90), s.retention(null, () -> candidate));
+                assertEquals(Duration.ofDays(90), s.retention(() -> candidate));
                 assertEquals(g.token(), s.snapshot(List.of("r")).get("r").latestGranted());
             }
             try (Connection c = raw();
