@@ -2,6 +2,7 @@ package dev.fence.cli;
 
 import dev.fence.core.Durations;
 import dev.fence.core.Identities;
+import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
 import dev.fence.json.Json;
 import java.time.Duration;
@@ -22,9 +23,17 @@ import picocli.CommandLine.Option;
                     + " value and clock, and a store URL whose ?retention= differs is refused. Counters and"
                     + " highest-accepted tokens are never trimmed.",
             "Every change is recorded in the ledger as a 'retention' event naming the old and the new value and"
-                    + " the OS user who made it; the change trims only events older than that record."
+                    + " the OS user who made it; the change trims only events older than that record. A value"
+                    + " under 1d, which would erase the shared history within a day, is refused (exit 2) unless"
+                    + " --force is given."
         })
 final class StoreRetentionCommand implements Callable<Integer> {
+    /**
+     * The shortest retention set without {@code --force}: anything shorter lets one command erase what an
+     * incident review of yesterday needs.
+     */
+    static final Duration FLOOR = Duration.ofDays(1);
+
     private final Context ctx;
 
     @Mixin
@@ -32,6 +41,11 @@ final class StoreRetentionCommand implements Callable<Integer> {
 
     @Option(names = "--set", paramLabel = "DURATION", description = "The new retention, e.g. 90d, 12h.")
     String set;
+
+    @Option(
+            names = "--force",
+            description = "Allow --set below 1d (the shared ledger then keeps less than a day of history).")
+    boolean force;
 
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
@@ -43,6 +57,11 @@ final class StoreRetentionCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Duration wanted = set == null ? null : Durations.parsePositive("--set", set);
+        if (wanted != null && wanted.compareTo(FLOOR) < 0 && !force) {
+            throw new InvalidInputException("--set " + set + " is shorter than " + Durations.format(FLOOR)
+                    + ": it would drop the shared ledger's history for every client; pass --force if that is"
+                    + " meant (the change is recorded in the ledger either way)");
+        }
         try (LeaseStore s = store.open(ctx)) {
             Duration now = s.retention(
                     wanted,
