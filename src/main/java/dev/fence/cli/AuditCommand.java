@@ -3,6 +3,7 @@ package dev.fence.cli;
 import dev.fence.audit.AuditFormat;
 import dev.fence.core.EventType;
 import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerAnswer;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.json.Json;
@@ -24,7 +25,9 @@ import picocli.CommandLine.Option;
         description = {
             "Query the audit ledger: every grant, release, observed expiry, and every accepted, bumped",
             "or rejected push, with its reason. A table by default; --json prints JSON lines.",
-            "Answers 'who overwrote this branch, and why was it allowed?'."
+            "Answers 'who overwrote this branch, and why was it allowed?'.",
+            "When more events match than --limit keeps, the newest are printed and a notice on",
+            "standard error says that older ones were left out (the exit code is still 0)."
         },
         subcommands = {AuditTimelineCommand.class})
 final class AuditCommand implements Callable<Integer> {
@@ -49,13 +52,38 @@ final class AuditCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         LedgerQuery q = filter.query(ctx);
-        List<LedgerEvent> events = query(ctx, store, server, q);
+        LedgerAnswer answer = answer(ctx, store, server, q);
+        List<LedgerEvent> events = answer.events();
         if (json) {
             events.forEach(e -> ctx.out().println(Json.write(Json.event(e))));
         } else {
             AuditFormat.table(events, ctx.out());
         }
+        if (answer.truncated()) {
+            // Not in the output itself: JSON lines have no place for it, and a table piped on should
+            // stay rows. An auditor who misses older events would read the newest N as all there is.
+            ctx.out().flush();
+            ctx.err()
+                    .println("fence audit: showing the " + q.limit() + " newest of more than " + q.limit()
+                            + " matching events; narrow the query (--repo, --ref, --holder, --type, --since,"
+                            + " --until) or pass --limit 0 for all");
+            ctx.err().flush();
+        }
         return ExitCode.OK.code();
+    }
+
+    /**
+     * Runs a ledger query through the server or on the store, asking for one event more than its limit to
+     * tell whether older events were left out.
+     */
+    static LedgerAnswer answer(Context ctx, StoreOption store, ServerOption server, LedgerQuery q) {
+        String url = server.resolve(ctx, store);
+        if (url != null) {
+            return new RemoteAudit(ServerOption.client(ctx, url)).answer(q);
+        }
+        try (LeaseStore s = store.open(ctx)) {
+            return LedgerAnswer.of(q, s.query(LedgerAnswer.probe(q)));
+        }
     }
 
     /** Runs a ledger query through the server or on the store. */
@@ -111,7 +139,8 @@ final class AuditCommand implements Callable<Integer> {
                 names = "--limit",
                 paramLabel = "N",
                 defaultValue = "1000",
-                description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all). Through"
+                description = "At most the newest N events (default: ${DEFAULT-VALUE}; 0 = all); when more match,"
+                        + " standard error says so. Through"
                         + " --server at most 100000 (more is refused): narrow the query, or read it in time windows"
                         + " with --since and --until.")
         int limit;

@@ -37,6 +37,11 @@ public record LedgerQuery(
         return new LedgerQuery(resource, repo, ref, holder, since, types, limit, until);
     }
 
+    /** This query, keeping at most the newest {@code limit} events (0: all). */
+    public LedgerQuery withLimit(int limit) {
+        return new LedgerQuery(resource, repo, ref, holder, since, types, limit, until);
+    }
+
     /** Matches every event. */
     public static LedgerQuery all() {
         return new LedgerQuery(null, null, null, null, null, null, 0);

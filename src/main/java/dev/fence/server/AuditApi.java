@@ -5,12 +5,14 @@ import dev.fence.core.Durations;
 import dev.fence.core.EventType;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.LeaseStore;
+import dev.fence.core.LedgerAnswer;
 import dev.fence.core.LedgerEvent;
 import dev.fence.core.LedgerQuery;
 import dev.fence.core.Names;
 import dev.fence.core.RefNames;
 import dev.fence.core.StoreUnavailableException;
 import dev.fence.json.Json;
+import dev.fence.server.client.RemoteAudit;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -37,7 +39,7 @@ final class AuditApi {
      * objects and JSON, enough to stop the verdicts of a server with a small heap. ({@code
      * /v1/leases/grants} is one holder's grants, which its lease keepers read whole to renew them.)
      */
-    static final int MAX_ANSWER_EVENTS = 100_000;
+    static final int MAX_ANSWER_EVENTS = RemoteAudit.MAX_ANSWER_EVENTS;
 
     /** What a refused query can do instead, by route: each names only parameters its route takes. */
     private static final String NARROW_AUDIT = "narrow the query (resource, repo and ref, holder, type, since), or"
@@ -96,17 +98,22 @@ final class AuditApi {
                         types,
                         limit)
                 .until(instant("until", q.get("until")));
-        return events(call, bounded(query, NARROW_AUDIT));
+        LedgerAnswer answer = bounded(query, NARROW_AUDIT);
+        Reply reply = events(call, answer.events());
+        // The body's shape (lines, or a bare array) has no room for it: a header says that older events
+        // matched too, so that an auditor's newest N do not read as all there is.
+        return answer.truncated() ? reply.withHeader(RemoteAudit.TRUNCATED_HEADER, "true") : reply;
     }
 
     /**
      * The events of {@code query}, at most {@link #MAX_ANSWER_EVENTS}: a larger limit is refused before the
-     * store is asked, and "all" is asked for one more than that, to tell "all of them" from "too many".
+     * store is asked, and "all" is asked for one more than that, to tell "all of them" from "too many". A
+     * limit is asked for one more as well, to tell whether the answer left older events out.
      *
      * @param instead what the caller can do instead, for the refusal
      * @throws InvalidInputException when more would be answered than one answer carries
      */
-    private List<LedgerEvent> bounded(LedgerQuery query, String instead) {
+    private LedgerAnswer bounded(LedgerQuery query, String instead) {
         if (query.since() != null && query.until() != null && query.until().isBefore(query.since())) {
             // As the incident page says: an empty answer would read as "nothing happened".
             throw new InvalidInputException("until (" + query.until() + ") is before since (" + query.since() + ")");
@@ -116,23 +123,14 @@ final class AuditApi {
                     + query.limit() + "; " + instead);
         }
         if (query.limit() > 0) {
-            return ledgerRead(query, instead);
+            return LedgerAnswer.of(query, ledgerRead(LedgerAnswer.probe(query), instead));
         }
-        LedgerQuery capped = new LedgerQuery(
-                query.resource(),
-                query.repo(),
-                query.ref(),
-                query.holder(),
-                query.since(),
-                query.types(),
-                MAX_ANSWER_EVENTS + 1,
-                query.until());
-        List<LedgerEvent> events = ledgerRead(capped, instead);
+        List<LedgerEvent> events = ledgerRead(query.withLimit(MAX_ANSWER_EVENTS + 1), instead);
         if (events.size() > MAX_ANSWER_EVENTS) {
             throw new InvalidInputException(
                     "more than " + MAX_ANSWER_EVENTS + " events match, more than one answer carries; " + instead);
         }
-        return events;
+        return new LedgerAnswer(events, false);
     }
 
     /**
@@ -186,8 +184,9 @@ final class AuditApi {
         if (selected != null) {
             // Bounded above as well: the newest events of the window, however many came after it.
             LedgerQuery one = new LedgerQuery(selected, null, null, null, from, null, PAGE_EVENTS).until(to);
-            events = calls.call("audit", () -> store.query(one));
-            if (events.size() >= PAGE_EVENTS) {
+            LedgerAnswer drawn = LedgerAnswer.of(one, calls.call("audit", () -> store.query(LedgerAnswer.probe(one))));
+            events = drawn.events();
+            if (drawn.truncated()) {
                 note = "Only the newest " + PAGE_EVENTS + " events of this window are shown: narrow the window.";
             }
         }
@@ -213,7 +212,7 @@ final class AuditApi {
         known(q, TIMELINE_PARAMETERS);
         String resource = Params.of(q).resource();
         LedgerQuery query = new LedgerQuery(resource, null, null, null, since(q.get("since")), null, 0);
-        return events(call, bounded(query, NARROW_TIMELINE));
+        return events(call, bounded(query, NARROW_TIMELINE).events());
     }
 
     /**

@@ -508,6 +508,7 @@ public final class HookServer implements AutoCloseable {
             var h = response.getHeaders();
             h.put(HttpHeader.CONTENT_TYPE, reply.contentType());
             h.put(HttpHeader.CACHE_CONTROL, "no-store");
+            reply.headers().forEach(h::put);
             if (!bodyRead && hasBody(request)) {
                 // Answered before its body was read (a refused credential, an unknown path, a body too
                 // large): Jetty then closes the connection rather than read a body no one wants. Said in

@@ -2,17 +2,35 @@ package dev.fence.server;
 
 import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A response: status, content type and body.
+ * A response: status, content type, body and any headers of its own.
  *
  * @param status the HTTP status
  * @param contentType the {@code Content-Type}
  * @param body the bytes to send
+ * @param headers further response headers, by name (the server's own, such as {@code Cache-Control},
+ *     are added when it is sent)
  */
-record Reply(int status, String contentType, byte[] body) {
+record Reply(int status, String contentType, byte[] body, Map<String, String> headers) {
+    Reply {
+        headers = Map.copyOf(headers);
+    }
+
+    Reply(int status, String contentType, byte[] body) {
+        this(status, contentType, body, Map.of());
+    }
+
+    /** This reply with header {@code name} set to {@code value} as well. */
+    Reply withHeader(String name, String value) {
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Reply(status, contentType, body, more);
+    }
+
     static final String JSON = "application/json";
     static final String JSON_LINES = "application/x-ndjson";
     static final String TEXT = "text/plain; charset=utf-8";

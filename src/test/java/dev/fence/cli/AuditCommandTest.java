@@ -68,4 +68,41 @@ class AuditCommandTest {
         FenceCli.Run help = fence("audit", "--help");
         assertTrue(Arrays.stream(help.out().split("\n")).anyMatch(l -> l.contains("--until=WHEN")), help.out());
     }
+
+    /**
+     * Events past {@code --limit} are not dropped in silence: a flood of noise on another branch would
+     * otherwise push a bump on main out of an auditor's view with nothing to say it is missing.
+     */
+    @Test
+    void eventsPastTheLimitAreLeftOutWithANoticeOnStandardError() throws Exception {
+        Instant start = Instant.now().minusSeconds(600);
+        List<LedgerEvent> events = new ArrayList<>();
+        events.add(LedgerEvent.lease(start, EventType.GRANT, "git:app:refs/heads/main", "deploy", 1));
+        for (int i = 1; i <= 4; i++) {
+            events.add(LedgerEvent.lease(
+                    start.plusSeconds(i), EventType.GRANT, "git:app:refs/heads/noise", "noise", i + 1));
+        }
+        try (LeaseStore s = Stores.open(store(), StoreOptions.defaults())) {
+            s.append(events);
+        }
+        FenceCli.Run table = fence("audit", "--store", store(), "--since", "1d", "--limit", "4");
+        assertEquals(0, table.exit(), table.err());
+        assertTrue(!table.out().contains("deploy"), table.out());
+        assertTrue(
+                table.err().contains("showing the 4 newest of more than 4 matching events")
+                        && table.err().contains("--limit 0 for all"),
+                table.err());
+        FenceCli.Run json = fence("audit", "--store", store(), "--since", "1d", "--limit", "4", "--json");
+        assertEquals(0, json.exit(), json.err());
+        // The lines stay events, every one of them: the notice is on standard error only.
+        assertEquals(List.of(2L, 3L, 4L, 5L), tokens(json));
+        assertTrue(json.err().contains("showing the 4 newest"), json.err());
+
+        for (String limit : new String[] {"5", "0"}) {
+            FenceCli.Run whole = fence("audit", "--store", store(), "--since", "1d", "--limit", limit, "--json");
+            assertEquals(0, whole.exit(), whole.err());
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L), tokens(whole));
+            assertEquals("", whole.err(), "--limit " + limit);
+        }
+    }
 }

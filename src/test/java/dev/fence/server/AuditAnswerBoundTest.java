@@ -1,6 +1,7 @@
 package dev.fence.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fence.core.EventType;
@@ -8,10 +9,13 @@ import dev.fence.core.LeaseStore;
 import dev.fence.core.LedgerEvent;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
+import dev.fence.testing.FenceCli;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -147,5 +151,57 @@ class AuditAnswerBoundTest {
         String[] lines = newest.body().strip().split("\n");
         assertEquals(5, lines.length, newest.body());
         assertTrue(lines[4].contains("\"token\":" + (AuditApi.MAX_ANSWER_EVENTS + 1)), lines[4]);
+    }
+
+    /**
+     * The newest N of more are marked as such: the body keeps its shape (lines or a bare array) and a
+     * header says that older events matched too, so that they do not read as all there is.
+     */
+    @Test
+    void anAnswerCutByItsLimitSaysSoInAHeader() {
+        for (String accept : new String[] {null, "application/json"}) {
+            var cut = t.get("/v1/audit?resource=db/small&limit=2", auditor, accept);
+            assertEquals(200, cut.status(), cut.body());
+            assertEquals("true", cut.header("Fence-Truncated"), cut.body());
+            assertTrue(cut.body().contains("\"token\":3") && !cut.body().contains("\"token\":1,"), cut.body());
+            var whole = t.get("/v1/audit?resource=db/small&limit=3", auditor, accept);
+            assertEquals(200, whole.status(), whole.body());
+            assertNull(whole.header("Fence-Truncated"), whole.body());
+        }
+        var all = t.get("/v1/audit?resource=db/small&limit=0", auditor, null);
+        assertNull(all.header("Fence-Truncated"), all.body());
+    }
+
+    /** {@code fence audit --server} says on standard error when its answer was cut, up to the bound. */
+    @Test
+    void fenceAuditThroughTheServerSaysWhenOlderEventsWereLeftOut() {
+        // Reading 100,000 events on a busy machine can take longer than the default store timeout of 2 s.
+        TestServer patient =
+                TestServer.start(tmp.resolve("patient"), "sqlite:" + tmp.resolve("big.db"), "store-timeout = 4s\n");
+        try {
+            FenceCli cli = new FenceCli(
+                    Map.of(
+                            "HOME",
+                            tmp.toString(),
+                            "FENCE_SERVER",
+                            patient.url(),
+                            "FENCE_CREDENTIAL",
+                            patient.add("reader", Role.AUDITOR)),
+                    Clock.systemUTC());
+            FenceCli.Run cut = cli.run(tmp, "audit", "--resource", "db/small", "--limit", "2", "--json");
+            assertEquals(0, cut.exit(), cut.err());
+            assertEquals(2, cut.out().strip().split("\n").length, cut.out());
+            assertTrue(cut.err().contains("showing the 2 newest of more than 2 matching events"), cut.err());
+            FenceCli.Run whole = cli.run(tmp, "audit", "--resource", "db/small", "--limit", "3", "--json");
+            assertEquals(0, whole.exit(), whole.err());
+            assertEquals("", whole.err());
+            // At the bound the client cannot ask for one more: the server's header tells.
+            String max = Integer.toString(AuditApi.MAX_ANSWER_EVENTS);
+            FenceCli.Run bound = cli.run(tmp, "audit", "--resource", "db/big", "--limit", max, "--json");
+            assertEquals(0, bound.exit(), bound.err());
+            assertTrue(bound.err().contains("showing the 100000 newest of more than 100000"), bound.err());
+        } finally {
+            patient.close();
+        }
     }
 }

@@ -126,7 +126,12 @@ final class TestServer implements AutoCloseable {
     }
 
     /** An HTTP answer. */
-    record Response(int status, String body, String contentType) {}
+    record Response(int status, String body, String contentType, java.net.http.HttpHeaders headers) {
+        /** The first value of header {@code name}, or null. */
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+    }
 
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -170,7 +175,8 @@ final class TestServer implements AutoCloseable {
             return new Response(
                     r.statusCode(),
                     r.body(),
-                    r.headers().firstValue("Content-Type").orElse(""));
+                    r.headers().firstValue("Content-Type").orElse(""),
+                    r.headers());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -123,8 +123,24 @@ public final class FenceClient {
         return URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
     }
 
-    /** An answer: HTTP status and body. */
-    public record Response(int status, String body) {
+    /**
+     * An answer: HTTP status, body and headers.
+     *
+     * @param status the HTTP status
+     * @param body the body
+     * @param headers the response headers
+     */
+    public record Response(int status, String body, java.net.http.HttpHeaders headers) {
+        /** An answer without headers. */
+        public Response(int status, String body) {
+            this(status, body, java.net.http.HttpHeaders.of(Map.of(), (name, value) -> true));
+        }
+
+        /** The first value of header {@code name} (in any case), or null when the answer has none. */
+        public String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+
         /** The body as JSON. */
         public JsonNode json() {
             try {
@@ -185,7 +201,7 @@ public final class FenceClient {
     private Response send(HttpRequest request) {
         try {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            return new Response(r.statusCode(), r.body());
+            return new Response(r.statusCode(), r.body(), r.headers());
         } catch (IOException e) {
             throw new StoreUnavailableException(
                     "the fence server at " + base + " could not be reached: " + describe(e), e);
