@@ -17,6 +17,8 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +52,10 @@ public final class TimelinePage {
     static final double CLUSTER_PX = 7;
 
     private static final int GUTTER = 170;
+
+    /** At most this many characters of a lane's name fit the gutter left of the plot. */
+    static final int LABEL_MAX = 22;
+
     private static final int PLOT = 1000;
     private static final int RIGHT = 24;
     private static final int AXIS = 30;
@@ -258,6 +264,7 @@ public final class TimelinePage {
                 .append(esc(r.name()))
                 .append("\">\n");
         ticks(h, axis, height);
+        List<String> labels = labels(r.lanes());
         for (int i = 0; i < r.lanes().size(); i++) {
             String lane = r.lanes().get(i);
             int top = AXIS + i * LANE;
@@ -287,7 +294,7 @@ public final class TimelinePage {
                     .append("\" y=\"")
                     .append(top + 16)
                     .append("\">")
-                    .append(esc(clip(lane, 22)))
+                    .append(esc(labels.get(i)))
                     .append("<title>")
                     .append(esc(lane))
                     .append("</title></text>");
@@ -663,8 +670,57 @@ public final class TimelinePage {
         return out == null ? s : out.toString();
     }
 
-    private static String clip(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    /**
+     * The lane labels, in the order of {@code lanes}: each name as it is when it fits the gutter ({@value
+     * #LABEL_MAX} characters), else its start and its end around an ellipsis; and when two labels would
+     * still read the same, each of them followed by a number, so that no two lanes look alike. The full
+     * name is the label's tooltip.
+     */
+    static List<String> labels(List<String> lanes) {
+        Map<String, Integer> seen = new HashMap<>();
+        for (String lane : lanes) {
+            seen.merge(clipMiddle(lane, LABEL_MAX), 1, Integer::sum);
+        }
+        Set<String> used = new HashSet<>();
+        List<String> plain = new ArrayList<>();
+        for (String lane : lanes) {
+            String label = clipMiddle(lane, LABEL_MAX);
+            plain.add(label);
+            if (seen.get(label) == 1) {
+                used.add(label);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        int n = 0;
+        for (int i = 0; i < lanes.size(); i++) {
+            String label = plain.get(i);
+            if (seen.get(label) > 1) {
+                // Numbered in lane order; a number another lane's label already reads as is skipped.
+                String numbered;
+                do {
+                    String suffix = " #" + ++n;
+                    numbered = clipMiddle(lanes.get(i), LABEL_MAX - suffix.length()) + suffix;
+                } while (!used.add(numbered));
+                label = numbered;
+            }
+            out.add(label);
+        }
+        return out;
+    }
+
+    /**
+     * {@code s} when it has at most {@code max} characters (code points), else its start and its end
+     * around an ellipsis: the end of a name (a region, a number) tells its siblings apart as often as its
+     * start.
+     */
+    static String clipMiddle(String s, int max) {
+        int[] cps = s.codePoints().toArray();
+        if (cps.length <= max) {
+            return s;
+        }
+        int head = (max - 1) / 2;
+        int tail = max - 1 - head;
+        return new String(cps, 0, head) + "…" + new String(cps, cps.length - tail, tail);
     }
 
     private static String dash(String s) {

@@ -288,4 +288,49 @@ class TimelinePageTest {
         }
         return n;
     }
+
+    /** Each lane's label and its tooltip (the full name), in lane order. */
+    static List<List<String>> labels(String html) {
+        List<List<String>> out = new ArrayList<>();
+        Matcher m = Pattern.compile("<text class=\"label[^\"]*\"[^>]*>([^<]*)<title>([^<]*)</title></text>")
+                .matcher(html);
+        while (m.find()) {
+            out.add(List.of(m.group(1), m.group(2)));
+        }
+        return out;
+    }
+
+    /**
+     * Long holder names keep their end, where siblings differ (a region, a number), and two lanes whose
+     * labels would still read the same are numbered: no two lanes of a timeline look alike.
+     */
+    @Test
+    void longLaneNamesKeepTheirEndAndNoTwoLanesReadTheSame() {
+        String eu = "deploy-bot-production-eu";
+        String ex = "deploy-bot-production-eX";
+        String west = "deploy-bot-aaaa-production-eu-west-1";
+        String westToo = "deploy-bot-bbbb-production-eu-west-1";
+        List<LedgerEvent> events = new ArrayList<>();
+        String[] holders = {eu, ex, west, westToo, "agent-A"};
+        for (int i = 0; i < holders.length; i++) {
+            events.add(lease(10 * i, EventType.GRANT, holders[i], i + 1));
+        }
+        List<List<String>> labels = labels(page(events));
+        assertEquals(
+                List.of(
+                        List.of("deploy-bot…oduction-eu", eu),
+                        List.of("deploy-bot…oduction-eX", ex),
+                        List.of("deploy-bo…eu-west-1 #1", west),
+                        List.of("deploy-bo…eu-west-1 #2", westToo),
+                        List.of("agent-A", "agent-A")),
+                labels);
+        for (List<String> l : labels) {
+            assertTrue(l.get(0).codePointCount(0, l.get(0).length()) <= TimelinePage.LABEL_MAX, l.get(0));
+        }
+        // A number is never one another lane's label already reads as.
+        List<String> taken = TimelinePage.labels(List.of("deploy-bo…eu-west-1 #1", west, westToo));
+        assertEquals(List.of("deploy-bo…eu-west-1 #1", "deploy-bo…eu-west-1 #2", "deploy-bo…eu-west-1 #3"), taken);
+        // Clipped by characters, never inside one.
+        assertEquals("😀😀😀😀😀😀😀😀😀😀…😀😀😀😀😀😀😀😀😀😀😀", TimelinePage.clipMiddle("😀".repeat(30), 22));
+    }
 }
