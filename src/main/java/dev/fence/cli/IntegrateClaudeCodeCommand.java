@@ -4,6 +4,7 @@ import dev.fence.core.Durations;
 import dev.fence.core.InvalidInputException;
 import dev.fence.core.Names;
 import dev.fence.integrate.ClaudeCodeFiles;
+import dev.fence.integrate.UrlPasswords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,11 @@ import picocli.CommandLine.Option;
                     + " deleted); --dry-run prints what would be written. The hooks are one-line 'fence integrate"
                     + " claude-code hook ...' commands, so 'fence' must be on the PATH Claude Code runs them with"
                     + " (or give --fence). --store and --server are written into both files: leave them out to"
-                    + " let FENCE_STORE or FENCE_SERVER decide, and never put a password in a committed file.",
+                    + " let FENCE_STORE or FENCE_SERVER decide. A URL that carries a password (user:password@,"
+                    + " or a password= parameter) is refused (exit 2), since a project commits these files and"
+                    + " the agent reads them: set FENCE_STORE in the agent's environment instead, keep a"
+                    + " PostgreSQL password in ~/.pgpass, or give --server with the agent's credential in"
+                    + " FENCE_CREDENTIAL_FILE.",
             "",
             "The server keeps each grant it takes, proof included, in --grants DIR (mode 0600; default"
                     + " ~/.fence/grants/HOLDER, written out as an absolute path), and the heartbeat renews a lease"
@@ -60,7 +65,10 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
     @Option(names = "--holder", paramLabel = "NAME", description = "The lease holder the agent acts as.")
     String holder;
 
-    @Option(names = "--store", paramLabel = "URL", description = "The store the hooks and server use.")
+    @Option(
+            names = "--store",
+            paramLabel = "URL",
+            description = "The store the hooks and server use; never one with a password in it.")
     String store;
 
     @Option(names = "--server", paramLabel = "URL", description = "The fence server the hooks and server use.")
@@ -103,6 +111,10 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
             throw new InvalidInputException("name the holder the agent acts as: --holder NAME");
         }
         Durations.parsePositive("--ttl", ttl);
+        if (!remove) {
+            refusePassword("--store", store);
+            refusePassword("--server", server);
+        }
         List<String> access = new ArrayList<>();
         if (store != null) {
             access.addAll(List.of("--store", store));
@@ -131,6 +143,23 @@ final class IntegrateClaudeCodeCommand implements Callable<Integer> {
             ctx.out().println((!c.changes() ? "unchanged " : c.after() == null ? "removed " : "wrote ") + c.file());
         }
         return ExitCode.OK.code();
+    }
+
+    /**
+     * Refuses a URL with a password in it, before anything is written or printed: both files are the
+     * project's, which {@code git add -A} stages and the agent can read. The message never repeats it.
+     */
+    private static void refusePassword(String option, String url) {
+        String where = UrlPasswords.where(url);
+        if (where == null) {
+            return;
+        }
+        throw new InvalidInputException(option + " carries a password (in " + where + "), and it would be"
+                + " written into .mcp.json and .claude/settings.json, files a project commits and the agent"
+                + " can read. Leave " + option + " out and set FENCE_STORE (or FENCE_SERVER) in the agent's"
+                + " environment instead; for PostgreSQL keep the password in ~/.pgpass and give"
+                + " postgresql://user@host/database; or give --server URL with the agent's credential in"
+                + " FENCE_CREDENTIAL_FILE.");
     }
 
     /**

@@ -156,6 +156,52 @@ class ClaudeCodeIntegrationTest {
         assertFalse(Files.exists(project.resolve(".mcp.json")));
     }
 
+    /**
+     * A URL with a password in it is refused before anything is written or printed: both files are the
+     * project's, which {@code git add -A} stages and the agent itself reads.
+     */
+    @Test
+    void aStoreOrServerUrlThatCarriesAPasswordIsRefusedAndNothingIsWritten() throws Exception {
+        String[][] refused = {
+            {"--store", "postgresql://fence:S3cretPW@127.0.0.1:5432/fence"},
+            {"--store", "postgres://fence:S3cretPW@db-1:5432,db-2:5432/fence?timeout=5s"},
+            {"--store", "postgresql://fence@127.0.0.1/fence?password=S3cretPW"},
+            {"--store", "redis://:S3cretPW@127.0.0.1:6379/0"},
+            {"--store", "rediss://fence:S3cretPW@cache.internal:6380"},
+            {"--store", "redis://S3cretPW@127.0.0.1:6379"},
+            {"--store", "redis-sentinel://s1:26379,s2:26379/primary?sentinelPassword=S3cretPW"},
+            {"--server", "https://reader:S3cretPW@fence.internal:8700"},
+        };
+        for (String[] access : refused) {
+            for (boolean dryRun : new boolean[] {true, false}) {
+                FenceCli.Run r = dryRun
+                        ? integrate("--holder", "agent-a", access[0], access[1], "--dry-run")
+                        : integrate("--holder", "agent-a", access[0], access[1]);
+                assertEquals(2, r.exit(), access[1] + ": " + r.all());
+                assertTrue(r.err().contains(access[0] + " carries a password"), r.err());
+                assertTrue(r.err().contains("FENCE_STORE") && r.err().contains("~/.pgpass"), r.err());
+                assertTrue(r.err().contains("FENCE_CREDENTIAL_FILE"), r.err());
+                assertFalse(r.all().contains("S3cretPW"), "the message never repeats the password: " + r.all());
+                assertFalse(Files.exists(project.resolve(".mcp.json")), access[1]);
+                assertFalse(Files.exists(project.resolve(".claude/settings.json")), access[1]);
+            }
+        }
+        String[] allowed = {
+            "postgresql://fence@127.0.0.1:5432/fence",
+            "redis://127.0.0.1:6379/0",
+            "redis://fence:@127.0.0.1:6379/0",
+            "redis-sentinel://s1:26379,s2:26379/primary?sentinelPassword=",
+            "sqlite:" + tmp.resolve("fence.db"),
+        };
+        for (String url : allowed) {
+            FenceCli.Run r = integrate("--holder", "agent-a", "--store", url, "--dry-run");
+            assertEquals(0, r.exit(), url + ": " + r.all());
+            assertTrue(r.out().contains(url), r.out());
+        }
+        FenceCli.Run help = fence.run(tmp, "integrate", "claude-code", "--help");
+        assertTrue(help.out().replaceAll("\\s+", " ").contains("A URL that carries a password"), help.out());
+    }
+
     @Test
     void theGrantsDirectoryIsWrittenAsAnAbsolutePathAndWithoutAHomeItMustBeGiven() throws Exception {
         assertEquals(
