@@ -110,8 +110,20 @@ public final class Names {
                     + " decomposed accent), so it can read as another holder's name: write it as "
                     + Printable.name(composed));
         }
+        int base = -1;
         for (int i = 0; i < holder.length(); ) {
             int cp = holder.codePointAt(i);
+            // In its composed form a Latin letter has taken every mark it can as one character: a mark
+            // still left over (or one on a digit or a hyphen) draws over a name that reads as another's.
+            if (isMark(cp) && (base < 0 || isLatinOrCommon(base))) {
+                throw new InvalidInputException("holder " + Printable.name(holder) + " has a combining mark (U+"
+                        + String.format("%04X", cp) + ") at position " + i + " that no Latin letter takes as"
+                        + " one character, so it can draw as a stroke or a dot over another holder's name:"
+                        + " write accented letters as one character");
+            }
+            if (!isMark(cp)) {
+                base = cp;
+            }
             if (isRareLatinLetter(cp)) {
                 throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
                         + new String(Character.toChars(cp)) + "' (U+" + String.format("%04X", cp) + ") at position "
@@ -121,6 +133,18 @@ public final class Names {
             i += Character.charCount(cp);
         }
         return holder;
+    }
+
+    private static boolean isLatinOrCommon(int cp) {
+        Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+        return script == Character.UnicodeScript.LATIN || script == Character.UnicodeScript.COMMON;
+    }
+
+    private static boolean isMark(int cp) {
+        int type = Character.getType(cp);
+        return type == Character.NON_SPACING_MARK
+                || type == Character.COMBINING_SPACING_MARK
+                || type == Character.ENCLOSING_MARK;
     }
 
     /** Longest holder a new grant may name; a holder already in a store keeps {@link #MAX_LENGTH}. */

@@ -105,7 +105,7 @@ class PrintableTest {
      */
     @Test
     void aNewHolderCannotPassForAnotherInOneScript() {
-        for (String ok : List.of("josé", "Łukasz", "Nguyễn-agent", "Straße", "çağrı-bot")) {
+        for (String ok : List.of("josé", "Łukasz", "Nguyễn-agent", "Straße", "çağrı-bot", "एजेंट-1", "ตัวแทน")) {
             assertEquals(ok, Names.requireHolder(ok), ok);
         }
         Map<String, String> lookAlikes = Map.of(
@@ -114,7 +114,10 @@ class PrintableTest {
                 "\uFF41gent-b", "write it as agent-b",
                 "\u1D00gent-b", "U+1D00",
                 "agent-\uFB01x", "write it as agent-fix",
-                "cafe\u0301", "write it as café");
+                "cafe\u0301", "write it as café",
+                "agent-b\u0336", "U+0336",
+                "agent-\u0338b", "U+0338",
+                "agent-b-2\u20DD", "U+20DD");
         for (var e : lookAlikes.entrySet()) {
             InvalidInputException x =
                     assertThrows(InvalidInputException.class, () -> Names.requireHolder(e.getKey()), e.getKey());
