@@ -3,6 +3,7 @@ package dev.fence.hook;
 import dev.fence.core.Printable;
 import dev.fence.core.RefUpdate;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,9 +11,10 @@ import java.util.List;
 /**
  * Whether this JVM can hand a pushed ref's name to the file system (a loose ref, a symbolic ref, a
  * directory along it) and to git as an argument. Git's ref names are bytes, which fence reads as UTF-8; the
- * JVM encodes file names in its locale's character set and, on JDK 17, process arguments in its default
- * one. In {@code LANG=C} neither can carry {@code refs/heads/café}: a file name fails outright, and an
- * argument would reach git as {@code refs/heads/caf?}, another name. A hook that cannot name a ref cannot
+ * JVM encodes file names in its locale's character set ({@code native.encoding}) and, on JDK 17, process
+ * arguments in its default one. In {@code LANG=C} neither can carry {@code refs/heads/café}: a file name
+ * fails outright, and an argument would reach git as {@code refs/heads/caf?}, another name. A Latin-1
+ * locale can carry it, as other bytes than git's: only UTF-8 names git's files. A hook that cannot name a ref cannot
  * judge it (its symbolic refs and other spellings are files), so such a push is refused whole with a
  * message for the operator; hooks that {@code fence install} writes start the JVM in a UTF-8 locale.
  */
@@ -34,12 +36,30 @@ final class HostCharset {
         if (isAscii(ref)) {
             return true;
         }
+        // A character set that can encode the name is not enough: Latin-1 writes 'é' as one byte where git's
+        // file is named by two, so a symbolic ref's file would not be found and the ref judged as plain.
+        // Only UTF-8 names the same files and arguments as git's UTF-8 bytes.
+        if (!isUtf8(System.getProperty("native.encoding"))
+                || !isUtf8(Charset.defaultCharset().name())) {
+            return false;
+        }
         try {
             Path.of(ref);
         } catch (InvalidPathException e) {
             return false;
         }
-        return Charset.defaultCharset().newEncoder().canEncode(ref);
+        return true;
+    }
+
+    private static boolean isUtf8(String charset) {
+        if (charset == null) {
+            return false;
+        }
+        try {
+            return Charset.forName(charset).equals(StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** What the operator is told about {@code ref}, which {@link #canName} refused. */

@@ -312,13 +312,12 @@ public final class SymbolicRefs {
             if (!isSafeRefName(name)) {
                 return null;
             }
-            Path file;
-            try {
-                file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
-            } catch (java.nio.file.InvalidPathException e) {
-                // A target this JVM's locale cannot name (pushed names were checked by HostCharset).
-                throw new IOException(HostCharset.problem(name), e);
+            // A target this JVM cannot name as git does (pushed names were checked by HostCharset): in a
+            // Latin-1 locale café's file would be another file, and a chain through it judged as ending there.
+            if (!HostCharset.canName(name)) {
+                throw new IOException(HostCharset.problem(name));
             }
+            Path file = (isPerWorktree(name) ? gitDir : commonDir).resolve(name);
             if (java.nio.file.Files.isSymbolicLink(file)) {
                 // As git's files backend: a link whose text starts with "refs/" is a symbolic ref to that ref
                 // (core.preferSymlinkRefs writes them so), whatever it points at on disk; any other link git

@@ -141,15 +141,21 @@ public final class HookScripts {
      * The line that gives the JVM a UTF-8 locale when the one the hook was started in has another character
      * set. Git's ref names are bytes, which fence reads as UTF-8; the JVM names files and git's arguments in
      * the locale's character set, so in {@code LANG=C} (git daemons and service managers often start hooks
-     * so) it could not name {@code refs/heads/café} at all. A UTF-8 locale already in force is kept; the
-     * shell's own case patterns keep the check free of processes.
+     * so) it could not name {@code refs/heads/café} at all. A UTF-8 locale already in force is kept: one of
+     * the system's, by the character set its name gives before any {@code @modifier} ({@code
+     * x.ISO-8859-1@a.UTF-8} is Latin-1 to the C library), and never one a pusher's {@code LOCPATH} defines.
+     * The shell's own expansions keep the check free of processes; the JVM checks again ({@code
+     * HostCharset}).
      */
     static final String UTF8_LOCALE =
             "# Ref names are UTF-8: the JVM must name them as files and git arguments in a UTF-8 locale.\n"
-                    + "case ${LC_ALL:-${LC_CTYPE:-${LANG:-}}} in\n"
-                    + "  *.[Uu][Tt][Ff]-8|*.[Uu][Tt][Ff]8|*.[Uu][Tt][Ff]-8@*|*.[Uu][Tt][Ff]8@*) ;;\n"
+                    + "unset LOCPATH\n"
+                    + "fence_ctype=${LC_ALL:-${LC_CTYPE:-${LANG:-}}}\n"
+                    + "case ${fence_ctype%%@*} in\n"
+                    + "  *.[Uu][Tt][Ff]-8|*.[Uu][Tt][Ff]8) ;;\n"
                     + "  *) LC_ALL=C.UTF-8; export LC_ALL ;;\n"
-                    + "esac\n";
+                    + "esac\n"
+                    + "unset fence_ctype\n";
 
     private static String pin(String variable, String value) {
         return value == null

@@ -3,6 +3,7 @@ package dev.fence.hook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fence.core.Grant;
 import dev.fence.testing.HookedRepo;
@@ -17,6 +18,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -82,25 +84,80 @@ class SqlitePreReceiveTest extends PreReceiveEndToEndTest {
     @Test
     void aHookJvmThatCannotNameTheBranchRefusesThePushAndSaysWhy() throws Exception {
         seeded("human");
+        assertRefusedAsUnnameable(hookJvm(Map.of("LC_ALL", "C"), "0".repeat(40) + " " + repo.tip(MAIN)));
+    }
+
+    /**
+     * A Latin-1 locale can encode {@code é}, as other bytes than git's: in one, the file of a symbolic ref
+     * {@code refs/heads/café} would not be found, and a push to it (which git applies to {@code main}) would
+     * be judged as a push to a plain branch. A pusher on a local-path remote chooses the hook's environment,
+     * and glibc reads {@code x.ISO-8859-1@a.UTF-8} as Latin-1 (the rest is a modifier), from its own {@code
+     * LOCPATH}: the installed hook starts the JVM in UTF-8 all the same, and a JVM started in that locale
+     * refuses the push.
+     */
+    @Test
+    void aPushersLatin1LocaleCannotHideASymbolicRef() throws Exception {
+        Path locales = tmp.resolve("locales");
+        assumeTrue(latin1Locale(locales), "localedef or en_US's locale source is not installed");
+        Map<String, String> latin1 = Map.of("LOCPATH", locales.toString(), "LC_ALL", "x.ISO-8859-1@a.UTF-8");
+        Clone m = seeded("mallory");
+        acquire("agent-a");
         String tip = repo.tip(MAIN);
+        HookedRepo.git(HookedRepo.gitEnv(tmp), repo.bare(), "symbolic-ref", "refs/heads/caf\u00e9", MAIN)
+                .check();
+        m.commit("no lease");
+        latin1.forEach(m::env);
+        assertFenced(m.push(List.of(), "HEAD:refs/heads/caf\u00e9"), "symbolic-ref");
+        assertEquals(tip, repo.tip(MAIN));
+
+        assertRefusedAsUnnameable(hookJvm(latin1, tip + " " + m.head()));
+        assertEquals(tip, repo.tip(MAIN));
+    }
+
+    /** Compiles en_US in ISO-8859-1 as {@code x.ISO-8859-1} under {@code dir}; false where that cannot be done. */
+    private static boolean latin1Locale(Path dir) throws Exception {
+        Files.createDirectories(dir);
+        try {
+            Process p = new ProcessBuilder(
+                            "localedef",
+                            "-i",
+                            "en_US",
+                            "-f",
+                            "ISO-8859-1",
+                            dir.resolve("x.ISO-8859-1").toString())
+                    .redirectErrorStream(true)
+                    .start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(60, TimeUnit.SECONDS) && Files.isDirectory(dir.resolve("x.ISO-8859-1"));
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    /** Runs the hook's JVM itself, without the installed script, in {@code env}, on {@code ids refs/heads/café}. */
+    private String hookJvm(Map<String, String> env, String ids) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(HookedRepo.launcher(tmp).toString(), "hook", "pre-receive")
                 .directory(repo.bare().toFile());
         pb.environment().clear();
         pb.environment().putAll(HookedRepo.gitEnv(tmp));
         pb.environment().put("GIT_DIR", repo.bare().toString());
-        pb.environment().put("LC_ALL", "C");
+        pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         Process p = pb.start();
         try (var in = p.getOutputStream()) {
-            in.write(("0".repeat(40) + " " + tip + " refs/heads/caf\u00e9\n").getBytes(StandardCharsets.UTF_8));
+            in.write((ids + " refs/heads/caf\u00e9\n").getBytes(StandardCharsets.UTF_8));
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(1, p.exitValue(), out);
-        assertTrue(out.contains("REJECTED resource=- ref=- token=0 current=0 reason=bad-config"), out);
-        assertTrue(out.contains("cannot name ref 'refs/heads/caf"), out);
-        assertTrue(out.contains("UTF-8 locale"), out);
-        assertFalse(out.contains("internal error"), out);
+        return p.exitValue() + "\n" + out;
+    }
+
+    private static void assertRefusedAsUnnameable(String exitAndOut) {
+        assertTrue(exitAndOut.startsWith("1\n"), exitAndOut);
+        assertTrue(exitAndOut.contains("REJECTED resource=- ref=- token=0 current=0 reason=bad-config"), exitAndOut);
+        assertTrue(exitAndOut.contains("cannot name ref 'refs/heads/caf"), exitAndOut);
+        assertTrue(exitAndOut.contains("UTF-8 locale"), exitAndOut);
+        assertFalse(exitAndOut.contains("internal error"), exitAndOut);
     }
 
     /**

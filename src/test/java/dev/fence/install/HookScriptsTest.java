@@ -49,10 +49,13 @@ class HookScriptsTest {
         assertEquals("ran with: hook pre-receive\nline\n", run("line\n", hook.toString()));
     }
 
-    /** The locale a hook's JVM starts in: a UTF-8 one in force is kept; any other becomes C.UTF-8. */
+    /**
+     * The locale a hook's JVM starts in: a system UTF-8 one in force is kept (by the character set its name
+     * gives before any modifier); any other becomes C.UTF-8, and a pusher's LOCPATH is dropped.
+     */
     @Test
     void theJvmStartsInAUtf8Locale() throws Exception {
-        Path launcher = write("bin/fence", "#!/bin/sh\necho \"LC_ALL=${LC_ALL-unset}\"\n");
+        Path launcher = write("bin/fence", "#!/bin/sh\necho \"LC_ALL=${LC_ALL-unset}${LOCPATH+ LOCPATH}\"\n");
         Path hook = write("pre-receive", HookScripts.preReceive(new Launch.Launcher(launcher.toString())));
         Map<Map<String, String>, String> cases = Map.of(
                 Map.of("LANG", "C"), "C.UTF-8",
@@ -61,7 +64,10 @@ class HookScriptsTest {
                 Map.of("LC_CTYPE", "de_DE.utf8", "LANG", "C"), "unset",
                 Map.of("LC_ALL", "de_DE.ISO-8859-1", "LANG", "en_US.UTF-8"), "C.UTF-8",
                 Map.of("LC_ALL", "sr_RS.UTF-8@latin"), "sr_RS.UTF-8@latin",
-                Map.of("LC_ALL", "POSIX"), "C.UTF-8");
+                Map.of("LC_ALL", "POSIX"), "C.UTF-8",
+                // glibc reads the part after '@' as a modifier: this locale is Latin-1.
+                Map.of("LC_ALL", "x.ISO-8859-1@a.UTF-8"), "C.UTF-8",
+                Map.of("LANG", "en_US.UTF-8", "LOCPATH", "/tmp/pushers-locales"), "unset");
         for (var c : cases.entrySet()) {
             ProcessBuilder pb = new ProcessBuilder(hook.toString()).redirectErrorStream(true);
             pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
