@@ -85,6 +85,8 @@ public final class AuditFormat {
         return switch (e.type()) {
             case GRANT -> where + " -> " + holder + " (token " + e.token() + ")";
             case EXPIRE -> where + ": lease of " + holder + " (token " + e.token() + ") lapsed";
+            case RENEW -> where + ": lease of " + holder + " (token " + e.token() + ") renewed after its lapse, held"
+                    + " again";
             case RELEASE -> where + ": released by " + holder + " (token " + e.token() + ")";
             case ACCEPT, ALLOW, LANDED -> where + shas(e) + " by " + who + tokenText(e) + pusherText(e)
                     + (isGit(e) || detail == null ? "" : ": " + detail);

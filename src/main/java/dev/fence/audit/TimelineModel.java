@@ -213,7 +213,7 @@ final class TimelineModel {
     static boolean isPush(EventType t) {
         return switch (t) {
             case ACCEPT, BUMP, ALLOW, REJECT, LANDED, UNLANDED -> true;
-            case GRANT, RELEASE, EXPIRE, RETENTION -> false;
+            case GRANT, RELEASE, EXPIRE, RENEW, RETENTION -> false;
         };
     }
 

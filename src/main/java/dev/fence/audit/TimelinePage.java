@@ -589,7 +589,17 @@ public final class TimelinePage {
     }
 
     private static final List<String> SEVERITY_AND_LEASE = List.of(
-            "grant", "release", "expire", "accept", "landed", "bump", "allow", "fenced", "rejected", "retention");
+            "grant",
+            "release",
+            "expire",
+            "renew",
+            "accept",
+            "landed",
+            "bump",
+            "allow",
+            "fenced",
+            "rejected",
+            "retention");
 
     private static String rowKind(LedgerEvent e) {
         return TimelineModel.kind(e);

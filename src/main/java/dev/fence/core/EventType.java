@@ -8,7 +8,10 @@ public enum EventType {
     GRANT,
     /** A lease was released by its holder. */
     RELEASE,
-    /** An expired lease was observed when the next acquire came (holder and token of the lapsed lease). */
+    /**
+     * A lease was seen to have lapsed (holder and token of the lapsed lease), dated at its expiry: by the
+     * next acquire, or by its holder's renew, which then also appends a {@link #RENEW}.
+     */
     EXPIRE,
     /** A push was admitted with a valid current token. */
     ACCEPT,
@@ -31,7 +34,13 @@ public enum EventType {
      * OS user the command ran as), detail = the old and the new value. Appended in the same atomic step
      * as the change and before the new retention trims anything, so the change is never silent.
      */
-    RETENTION;
+    RETENTION,
+    /**
+     * A lease that had lapsed was renewed by its holder before anyone superseded it (holder and token of
+     * the lease), dated at the renewal: the lease is held again from then on. Appended in the same atomic
+     * step as the {@link #EXPIRE} dated at its lapse; a renew of a live lease appends nothing.
+     */
+    RENEW;
 
     /** The name used in JSON and on the command line. */
     public String label() {

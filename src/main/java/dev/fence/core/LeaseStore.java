@@ -127,8 +127,10 @@ public interface LeaseStore extends AutoCloseable {
      * lease that no one has superseded may be renewed). Otherwise {@link LeaseCheck.Refused}, nothing
      * written. Does not change the version. A lease that had lapsed ({@code expiresAt <= now}) is recorded
      * in the same atomic step as an {@link EventType#EXPIRE} event dated at its {@code expiresAt}, as
-     * {@link #acquire} records one: the ledger shows the window in which anyone could have taken the
-     * resource, although the same grant holds it again. A renew of a live lease appends nothing.
+     * {@link #acquire} records one, followed by an {@link EventType#RENEW} event dated at {@code now} (the
+     * store's clock, as {@link #acquire} dates its grant): the ledger shows the window in which anyone could
+     * have taken the resource, and that the same grant holds it again from the renewal on. A renew of a live
+     * lease appends nothing.
      */
     LeaseCheck renew(String resource, String holder, long token, long ttlMillis, Instant now);
 

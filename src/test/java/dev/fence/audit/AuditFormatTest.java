@@ -39,4 +39,21 @@ class AuditFormatTest {
         assertEquals(3, table.toString().lines().count(), table.toString());
         assertTrue(table.toString().contains("\"agent-b (token 9) x\""), table.toString());
     }
+
+    @Test
+    void aLeaseRenewedAfterItsLapseReadsAsHeldAgain() {
+        String res = "git:app:refs/heads/main";
+        List<LedgerEvent> events = List.of(
+                LedgerEvent.lease(AT, EventType.GRANT, res, "agent-a", 7),
+                LedgerEvent.lease(AT.plusSeconds(60), EventType.EXPIRE, res, "agent-a", 7),
+                LedgerEvent.lease(AT.plusSeconds(90), EventType.RENEW, res, "agent-a", 7));
+        StringWriter timeline = new StringWriter();
+        AuditFormat.timeline(events, new PrintWriter(timeline, true));
+
+        List<String> rows = timeline.toString().lines().toList();
+        assertEquals(
+                "01:12:24  RENEW   refs/heads/main: lease of agent-a (token 7) renewed after its lapse, held again",
+                rows.get(2));
+        assertEquals(EventType.RENEW, EventType.parse("renew"));
+    }
 }

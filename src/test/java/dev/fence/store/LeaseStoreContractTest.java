@@ -490,32 +490,43 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
-        void aRenewAfterALapseRecordsTheLapseAtItsExpiryInTheSameStep() {
+        void aRenewAfterALapseRecordsTheLapseAtItsExpiryAndTheRenewalInTheSameStep() {
             AcquireResult.Granted g = grant(MAIN, "alice");
             clock.advance(Duration.ofMillis(TTL + 2_000));
+            Instant renewal = clock.instant();
 
-            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, renewal));
             // Live again: a second renew and the next holder's refused acquire record no other lapse.
+            clock.advance(Duration.ofMillis(1_000));
             assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "alice", g.token(), TTL, clock.instant()));
             assertInstanceOf(AcquireResult.Busy.class, acquire(MAIN, "bob"));
 
             List<LedgerEvent> events = ledger(MAIN);
-            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE), types(events));
+            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE, EventType.RENEW), types(events));
             assertEvent(events.get(1), EventType.EXPIRE, "alice", g.token());
             assertEquals(g.expiresAt(), events.get(1).at(), "dated at the lapse, not at the renew");
             assertEquals("project-42", events.get(1).repo());
             assertEquals("refs/heads/main", events.get(1).ref());
+            // Without the renewal the audit would draw the lease lapsed from its expiry on.
+            assertEvent(events.get(2), EventType.RENEW, "alice", g.token());
+            assertEquals(renewal, events.get(2).at(), "dated at the renewal");
+            assertEquals("project-42", events.get(2).repo());
+            assertEquals("refs/heads/main", events.get(2).ref());
+            assertTrue(events.get(1).seq() < events.get(2).seq(), "the lapse is appended before the renewal");
             assertEquals(1, state(MAIN).version());
         }
 
         @Test
-        void aRenewAtTheInstantOfExpiryRecordsTheLapse() {
+        void aRenewAtTheInstantOfExpiryRecordsTheLapseAndTheRenewal() {
             AcquireResult.Granted g = grant(PLAIN, "alice");
             clock.set(g.expiresAt()); // expiresAt <= now: lapsed, as acquire judges it
 
             assertInstanceOf(LeaseCheck.Ok.class, store.renew(PLAIN, "alice", g.token(), TTL, clock.instant()));
 
-            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE), types(ledger(PLAIN)));
+            List<LedgerEvent> events = ledger(PLAIN);
+            assertEquals(List.of(EventType.GRANT, EventType.EXPIRE, EventType.RENEW), types(events));
+            assertEquals(g.expiresAt(), events.get(2).at());
+            assertTrue(events.get(1).seq() < events.get(2).seq(), "the lapse comes first at the same instant");
         }
 
         @Test

@@ -298,8 +298,11 @@ public final class PostgresLeaseStore implements LeaseStore {
             writeState(tx, cur, state.withLease(renewed));
             if (!at.isBefore(old.expiresAt())) {
                 insertEvents(
-                        tx, List.of(LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token)));
-                prune(tx, at.toEpochMilli(), 1);
+                        tx,
+                        List.of(
+                                LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token),
+                                LedgerEvent.lease(at, EventType.RENEW, resource, holder, token)));
+                prune(tx, at.toEpochMilli(), 2);
             }
             return new LeaseCheck.Ok(renewed);
         });

@@ -347,8 +347,12 @@ public final class SqliteLeaseStore implements LeaseStore {
                     old.holder(), old.token(), old.grantedAt(), at.plusMillis(ttlMillis), false, old.grantSha());
             writeState(c, state.withLease(renewed));
             if (!at.isBefore(old.expiresAt())) {
-                insertEvents(c, List.of(LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token)));
-                prune(c, at.toEpochMilli(), 1);
+                insertEvents(
+                        c,
+                        List.of(
+                                LedgerEvent.lease(old.expiresAt(), EventType.EXPIRE, resource, holder, token),
+                                LedgerEvent.lease(at, EventType.RENEW, resource, holder, token)));
+                prune(c, at.toEpochMilli(), 2);
             }
             return new LeaseCheck.Ok(renewed);
         });

@@ -1,5 +1,6 @@
 -- Extends the current grant of (holder, token) to now + ttl (see LeaseStore#renew); a grant that had
--- lapsed is recorded as an EXPIRE event dated at its lapse, so the ledger shows the window it was open.
+-- lapsed is recorded as an EXPIRE event dated at its lapse and a RENEW event dated now, so the ledger
+-- shows the window it was open and that the grant holds again from the renewal on.
 -- KEYS: meta, state, ledger, ledger seq, then the resource's ledger index and its repo's (if it has a repo)
 -- ARGV: 1 holder, 2 token, 3 ttl ms, 4 now ms ('' for the server's clock), 5 retention asked for,
 --       6 resource, 7 repo (''), 8 ref ('')
@@ -19,8 +20,10 @@ if lapsed then
 end
 redis.call('HSET', state_key, 'expiresAt', int(now + tonumber(ARGV[3])))
 if lapsed then
+  local repo, ref = nonempty(ARGV[7]), nonempty(ARGV[8])
   ledger_append(KEYS[1], ledger_key, seq_key, retention,
-    lease_event(s.expiresAt, 'EXPIRE', ARGV[6], nonempty(ARGV[7]), nonempty(ARGV[8]), s.holder, s.token), now,
-    {KEYS[5], KEYS[6]})
+    lease_event(s.expiresAt, 'EXPIRE', ARGV[6], repo, ref, s.holder, s.token), now, {KEYS[5], KEYS[6]})
+  ledger_append(KEYS[1], ledger_key, seq_key, retention,
+    lease_event(int(now), 'RENEW', ARGV[6], repo, ref, s.holder, s.token), now, {KEYS[5], KEYS[6]})
 end
 return {'ok', redis.call('HGETALL', state_key)}

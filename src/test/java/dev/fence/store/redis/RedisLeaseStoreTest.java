@@ -195,7 +195,7 @@ class RedisLeaseStoreTest {
     // ---- renew, release, moveGrantSha
 
     @Test
-    void renewExtendsOnlyTheCurrentGrantAndChangesNoVersionAndRecordsOnlyTheLapse() {
+    void renewExtendsOnlyTheCurrentGrantAndChangesNoVersionAndRecordsOnlyTheLapseAndTheRenewal() {
         AcquireResult.Granted g = granted(store.acquire("r", "alice", 1000, now, SHA_A, candidate));
         Instant later = now.plusMillis(5000); // lapsed, but no one superseded it
         LeaseCheck ok = store.renew("r", "alice", g.token(), TTL, later);
@@ -209,10 +209,12 @@ class RedisLeaseStoreTest {
         ResourceState s = store.snapshot(List.of("r")).get("r");
         assertEquals(1, s.version());
         assertEquals(current, s.lease());
-        // The renew found the lease lapsed: the ledger shows the lapse, dated when it began; refusals add nothing.
+        // The renew found the lease lapsed: the ledger shows the lapse, dated when it began, and the renewal,
+        // dated when it held again; refusals add nothing.
         List<LedgerEvent> events = store.query(LedgerQuery.forResource("r"));
-        assertEquals(List.of(EventType.GRANT, EventType.EXPIRE), types(events));
+        assertEquals(List.of(EventType.GRANT, EventType.EXPIRE, EventType.RENEW), types(events));
         assertEquals(now.plusMillis(1000), events.get(1).at());
+        assertEquals(later, events.get(2).at());
     }
 
     @Test
