@@ -22,6 +22,10 @@ import java.util.Set;
  * or the end of the window. Between an expiry and the supersession that followed it the lease had lapsed
  * while nobody else held the resource: that stretch is the bar's lapsed part.
  *
+ * <p>A lease its holder renewed after it had lapsed, before anyone superseded it, is two bars: the first
+ * held until its expiry and lapsed until the {@link EventType#RENEW} (ending {@link End#RENEWED}), the
+ * second held from the renewal on, so a push made under it after the renewal falls in a held stretch.
+ *
  * <p>Events about the store itself ({@link EventType#RETENTION}) belong to no resource and get no lane.
  */
 final class TimelineModel {
@@ -39,6 +43,11 @@ final class TimelineModel {
         RELEASED,
         EXPIRED,
         SUPERSEDED,
+        /**
+         * Expired, then renewed by its holder before anyone superseded it: the bar's lapsed part ends at the
+         * renewal, where the same lease's next bar starts.
+         */
+        RENEWED,
         /** Still held, or lapsed unobserved, when the window ends. */
         OPEN;
 
@@ -52,7 +61,7 @@ final class TimelineModel {
      *
      * @param from the grant (or the window's start when the grant is before it)
      * @param heldUntil when it stopped being held: released, expired, superseded or the window's end
-     * @param to the end of the bar: {@code heldUntil}, or the supersession after an expiry
+     * @param to the end of the bar: {@code heldUntil}, or the supersession or renewal after an expiry
      */
     record Bar(String holder, long token, Instant from, Instant heldUntil, Instant to, End end) {
         boolean lapsed() {
@@ -149,6 +158,22 @@ final class TimelineModel {
                         open = null;
                     }
                 }
+                case RENEW -> {
+                    if (open == null || open.token != e.token()) {
+                        // Its expiry is before the window (or retention dropped it): lapsed from the start.
+                        if (open != null) {
+                            bars.add(open.close(e.at(), End.SUPERSEDED));
+                        }
+                        holders.add(e.holder());
+                        Instant from = start.isAfter(e.at()) ? e.at() : start;
+                        open = new Open(e.holder(), e.token(), from);
+                        open.stop(from, End.EXPIRED);
+                    }
+                    if (open.how == End.EXPIRED) {
+                        bars.add(open.renewed(e.at()));
+                        open = new Open(e.holder(), e.token(), e.at());
+                    }
+                }
                 case BUMP -> {
                     if (open != null && !unlandedBumps.contains(e)) {
                         bars.add(open.close(e.at(), End.SUPERSEDED));
@@ -199,6 +224,11 @@ final class TimelineModel {
                 stoppedAt = at;
                 how = end;
             }
+        }
+
+        /** The bar of a lease that had expired, lapsed until its renewal {@code at}. */
+        Bar renewed(Instant at) {
+            return new Bar(holder, token, from, stoppedAt, later(at, stoppedAt), End.RENEWED);
         }
 
         /** The bar, ending at {@code at}; a lease that had stopped already keeps how it stopped. */

@@ -68,7 +68,7 @@ public final class TimelinePage {
 
     static {
         LEGEND.put("lease", "lease held");
-        LEGEND.put("lapsed", "lease lapsed (expired, not yet superseded)");
+        LEGEND.put("lapsed", "lease lapsed (expired, not yet superseded or renewed)");
         LEGEND.put("accept", "accepted push");
         LEGEND.put("landed", "landed (seen on the ref)");
         LEGEND.put("bump", "bumped (tokenless, counter bumped)");
@@ -360,7 +360,10 @@ public final class TimelinePage {
                 .append("\" data-end=\"")
                 .append(b.end().label())
                 .append("\">");
-        rect(h, "held", "held", x0, top + 6, Math.max(1.5, x1 - x0), LANE - 12);
+        if (!b.lapsed() || b.heldUntil().isAfter(b.from())) {
+            // A bar that starts lapsed (expired before the window, renewed in it) has no held part.
+            rect(h, "held", "held", x0, top + 6, Math.max(1.5, x1 - x0), LANE - 12);
+        }
         if (b.lapsed()) {
             rect(h, "lapsed", "lapsed", x1, top + 6, Math.max(1.5, x2 - x1), LANE - 12);
         }

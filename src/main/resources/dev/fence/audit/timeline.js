@@ -18,8 +18,11 @@
     if (d.kind === 'lease') {
       out.push('lease of ' + d.holder + ', token ' + d.token);
       out.push('granted ' + when(d.t));
-      out.push(d.end + ' ' + when(d.heldUntil));
-      if (d.tEnd !== d.heldUntil) { out.push('lapsed until superseded ' + when(d.tEnd)); }
+      var renewed = d.end === 'renewed';
+      out.push((renewed ? 'expired' : d.end) + ' ' + when(d.heldUntil));
+      if (d.tEnd !== d.heldUntil) {
+        out.push('lapsed until ' + (renewed ? 'renewed' : 'superseded') + ' ' + when(d.tEnd));
+      }
       return out;
     }
     if (d.kind === 'cluster') {

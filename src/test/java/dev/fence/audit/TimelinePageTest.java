@@ -117,6 +117,24 @@ class TimelinePageTest {
     }
 
     @Test
+    void aLeaseRenewedAfterItsLapseIsDrawnLapsedUntilTheRenewalAndHeldAfterIt() {
+        List<LedgerEvent> events = List.of(
+                lease(0, EventType.GRANT, "agent-A", 5),
+                lease(60, EventType.EXPIRE, "agent-A", 5),
+                lease(90, EventType.RENEW, "agent-A", 5),
+                push(120, EventType.ACCEPT, "agent-A", "agent-A", 5, OLD, MID, "accepted"));
+        String html = page(events);
+        List<String> bars = elements(lanes(html).get("agent-A"), "lease");
+        assertEquals(2, bars.size(), bars.toString());
+        assertEquals(at(60).toString(), attr(bars.get(0), "data-held-until"));
+        assertEquals(at(90).toString(), attr(bars.get(0), "data-t-end"), "lapsed until the renewal");
+        assertEquals("renewed", attr(bars.get(0), "data-end"));
+        assertEquals(at(90).toString(), attr(bars.get(1), "data-t"), "held again from the renewal");
+        assertEquals("open", attr(bars.get(1), "data-end"));
+        assertTrue(html.contains("<option value=\"renew\">renew</option>"), "the type filter offers it");
+    }
+
+    @Test
     void aBumpSupersedesTheLiveLeaseAndAnUnendedLeaseRunsToTheWindowsEnd() {
         List<LedgerEvent> events = List.of(
                 lease(0, EventType.GRANT, "agent-A", 5),
