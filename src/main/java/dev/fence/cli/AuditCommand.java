@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
         name = "audit",
         mixinStandardHelpOptions = true,
         description = {
-            "Query the audit ledger: every grant, release, observed expiry, and every accepted, bumped",
-            "or rejected push, with its reason. A table by default; --json prints JSON lines.",
+            "Query the audit ledger: every grant, release, observed expiry, renewal after a lapse, and",
+            "every accepted, bumped or rejected push, with its reason. A table by default; --json prints",
+            "JSON lines.",
             "Answers 'who overwrote this branch, and why was it allowed?'.",
             "When more events match than --limit keeps, the newest are printed and a notice on",
             "standard error says that older ones were left out (the exit code is still 0)."
