@@ -55,10 +55,12 @@ abstract class ConfinedDirectory implements Closeable {
     /**
      * Opens {@code dirReal}, a real path under {@code rootReal} (or the root itself).
      *
+     * @param rootKey the root's identity when it was pinned ({@link SharedFiles.Root}); null to take the
+     *     directory at {@code rootReal} now
      * @throws InvalidInputException when a directory on the way is a symbolic link, not a directory, or a
      *     git directory (now, which a check of the path before may not have seen)
      */
-    static ConfinedDirectory open(Path rootReal, Path dirReal) throws IOException {
+    static ConfinedDirectory open(Path rootReal, Object rootKey, Path dirReal) throws IOException {
         if (!dirReal.startsWith(rootReal)) {
             throw new IllegalArgumentException(dirReal + " is not under " + rootReal);
         }
@@ -69,6 +71,13 @@ abstract class ConfinedDirectory implements Closeable {
         }
         Path reached = rootReal;
         try {
+            // The root opened is the one pinned, not another directory put at its name since.
+            Object opened = current.getFileAttributeView(BasicFileAttributeView.class)
+                    .readAttributes()
+                    .fileKey();
+            if (rootKey != null && !rootKey.equals(opened)) {
+                throw new InvalidInputException(SharedFiles.rootMoved(rootReal));
+            }
             refuseGitDirectory(current, reached);
             if (!dirReal.equals(rootReal)) {
                 for (Path part : rootReal.relativize(dirReal)) {

@@ -24,6 +24,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -119,6 +120,8 @@ public final class SharedFiles {
      * @param expectedSha256 the sha256 the writer read, or {@link #MISSING}
      * @param content the new content
      * @param proof the grant's proof, or null (then FENCED)
+     * @param pinned {@code root} as {@link Root#pin pinned} when a long-running server started, or null to
+     *     take it as it is now
      */
     public record Request(
             Path root,
@@ -129,7 +132,22 @@ public final class SharedFiles {
             String resource,
             String holder,
             long token,
-            String proof) {
+            String proof,
+            Root pinned) {
+        /** A write confined to {@code root} as it is at the time of the write. */
+        public Request(
+                Path root,
+                Path path,
+                String label,
+                String expectedSha256,
+                byte[] content,
+                String resource,
+                String holder,
+                long token,
+                String proof) {
+            this(root, path, label, expectedSha256, content, resource, holder, token, proof, null);
+        }
+
         @Override
         public String toString() {
             return "Request[path=" + path + ", expected=" + expectedSha256 + ", resource=" + resource + ", holder="
@@ -153,15 +171,24 @@ public final class SharedFiles {
      *     lock or temporary file, or an unreadable file
      */
     public static Content read(Path root, Path path) {
+        return read(Root.pin(root), path, NONE);
+    }
+
+    /** As {@link #read(Path, Path)}, under a root {@link Root#pin pinned} when a long-running server started. */
+    public static Content read(Root root, Path path) {
         return read(root, path, NONE);
     }
 
     static Content read(Path root, Path path, Seam seam) {
+        return read(Root.pin(root), path, seam);
+    }
+
+    static Content read(Root root, Path path, Seam seam) {
         Confined c = confine(root, path);
         Path target = c.target();
         seam.afterConfine(target);
         String name = target.getFileName().toString();
-        try (ConfinedDirectory dir = ConfinedDirectory.open(c.rootReal(), target.getParent())) {
+        try (ConfinedDirectory dir = ConfinedDirectory.open(c.rootReal(), c.rootKey(), target.getParent())) {
             byte[] bytes;
             try (SeekableByteChannel in = openRegular(dir, name)) {
                 // The size first, to refuse without reading; then at most one byte more than the limit, as the
@@ -199,7 +226,7 @@ public final class SharedFiles {
             throw new InvalidInputException("the new content of " + r.label() + " is more than the 16 MiB ("
                     + MAX_CONTENT + " bytes) fence reads and writes; nothing was written");
         }
-        Confined c = confine(r.root(), r.path());
+        Confined c = confine(r.pinned() != null ? r.pinned() : Root.pin(r.root()), r.path());
         Path target = c.target();
         seam.afterConfine(target);
         String name = target.getFileName().toString();
@@ -211,7 +238,7 @@ public final class SharedFiles {
         ConfinedDirectory dir;
         Object before;
         try {
-            dir = ConfinedDirectory.open(c.rootReal(), target.getParent());
+            dir = ConfinedDirectory.open(c.rootReal(), c.rootKey(), target.getParent());
         } catch (IOException e) {
             throw new InvalidInputException("cannot write " + target + ": " + e.getMessage());
         }
@@ -437,11 +464,20 @@ public final class SharedFiles {
      * #isFencesOwn}).
      */
     static Confined confine(Path root, Path path) {
+        return confine(Root.pin(root), path);
+    }
+
+    /** As {@link #confine(Path, Path)}, under a root pinned before; refused if it is not there any more. */
+    static Confined confine(Root pinned, Path path) {
+        Path root = pinned.real();
         Path rootReal;
         try {
             rootReal = root.toRealPath();
         } catch (IOException e) {
             throw new InvalidInputException("root " + root + " does not exist");
+        }
+        if (!rootReal.equals(root) || !Objects.equals(Root.pin(root).key(), pinned.key())) {
+            throw new InvalidInputException(rootMoved(root));
         }
         int bad = Printable.firstUnprintable(path.toString());
         if (bad >= 0) {
@@ -485,11 +521,45 @@ public final class SharedFiles {
         if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
             throw new InvalidInputException("--path " + path + " is a directory");
         }
-        return new Confined(rootReal, target);
+        return new Confined(rootReal, pinned.key(), target);
     }
 
-    /** A path confined: the root's real path, and the file with its directory's real path, under it. */
-    record Confined(Path rootReal, Path target) {}
+    /** What a caller is told when its pinned root is no longer the directory at its path. */
+    static String rootMoved(Path root) {
+        return "the root " + root + " was moved or replaced since fence started (it is now another directory,"
+                + " or a link to one); fence reads and writes only under the root it was started with. Nothing"
+                + " was read or written; restart fence on the root meant";
+    }
+
+    /** A path confined: the root's real path and identity, and the file with its directory's real path. */
+    record Confined(Path rootReal, Object rootKey, Path target) {}
+
+    /**
+     * A root directory as it was when pinned: its real path and its identity (the file system's file key).
+     * A long-running server pins its root once, at start: a root renamed away and replaced meanwhile (by a
+     * symbolic link to another agent's clone, or another directory moved to its name) is refused, where
+     * resolving the root's name again on every call would follow it wherever it now leads.
+     */
+    public record Root(Path real, Object key) {
+        /**
+         * Pins {@code root}.
+         *
+         * @throws InvalidInputException when it does not exist or is not a directory
+         */
+        public static Root pin(Path root) {
+            try {
+                Path real = root.toRealPath();
+                BasicFileAttributes a =
+                        Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!a.isDirectory()) {
+                    throw new InvalidInputException("root " + root + " is not a directory");
+                }
+                return new Root(real, a.fileKey());
+            } catch (IOException e) {
+                throw new InvalidInputException("root " + root + " does not exist");
+            }
+        }
+    }
 
     /**
      * The git directory {@code target} (a real path, its directory resolved) is in or is, or null: a path

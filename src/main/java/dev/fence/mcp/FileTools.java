@@ -22,11 +22,14 @@ public final class FileTools {
     /**
      * The two tools.
      *
-     * @param root the directory the tools may read and write in
+     * @param root the directory the tools may read and write in, pinned now ({@link SharedFiles.Root})
+     * @throws dev.fence.core.InvalidInputException when it does not exist
      * @param defaultResource the resource a write goes under when the call names none, or null
      * @param writes the fenced writes on the lease store, or null: then only {@code read_file}
      */
     public static List<FenceTools.Extra> of(Path root, String defaultResource, FencedWrites writes) {
+        // Pinned now: a root renamed away and replaced while the server runs is refused, not followed.
+        SharedFiles.Root pinned = SharedFiles.Root.pin(root);
         FenceTools.Extra read = new FenceTools.Extra() {
             @Override
             public FenceTools.Tool tool() {
@@ -44,7 +47,7 @@ public final class FileTools {
                 try {
                     Arguments a = new Arguments("read_file", arguments, Set.of("path"));
                     String path = a.string("path", true);
-                    SharedFiles.Content c = SharedFiles.read(root, path(path));
+                    SharedFiles.Content c = SharedFiles.read(pinned, path(path));
                     Map<String, Object> m = Json.object();
                     m.put("path", path);
                     m.put("sha256", c.sha256());
@@ -129,7 +132,8 @@ public final class FileTools {
                                         resource,
                                         grants.holder(),
                                         token,
-                                        proof));
+                                        proof,
+                                        pinned));
                         if (o instanceof SharedFiles.Outcome.Refused r) {
                             return ToolResult.fenced(r.fenced(), reread);
                         }

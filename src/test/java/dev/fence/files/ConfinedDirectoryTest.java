@@ -49,7 +49,7 @@ class ConfinedDirectoryTest {
     /** The handle keeps to the directory opened: what is created goes there, and it knows it was moved. */
     @Test
     void theOpenDirectoryIsUsedWhereverItsPathNowLeads() throws IOException {
-        try (ConfinedDirectory dir = ConfinedDirectory.open(root, sub)) {
+        try (ConfinedDirectory dir = ConfinedDirectory.open(root, null, sub)) {
             Path moved = SharedFilesTest.swapForLink(sub, outside);
             write(dir.open("new.txt", CREATE), "x");
             dir.rename("new.txt", "inside.txt");
@@ -66,7 +66,8 @@ class ConfinedDirectoryTest {
     void aLinkOnTheWayIsRefusedWhenTheDirectoryIsOpened() throws IOException {
         Path deeper = Files.createDirectories(sub.resolve("deeper"));
         SharedFilesTest.swapForLink(sub, outside);
-        InvalidInputException e = assertThrows(InvalidInputException.class, () -> ConfinedDirectory.open(root, deeper));
+        InvalidInputException e =
+                assertThrows(InvalidInputException.class, () -> ConfinedDirectory.open(root, null, deeper));
         assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
     }
 

@@ -35,6 +35,34 @@ class FileToolsTest {
         assertEquals("path", read(root, "a\u0000b").structured().get("argument"));
     }
 
+    /**
+     * The server's root is pinned when it starts: an agent that renames its root away and puts a link to
+     * another agent's clone (or another directory) at its name reads nothing there, though no name below
+     * the root was swapped.
+     */
+    @Test
+    void aRootMovedAwayAndReplacedIsNotFollowed() throws Exception {
+        Path mine = Files.createDirectories(tmp.resolve("agent-a/clone"));
+        Path theirs = Files.createDirectories(tmp.resolve("agent-b/clone"));
+        Files.writeString(mine.resolve("notes.txt"), "agent-a's notes\n");
+        Files.writeString(theirs.resolve("notes.txt"), "agent-b's notes\n");
+        FenceTools.Extra tool = FileTools.of(mine, null, null).get(0);
+        assertTrue(tool.call(Map.of("path", "notes.txt"), null).text().contains("agent-a's notes"));
+
+        Files.move(mine, tmp.resolve("agent-a/clone.real"));
+        Files.createSymbolicLink(mine, theirs);
+        ToolResult viaLink = tool.call(Map.of("path", "notes.txt"), null);
+        assertTrue(viaLink.error(), viaLink.text());
+        assertTrue(viaLink.text().contains("was moved or replaced since fence started"), viaLink.text());
+        assertFalse(viaLink.text().contains("agent-b's notes"), viaLink.text());
+
+        Files.delete(mine);
+        Files.move(theirs, mine);
+        ToolResult moved = tool.call(Map.of("path", "notes.txt"), null);
+        assertTrue(moved.error(), moved.text());
+        assertFalse(moved.text().contains("agent-b's notes"), moved.text());
+    }
+
     /** A file too large to return is a bad argument, answered at once (it used to end the server's thread). */
     @Test
     void aFileTooLargeToReturnIsABadArgument() throws Exception {
