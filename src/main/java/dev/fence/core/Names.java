@@ -124,6 +124,12 @@ public final class Names {
             if (!isMark(cp)) {
                 base = cp;
             }
+            if (isPunctuationLookAlike(cp) && besideAscii(holder, i, Character.charCount(cp))) {
+                throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
+                        + new String(Character.toChars(cp)) + "' (U+" + String.format("%04X", cp) + ") at position "
+                        + i + ", a letter that draws as ASCII punctuation ('agentーb' reads as agent-b): write the"
+                        + " punctuation itself");
+            }
             if (isRareLatinLetter(cp)) {
                 throw new InvalidInputException("holder " + Printable.name(holder) + " contains '"
                         + new String(Character.toChars(cp)) + "' (U+" + String.format("%04X", cp) + ") at position "
@@ -133,6 +139,35 @@ public final class Names {
             i += Character.charCount(cp);
         }
         return holder;
+    }
+
+    /**
+     * True for a letter beyond ASCII of no script of its own (Unicode's Common script: modifier letters
+     * such as 'ː' and 'ˍ', the Japanese length mark 'ー') or a CJK letter that draws as a stroke or a dash
+     * ('一', '丨', 'ㅡ', 'ㅣ', 'ㄧ'): beside ASCII they read as the punctuation holder names use (between
+     * kana, 'ー' is a Japanese name's own).
+     */
+    private static boolean isPunctuationLookAlike(int cp) {
+        if (cp < 0x80 || !Character.isLetter(cp)) {
+            return false;
+        }
+        Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+        return script == Character.UnicodeScript.COMMON
+                || script == Character.UnicodeScript.INHERITED
+                || cp == 0x4E00
+                || cp == 0x4E28
+                || cp == 0x4E36
+                || cp == 0x4E3F
+                || cp == 0x3161
+                || cp == 0x3163
+                || cp == 0x3127
+                || cp == 0x30FC
+                || cp == 0x3007;
+    }
+
+    /** True when the character at {@code i} ({@code n} chars long) has an ASCII character on either side. */
+    private static boolean besideAscii(String s, int i, int n) {
+        return (i > 0 && s.charAt(i - 1) < 0x80) || (i + n < s.length() && s.charAt(i + n) < 0x80);
     }
 
     private static boolean isLatinOrCommon(int cp) {

@@ -118,6 +118,12 @@ class PrintableTest {
                 "agent-b\u0336", "U+0336",
                 "agent-\u0338b", "U+0338",
                 "agent-b-2\u20DD", "U+20DD");
+        for (String lookAlike :
+                List.of("agent\u02D0b", "agent\u02CDb", "agent\u30FCb", "agent\u4E00b", "\u30FCagent")) {
+            InvalidInputException x =
+                    assertThrows(InvalidInputException.class, () -> Names.requireHolder(lookAlike), lookAlike);
+            assertTrue(x.getMessage().contains("draws as ASCII punctuation"), x.getMessage());
+        }
         for (var e : lookAlikes.entrySet()) {
             InvalidInputException x =
                     assertThrows(InvalidInputException.class, () -> Names.requireHolder(e.getKey()), e.getKey());
