@@ -81,15 +81,14 @@ final class StoreRetentionCommand implements Callable<Integer> {
         }
     }
 
-    /** The OS user the command runs as, as a plain-git hook names a pusher. */
+    /**
+     * The OS account the command runs as, from the JVM (which asks the system for the process's user), not
+     * from {@code USER}, which whoever runs the command sets; a {@code USER} naming someone else is recorded
+     * beside it.
+     */
     private String changedBy() {
-        String user = ctx.env().get("USER");
-        if (user == null || user.isBlank()) {
-            user = ctx.env().get("LOGNAME");
-        }
-        if (user == null || user.isBlank()) {
-            user = System.getProperty("user.name", "unknown");
-        }
-        return user;
+        String account = System.getProperty("user.name", "unknown");
+        String claimed = ctx.env().get("USER");
+        return claimed == null || claimed.isBlank() || claimed.equals(account) ? account : account + "/USER=" + claimed;
     }
 }
