@@ -203,10 +203,28 @@ abstract class ConfinedDirectory implements Closeable {
     abstract FileChannel open(String name, Set<? extends OpenOption> options, FileAttribute<?>... attrs)
             throws IOException;
 
-    /** The permissions of {@code name}, or null when there is no such file or no POSIX permissions. */
-    abstract Set<PosixFilePermission> permissions(String name) throws IOException;
+    /** The POSIX attributes of {@code name}, never following a link; null where there are none. */
+    abstract PosixFileAttributeView posixView(String name) throws IOException;
 
-    abstract void setPermissions(String name, Set<PosixFilePermission> permissions) throws IOException;
+    /** The permissions of {@code name}, or null when there is no such file or no POSIX permissions. */
+    final Set<PosixFilePermission> permissions(String name) throws IOException {
+        PosixFileAttributeView v = posixView(name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return v.readAttributes().permissions();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    final void setPermissions(String name, Set<PosixFilePermission> permissions) throws IOException {
+        PosixFileAttributeView v = posixView(name);
+        if (v != null) {
+            v.setPermissions(permissions);
+        }
+    }
 
     /** Renames {@code from} over {@code to} atomically, both in this directory. */
     abstract void rename(String from, String to) throws IOException;
@@ -274,26 +292,8 @@ abstract class ConfinedDirectory implements Closeable {
         }
 
         @Override
-        Set<PosixFilePermission> permissions(String name) throws IOException {
-            PosixFileAttributeView v =
-                    dir.getFileAttributeView(name(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-            if (v == null) {
-                return null;
-            }
-            try {
-                return v.readAttributes().permissions();
-            } catch (NoSuchFileException e) {
-                return null;
-            }
-        }
-
-        @Override
-        void setPermissions(String name, Set<PosixFilePermission> permissions) throws IOException {
-            PosixFileAttributeView v =
-                    dir.getFileAttributeView(name(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-            if (v != null) {
-                v.setPermissions(permissions);
-            }
+        PosixFileAttributeView posixView(String name) {
+            return dir.getFileAttributeView(name(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
         }
 
         @Override
@@ -375,28 +375,8 @@ abstract class ConfinedDirectory implements Closeable {
         }
 
         @Override
-        Set<PosixFilePermission> permissions(String name) throws IOException {
-            Path p = checked(name);
-            PosixFileAttributeView v =
-                    Files.getFileAttributeView(p, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-            if (v == null) {
-                return null;
-            }
-            try {
-                return v.readAttributes().permissions();
-            } catch (NoSuchFileException e) {
-                return null;
-            }
-        }
-
-        @Override
-        void setPermissions(String name, Set<PosixFilePermission> permissions) throws IOException {
-            Path p = checked(name);
-            PosixFileAttributeView v =
-                    Files.getFileAttributeView(p, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-            if (v != null) {
-                v.setPermissions(permissions);
-            }
+        PosixFileAttributeView posixView(String name) throws IOException {
+            return Files.getFileAttributeView(checked(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
         }
 
         @Override
