@@ -73,9 +73,12 @@ public final class Names {
 
     /**
      * Returns {@code holder} when it is a valid name ({@link #require}) that is also {@link
-     * Printable#isPlain plain}: letters, digits, marks and {@code - _ . @ / : + = # ~ %}, no spaces. Asked
-     * of a holder that a new grant would record; a holder already in a store is looked up by {@link
-     * #require} alone, so that a lease granted before this rule can still be renewed and released.
+     * Printable#isPlain plain}: letters, digits, marks and {@code - _ . @ / : + = # ~ %}, no spaces; that
+     * cannot read as another holder's name (letters of one script, as Unicode's compatibility form writes
+     * them, no rare Latin letter, no combining mark left over on a Latin letter, no letter beside ASCII that
+     * draws as punctuation); and of at most {@link #MAX_HOLDER_LENGTH} characters. Asked of a holder that a
+     * new grant would record; a holder already in a store is looked up by {@link #require} alone, so that a
+     * lease granted before these rules can still be renewed and released.
      *
      * @throws InvalidInputException naming the problem when it is not
      */
