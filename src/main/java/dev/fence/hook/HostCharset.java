@@ -14,9 +14,10 @@ import java.util.List;
  * JVM encodes file names in its locale's character set ({@code native.encoding}) and, on JDK 17, process
  * arguments in its default one. In {@code LANG=C} neither can carry {@code refs/heads/café}: a file name
  * fails outright, and an argument would reach git as {@code refs/heads/caf?}, another name. A Latin-1
- * locale can carry it, as other bytes than git's: only UTF-8 names git's files. A hook that cannot name a ref cannot
- * judge it (its symbolic refs and other spellings are files), so such a push is refused whole with a
- * message for the operator; hooks that {@code fence install} writes start the JVM in a UTF-8 locale.
+ * locale can carry it, as other bytes than git's: only UTF-8 names git's files. A hook that cannot name
+ * a ref cannot judge it (its symbolic refs and other spellings are files), so such a push is refused
+ * whole with a message for the operator; hooks that {@code fence install} writes start the JVM in a
+ * UTF-8 locale.
  */
 final class HostCharset {
     private HostCharset() {}
@@ -36,11 +37,7 @@ final class HostCharset {
         if (isAscii(ref)) {
             return true;
         }
-        // A character set that can encode the name is not enough: Latin-1 writes 'é' as one byte where git's
-        // file is named by two, so a symbolic ref's file would not be found and the ref judged as plain.
-        // Only UTF-8 names the same files and arguments as git's UTF-8 bytes.
-        if (!isUtf8(System.getProperty("native.encoding"))
-                || !isUtf8(Charset.defaultCharset().name())) {
+        if (!Utf8.JVM) {
             return false;
         }
         try {
@@ -49,6 +46,17 @@ final class HostCharset {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Whether this JVM names files and arguments in UTF-8, asked once and only when a name beyond ASCII
+     * comes (a holder class: a push of ASCII names, nearly all of them, never looks up a charset). A
+     * character set that can encode a name is not enough: Latin-1 writes 'é' as one byte where git's file
+     * is named by two, so a symbolic ref's file would not be found and the ref judged as plain.
+     */
+    private static final class Utf8 {
+        static final boolean JVM = isUtf8(System.getProperty("native.encoding"))
+                && isUtf8(Charset.defaultCharset().name());
     }
 
     private static boolean isUtf8(String charset) {
