@@ -80,6 +80,36 @@ class HookScriptsTest {
         }
     }
 
+    /**
+     * The launcher itself does the same for {@code fence hook} (hooks written by older versions call it
+     * without the script's line), and leaves every other command's locale alone.
+     */
+    @Test
+    void theLauncherStartsAHookJvmInAUtf8Locale() throws Exception {
+        Path java = write("jdk/bin/java", "#!/bin/sh\necho \"LC_ALL=${LC_ALL-unset}${LOCPATH+ LOCPATH}\"\n");
+        Path jar = write("fence.jar", "");
+        Map<List<String>, String> cases = Map.of(
+                List.of("hook", "x.ISO-8859-1@a.UTF-8"), "C.UTF-8",
+                List.of("hook", "en_US.UTF-8"), "en_US.UTF-8",
+                List.of("version", "x.ISO-8859-1@a.UTF-8"), "x.ISO-8859-1@a.UTF-8 LOCPATH");
+        for (var c : cases.entrySet()) {
+            ProcessBuilder pb = new ProcessBuilder(
+                            Path.of("bin/fence").toAbsolutePath().toString(),
+                            c.getKey().get(0))
+                    .redirectError(ProcessBuilder.Redirect.DISCARD); // bash warns of a locale this machine lacks
+            pb.environment().keySet().removeIf(k -> k.equals("LANG") || k.startsWith("LC_"));
+            pb.environment().put("FENCE_JAVA", java.toString());
+            pb.environment().put("FENCE_JAR", jar.toString());
+            pb.environment().put("LC_ALL", c.getKey().get(1));
+            pb.environment().put("LOCPATH", tmp.resolve("locales").toString());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("LC_ALL=" + c.getValue() + "\n", out, c.getKey().toString());
+        }
+    }
+
     @Test
     void everyScriptIsSyntacticallyValid() throws Exception {
         Launch jar = new Launch.JavaJar("/usr/bin/java", "/opt/fence/fence.jar");
