@@ -95,6 +95,11 @@ public final class Names {
                 i += Character.charCount(cp);
             }
         }
+        if (holder.length() <= MAX_HOLDER_LENGTH && Printable.isAscii(holder)) {
+            // Plain ASCII is one script, its own compatibility form, and carries no mark or look-alike:
+            // the usual holder skips the Unicode tables the checks below load.
+            return holder;
+        }
         String mixed = mixedScripts(holder);
         if (mixed != null) {
             throw new InvalidInputException("holder " + Printable.name(holder) + " mixes " + mixed
@@ -208,14 +213,19 @@ public final class Names {
      * Scripts a name may mix, after Unicode's "highly restrictive" profile (UTS #39): Japanese, Chinese and
      * Korean names mix their own scripts with Han and Latin; any other name is of one script.
      */
-    private static final List<Set<Character.UnicodeScript>> MIXES_ALLOWED = List.of(
-            EnumSet.of(
-                    Character.UnicodeScript.LATIN,
-                    Character.UnicodeScript.HAN,
-                    Character.UnicodeScript.HIRAGANA,
-                    Character.UnicodeScript.KATAKANA),
-            EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.BOPOMOFO),
-            EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.HANGUL));
+    private static final class MixesAllowed {
+        // A holder class: Character.UnicodeScript's initialiser builds tables of every script, and a hook
+        // that checks ASCII names (the usual push) must not pay for them. Bench: "Java hook" rows.
+        static final List<Set<Character.UnicodeScript>> ALL = List.of(
+                EnumSet.of(
+                        Character.UnicodeScript.LATIN,
+                        Character.UnicodeScript.HAN,
+                        Character.UnicodeScript.HIRAGANA,
+                        Character.UnicodeScript.KATAKANA),
+                EnumSet.of(
+                        Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.BOPOMOFO),
+                EnumSet.of(Character.UnicodeScript.LATIN, Character.UnicodeScript.HAN, Character.UnicodeScript.HANGUL));
+    }
 
     /** The scripts {@code name}'s letters mix, joined by " and ", when no allowed mix covers them; else null. */
     static String mixedScripts(String name) {
@@ -231,7 +241,7 @@ public final class Names {
         if (scripts.size() <= 1) {
             return null;
         }
-        for (Set<Character.UnicodeScript> allowed : MIXES_ALLOWED) {
+        for (Set<Character.UnicodeScript> allowed : MixesAllowed.ALL) {
             if (allowed.containsAll(scripts)) {
                 return null;
             }

@@ -63,7 +63,8 @@ public final class Printable {
         return '"' + escaped.replace("\"", "\\\"") + '"';
     }
 
-    private static boolean isAscii(String s) {
+    /** True when every character of {@code s} is ASCII. */
+    static boolean isAscii(String s) {
         for (int i = 0; i < s.length(); i++) {
             if (s.charAt(i) >= 0x80) {
                 return false;
