@@ -3,10 +3,14 @@ package dev.fence.store.sqlite;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.fence.core.InternalException;
+import dev.fence.store.SqlScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SqlResourcesTest {
@@ -32,5 +36,19 @@ class SqlResourcesTest {
         for (String statement : sql.schema()) {
             assertFalse(statement.isBlank());
         }
+    }
+
+    @Test
+    void eachStatementReadAloneIsTheOneTheWholeFileNames() {
+        // The store reads a statement out of the text when first asked (a hook runs a few); that must be the
+        // statement a reading of the whole file gives, and no name may be given twice.
+        Map<String, String> all = SqlScripts.parseNamed(SqlText.STATEMENTS);
+        assertFalse(all.isEmpty());
+        SqlResources sql = SqlResources.load();
+        for (Map.Entry<String, String> e : all.entrySet()) {
+            assertEquals(e.getValue(), sql.get(e.getKey()), e.getKey());
+            assertEquals(e.getValue(), sql.get(e.getKey()), e.getKey() + ", asked again");
+        }
+        assertThrows(InternalException.class, () -> sql.get("no.such.statement"));
     }
 }
