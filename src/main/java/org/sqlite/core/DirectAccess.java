@@ -1,7 +1,6 @@
 package org.sqlite.core;
 
 import java.sql.SQLException;
-import org.sqlite.SQLiteConfig;
 
 /**
  * fence's entry to sqlite-jdbc's native binding ({@link NativeDB}) without the driver's JDBC layer; it
@@ -59,10 +58,17 @@ public final class DirectAccess {
     }
 
     /**
-     * {@code sqlite3_open_v2}: opens (or creates) the database file with the open flags and busy timeout of
-     * {@code config}; loads the native library first if the process has not.
+     * {@code sqlite3_open_v2}: opens (or creates) the database file with {@code openFlags} ({@link
+     * org.sqlite.SQLiteOpenMode}'s flags) and waits for other connections' locks {@code busyTimeoutMillis}
+     * (as {@code DB.open} does with a {@link org.sqlite.SQLiteConfig}'s settings, loading extensions left off); loads
+     * the native library first if the process has not.
+     *
+     * <p>Without a {@code SQLiteConfig}: making a process's first one initialises the driver's tables of
+     * every pragma it knows, a millisecond and a half of a hook (bench: "Java hook, SQLite" rows), and fence
+     * sets its pragmas itself. The connection's {@code DB.getConfig()} is therefore null, which only the
+     * driver's JDBC layer reads; {@code SqliteDriverPatchTest} runs every call here on such a connection.
      */
-    public static NativeDB open(String file, SQLiteConfig config) throws SQLException {
+    public static NativeDB open(String file, int openFlags, int busyTimeoutMillis) throws SQLException {
         boolean loaded;
         try {
             loaded = NativeDB.load();
@@ -72,8 +78,10 @@ public final class DirectAccess {
         if (!loaded) {
             throw new SQLException("sqlite-jdbc's native library could not be loaded");
         }
-        NativeDB db = new NativeDB(null, file, config);
-        db.open(file, config.getOpenModeFlags());
+        NativeDB db = new NativeDB(null, file, null);
+        db._open(file, openFlags);
+        db.enable_load_extension(false);
+        db.busy_timeout(busyTimeoutMillis);
         return db;
     }
 
@@ -166,9 +174,14 @@ public final class DirectAccess {
         db.finalize(statement);
     }
 
-    /** {@code sqlite3_close}: every statement must have been finalized. */
+    /**
+     * {@code sqlite3_close}: every statement must have been finalized. {@code DB.close} would also close
+     * the JDBC layer's statements (this class makes none) and set the connection's closed flag, an {@code
+     * AtomicBoolean}, whose first write in a JDK 17 process links VarHandles: about half a millisecond,
+     * which a hook paid at its end.
+     */
     public static void close(NativeDB db) throws SQLException {
-        db.close();
+        db._close();
     }
 
     private static void check(NativeDB db, int rc) throws SQLException {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
-import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteOpenMode;
 import org.sqlite.core.DirectAccess;
 import org.sqlite.core.NativeDB;
 
@@ -30,9 +30,25 @@ final class SqliteDb implements AutoCloseable {
         this.db = db;
     }
 
-    /** Opens (or creates) {@code file} with the open flags and busy timeout of {@code config}. */
-    static SqliteDb open(Path file, SQLiteConfig config) throws SQLException {
-        return new SqliteDb(DirectAccess.open(file.toString(), config));
+    /** How {@link #open} opens a file: its SQLite open flags (those of the driver's settings of each kind). */
+    enum Mode {
+        /** Read and write, creating the file when it is missing. */
+        CREATE(SQLiteOpenMode.READWRITE.flag | SQLiteOpenMode.CREATE.flag | SQLiteOpenMode.OPEN_URI.flag),
+        /** Read and write a file that is there. */
+        EXISTING(SQLiteOpenMode.READWRITE.flag | SQLiteOpenMode.OPEN_URI.flag),
+        /** Read a file that is there. */
+        READ_ONLY(SQLiteOpenMode.READONLY.flag | SQLiteOpenMode.OPEN_URI.flag);
+
+        final int flags;
+
+        Mode(int flags) {
+            this.flags = flags;
+        }
+    }
+
+    /** Opens {@code file} as {@code mode} says, waiting {@code busyTimeoutMillis} for other connections' locks. */
+    static SqliteDb open(Path file, Mode mode, int busyTimeoutMillis) throws SQLException {
+        return new SqliteDb(DirectAccess.open(file.toString(), mode.flags, busyTimeoutMillis));
     }
 
     /** How long a statement waits for another connection's lock before failing with SQLITE_BUSY, in ms. */

@@ -22,6 +22,7 @@ import dev.fence.store.StoreOptions;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -43,18 +44,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteException;
 import org.sqlite.SQLiteJDBCLoader;
-import org.sqlite.SQLiteOpenMode;
 import org.sqlite.core.DirectAccess;
 
 /**
@@ -213,15 +211,18 @@ public final class SqliteLeaseStore implements LeaseStore {
      * org.sqlite.SQLiteConnectionConfig}.)
      */
     private static final class Startup {
-        private static final AtomicBoolean STARTED = new AtomicBoolean();
+        /** Guarded by the class (not an AtomicBoolean, whose first use in a process links VarHandles). */
+        private static boolean started;
+
         private static volatile Thread library;
 
         private Startup() {}
 
-        static void begin() {
-            if (!STARTED.compareAndSet(false, true)) {
+        static synchronized void begin() {
+            if (started) {
                 return;
             }
+            started = true;
             Thread t = new Thread(
                     new Runnable() {
                         @Override
@@ -697,8 +698,11 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private static final int MOST_READERS = 4;
 
-    /** Idle read-only connections, the most recently used first (its page cache is the warmest). */
-    private final ConcurrentLinkedDeque<Reader> idleReaders = new ConcurrentLinkedDeque<>();
+    /**
+     * Idle read-only connections, the most recently used first (its page cache is the warmest). Not a
+     * ConcurrentLinkedDeque: see {@link #pending}.
+     */
+    private final LinkedBlockingDeque<Reader> idleReaders = new LinkedBlockingDeque<>();
 
     /** Read-only connections open, idle or in use. */
     private final AtomicInteger readers = new AtomicInteger();
@@ -753,11 +757,8 @@ public final class SqliteLeaseStore implements LeaseStore {
      */
     private Reader openReader(long deadline) throws SQLException {
         Object key = connectionFileKey;
-        SQLiteConfig config = new SQLiteConfig();
-        config.setReadOnly(true);
         Startup.awaitLibrary(deadline);
-        config.setBusyTimeout(remainingMillis(deadline));
-        SqliteDb c = openBeside(key, config, db -> {
+        SqliteDb c = openBeside(key, SqliteDb.Mode.READ_ONLY, remainingMillis(deadline), db -> {
             if (!"wal".equalsIgnoreCase(db.queryText("PRAGMA journal_mode"))
                     || pragmaInt(db, "PRAGMA user_version") != SCHEMA_VERSION
                     || pragmaInt(db, "PRAGMA application_id") != APPLICATION_ID) {
@@ -779,11 +780,12 @@ public final class SqliteLeaseStore implements LeaseStore {
      * it. (Closing a connection turned down here is safe: SQLite neither checkpoints nor deletes the log of
      * a file that has moved, {@code SQLITE_FCNTL_HAS_MOVED}.)
      */
-    private SqliteDb openBeside(Object key, SQLiteConfig config, Work<Boolean> prepare) throws SQLException {
+    private SqliteDb openBeside(Object key, SqliteDb.Mode mode, int busyTimeoutMillis, Work<Boolean> prepare)
+            throws SQLException {
         if (key == null || !key.equals(fileKey())) {
             return null;
         }
-        SqliteDb c = SqliteDb.open(file, config);
+        SqliteDb c = SqliteDb.open(file, mode, busyTimeoutMillis);
         boolean kept = false;
         try {
             kept = prepare.run(c) && key.equals(fileKey()) && key.equals(connectionFileKey);
@@ -997,11 +999,8 @@ public final class SqliteLeaseStore implements LeaseStore {
                     drop();
                 }
                 if (db == null) {
-                    SQLiteConfig config = new SQLiteConfig();
                     // The file the store's own connection has open, never a new one.
-                    config.resetOpenMode(SQLiteOpenMode.CREATE);
-                    config.setBusyTimeout(0);
-                    db = openBeside(key, config, c -> {
+                    db = openBeside(key, SqliteDb.Mode.EXISTING, 0, c -> {
                         c.queryText("SELECT count(*) FROM sqlite_schema");
                         return true;
                     });
@@ -1036,8 +1035,12 @@ public final class SqliteLeaseStore implements LeaseStore {
                 + "); retry, or raise ?timeout= in the store URL");
     }
 
-    /** Calls waiting for a transaction, oldest first. */
-    private final ConcurrentLinkedDeque<Job<?>> pending = new ConcurrentLinkedDeque<>();
+    /**
+     * Calls waiting for a transaction, oldest first. A deque under a lock of its own rather than the
+     * lock-free ConcurrentLinkedDeque, whose class initialiser sets up VarHandles: about 3 ms of a JDK 17 hook
+     * process (bench: "Java hook, SQLite" rows), while the deque's few operations per call are short.
+     */
+    private final LinkedBlockingDeque<Job<?>> pending = new LinkedBlockingDeque<>();
 
     /**
      * The most calls one turn of the lock takes: enough to share a commit among a busy server's verdicts,
@@ -1400,7 +1403,8 @@ public final class SqliteLeaseStore implements LeaseStore {
         Path parent = file.getParent();
         boolean posix = file.getFileSystem().supportedFileAttributeViews().contains("posix");
         try {
-            if (parent != null) {
+            // A stat first: creating a directory that is there fails with an exception, built on every open.
+            if (parent != null && !Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
                 if (posix) {
                     Files.createDirectories(parent, PRIVATE_DIRECTORY);
                 } else {
@@ -1414,12 +1418,8 @@ public final class SqliteLeaseStore implements LeaseStore {
         if (posix && !Files.exists(file)) {
             createPrivately();
         }
-        // The settings before the wait: a process's first SQLiteConfig initialises the driver's tables of
-        // pragmas (a millisecond of a hook), which this thread does while the library is still loading.
-        SQLiteConfig config = new SQLiteConfig();
         Startup.awaitLibrary(deadline);
-        config.setBusyTimeout(remainingMillis(deadline));
-        SqliteDb c = SqliteDb.open(file, config);
+        SqliteDb c = SqliteDb.open(file, SqliteDb.Mode.CREATE, remainingMillis(deadline));
         try {
             String mode = c.queryText("PRAGMA journal_mode = WAL");
             if (!"wal".equalsIgnoreCase(mode)) {

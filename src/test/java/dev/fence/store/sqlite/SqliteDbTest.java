@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
+import org.sqlite.SQLiteOpenMode;
 
 /** The store's connection through the driver's native binding, on a real file. */
 class SqliteDbTest {
@@ -31,7 +32,7 @@ class SqliteDbTest {
 
     @BeforeEach
     void open() throws SQLException {
-        db = SqliteDb.open(tmp.resolve("t.db"), new SQLiteConfig());
+        db = SqliteDb.open(tmp.resolve("t.db"), SqliteDb.Mode.CREATE, 3000);
         db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, n INTEGER, b BLOB)");
     }
 
@@ -156,6 +157,30 @@ class SqliteDbTest {
         db.run("COMMIT");
         assertEquals(0, db.queryLong("SELECT count(*) FROM t"));
         db.close();
-        db = SqliteDb.open(tmp.resolve("t.db"), new SQLiteConfig());
+        db = SqliteDb.open(tmp.resolve("t.db"), SqliteDb.Mode.CREATE, 3000);
+    }
+
+    @Test
+    void eachModeOpensAsTheDriversOwnSettingsWould() throws SQLException {
+        // The store opens without the driver's settings object; its flags must stay the ones those settings give.
+        assertEquals(new SQLiteConfig().getOpenModeFlags(), SqliteDb.Mode.CREATE.flags);
+        SQLiteConfig readOnly = new SQLiteConfig();
+        readOnly.setReadOnly(true);
+        assertEquals(readOnly.getOpenModeFlags(), SqliteDb.Mode.READ_ONLY.flags);
+        SQLiteConfig existing = new SQLiteConfig();
+        existing.resetOpenMode(SQLiteOpenMode.CREATE);
+        assertEquals(existing.getOpenModeFlags(), SqliteDb.Mode.EXISTING.flags);
+
+        // ...and do what they say: only CREATE makes a missing file; READ_ONLY writes nothing.
+        Path missing = tmp.resolve("missing.db");
+        assertThrows(SQLException.class, () -> SqliteDb.open(missing, SqliteDb.Mode.EXISTING, 0));
+        assertThrows(SQLException.class, () -> SqliteDb.open(missing, SqliteDb.Mode.READ_ONLY, 0));
+        assertFalse(missing.toFile().exists());
+        db.exec("INSERT INTO t (id) VALUES (7)");
+        try (SqliteDb reader = SqliteDb.open(tmp.resolve("t.db"), SqliteDb.Mode.READ_ONLY, 0)) {
+            assertEquals(1, reader.queryLong("SELECT count(*) FROM t"));
+            SQLiteException e = assertThrows(SQLiteException.class, () -> reader.exec("DELETE FROM t"));
+            assertEquals(SQLiteErrorCode.SQLITE_READONLY.code, e.getResultCode().code & 0xff);
+        }
     }
 }

@@ -341,7 +341,7 @@ class SqliteDriverPatchTest {
     };
 
     private static NativeDB open(Path file) throws SQLException {
-        return DirectAccess.open(file.toString(), new SQLiteConfig());
+        return DirectAccess.open(file.toString(), new SQLiteConfig().getOpenModeFlags(), 3000);
     }
 
     @Test
