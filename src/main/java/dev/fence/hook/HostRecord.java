@@ -5,15 +5,12 @@ import dev.fence.core.Digests;
 import dev.fence.core.Names;
 import dev.fence.core.StoreUnavailableException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Base64;
 import java.util.Collection;
@@ -37,6 +34,9 @@ import java.util.Map;
 final class HostRecord implements AutoCloseable {
     private static final String VERSION = "v1";
 
+    /** Far more than a mark's one line (a resource name is at most a few hundred bytes). */
+    private static final long MAX_FILE_BYTES = 64 * 1024;
+
     /** How a push that found the record locked by other pushes for its whole time says so. */
     static final String BUSY = "the repository is busy: its record of accepted tokens stayed locked by other pushes";
 
@@ -58,6 +58,8 @@ final class HostRecord implements AutoCloseable {
     private final FileLock lock;
     /** What {@link #read(Collection)} found, under this lock: the marks {@link #raise} compares against. */
     private final Map<String, AcceptedMark> known = new HashMap<>();
+    /** Each resource's file, named by a digest that a push's read and raise would otherwise both compute. */
+    private final Map<String, Path> files = new HashMap<>();
 
     private HostRecord(Path dir, Digests digests, FileChannel lockChannel, FileLock lock) {
         this.dir = dir;
@@ -125,9 +127,16 @@ final class HostRecord implements AutoCloseable {
         Path file = fileOf(resource);
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return null;
+            // java.io, as SmallFiles says why: a one-shot hook reads no file through NIO's channels.
+            byte[] bytes = SmallFiles.readIfExists(file, MAX_FILE_BYTES);
+            if (bytes == null) {
+                if (!SmallFiles.exists(file)) {
+                    return null;
+                }
+                // Longer than any mark: damaged, refused below.
+                bytes = new byte[0];
+            }
+            text = new String(bytes, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new StoreUnavailableException(
                     "cannot read the repository's record " + file + ": " + e.getMessage(), e);
@@ -173,26 +182,10 @@ final class HostRecord implements AutoCloseable {
             byte[] line = (VERSION + " " + m.token() + " " + holder + " " + m.resource() + "\n")
                     .getBytes(StandardCharsets.UTF_8);
             try {
-                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-                FileChannel ch;
-                try {
-                    ch = openForWriting(tmp);
-                } catch (NoSuchFileException e) {
-                    // The first mark under this directory of the record.
-                    Files.createDirectories(file.getParent());
-                    ch = openForWriting(tmp);
-                }
-                try (FileChannel out = ch) {
-                    // Not forced to disk: git does not sync the ref update this record stands beside either
-                    // (core.fsync leaves refs out by default), and a sync costs every push milliseconds.
-                    // A crash can lose the newest mark, never raise one: protection lapses, nothing is refused.
-                    out.write(ByteBuffer.wrap(line));
-                }
-                try {
-                    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-                }
+                // Not forced to disk: git does not sync the ref update this record stands beside either
+                // (core.fsync leaves refs out by default), and a sync costs every push milliseconds.
+                // A crash can lose the newest mark, never raise one: protection lapses, nothing is refused.
+                SmallFiles.replace(file, line);
                 known.put(m.resource(), m);
             } catch (IOException e) {
                 throw new StoreUnavailableException(
@@ -201,14 +194,14 @@ final class HostRecord implements AutoCloseable {
         }
     }
 
-    private static FileChannel openForWriting(Path file) throws IOException {
-        return FileChannel.open(
-                file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-    }
-
     private Path fileOf(String resource) {
-        String hex = digests.sha256Hex(resource);
-        return dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
+        Path file = files.get(resource);
+        if (file == null) {
+            String hex = digests.sha256Hex(resource);
+            file = dir.resolve(hex.substring(0, 2)).resolve(hex.substring(2));
+            files.put(resource, file);
+        }
+        return file;
     }
 
     @Override

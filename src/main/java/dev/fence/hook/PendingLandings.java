@@ -8,11 +8,8 @@ import dev.fence.core.RefUpdate;
 import dev.fence.core.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -60,9 +57,11 @@ final class PendingLandings {
     List<Entry> read() {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return List.of();
+            byte[] bytes = SmallFiles.readIfExists(file, Long.MAX_VALUE);
+            if (bytes == null) {
+                return List.of();
+            }
+            text = new String(bytes, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new StoreUnavailableException("cannot read the repository's pending landings " + file + ": " + e);
         }
@@ -91,14 +90,7 @@ final class PendingLandings {
             for (Entry e : entries) {
                 b.append(format(e)).append('\n');
             }
-            Files.createDirectories(file.getParent());
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, b, StandardCharsets.UTF_8);
-            try {
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            SmallFiles.replace(file, b.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new StoreUnavailableException("cannot write the repository's pending landings " + file + ": " + e);
         }
