@@ -2,6 +2,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Build step (run by the pom at generate-sources, as a single-file program): writes the SQLite store's SQL
@@ -21,6 +24,8 @@ public final class GenerateSqlText {
         }
         Path dir = Path.of(args[0]);
         Path out = Path.of(args[1]);
+        String statements = read(dir.resolve("statements.sql"));
+        Map<String, String> named = named(statements);
         String java = "package dev.fence.store.sqlite;\n"
                 + "\n"
                 + "/** Generated from schema.sql and statements.sql by src/build/GenerateSqlText.java: do not edit. */\n"
@@ -31,12 +36,50 @@ public final class GenerateSqlText {
                 + "    static final String SCHEMA = " + literal(read(dir.resolve("schema.sql"))) + ";\n"
                 + "\n"
                 + "    /** statements.sql. */\n"
-                + "    static final String STATEMENTS = " + literal(read(dir.resolve("statements.sql"))) + ";\n"
+                + "    static final String STATEMENTS = " + literal(statements) + ";\n"
+                + "\n"
+                + "    /** The names of statements.sql's statements, in the file's order. */\n"
+                + "    static final String[] STATEMENT_NAMES = {" + literals(named.keySet()) + "};\n"
+                + "\n"
+                + "    /** Those statements, as SqlScripts.parseNamed reads them (SqlResourcesTest checks). */\n"
+                + "    static final String[] STATEMENT_SQL = {" + literals(named.values()) + "};\n"
                 + "}\n";
         Files.createDirectories(out.getParent());
         if (!Files.exists(out) || !Files.readString(out, StandardCharsets.UTF_8).equals(java)) {
             Files.writeString(out, java, StandardCharsets.UTF_8);
         }
+    }
+
+    /**
+     * The named statements of {@code text}, in order: as {@code dev.fence.store.SqlScripts.parseNamed} reads
+     * them (this build step runs before that class is compiled), each under a {@code -- name:} line, without
+     * comment and blank lines. A hook then looks a statement up instead of parsing the file.
+     */
+    static Map<String, String> named(String text) {
+        Map<String, String> out = new LinkedHashMap<>();
+        String name = null;
+        StringBuilder body = new StringBuilder();
+        for (String line : (text + "\n-- name:").split("\n", -1)) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("-- name:")) {
+                if (name != null && out.put(name, body.toString().strip()) != null) {
+                    throw new IllegalArgumentException("statements.sql names '" + name + "' twice");
+                }
+                name = trimmed.substring("-- name:".length()).strip();
+                body.setLength(0);
+            } else if (!trimmed.startsWith("--") && !trimmed.isEmpty()) {
+                body.append(line).append('\n');
+            }
+        }
+        return out;
+    }
+
+    private static String literals(Collection<String> texts) {
+        StringBuilder b = new StringBuilder();
+        for (String t : texts) {
+            b.append("\n            ").append(literal(t)).append(',');
+        }
+        return b.append("\n    ").toString();
     }
 
     private static String read(Path file) throws IOException {

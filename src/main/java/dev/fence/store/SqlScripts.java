@@ -24,63 +24,26 @@ public final class SqlScripts {
      */
     public static Map<String, String> parseNamed(String text) {
         Map<String, String> out = new HashMap<>();
-        for (int mark = nextMark(text, 0); mark >= 0; ) {
-            int end = endOfLine(text, mark);
-            String name = text.substring(mark + NAME_MARK.length(), end).strip();
-            if (out.put(name, body(text, end + 1)) != null) {
-                throw new InternalException("statements.sql names '" + name + "' twice");
+        String name = null;
+        StringBuilder body = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith(NAME_MARK)) {
+                put(out, name, body);
+                name = trimmed.substring(NAME_MARK.length()).strip();
+                body.setLength(0);
+            } else if (!trimmed.startsWith("--") && !trimmed.isEmpty()) {
+                body.append(line).append('\n');
             }
-            mark = nextMark(text, end);
         }
+        put(out, name, body);
         return Map.copyOf(out);
     }
 
-    /**
-     * The statement called {@code name} in {@code text}, as {@link #parseNamed} reads it, without reading
-     * the others (a hook runs a few of the SQLite store's statements); null when there is none.
-     */
-    public static String named(String text, String name) {
-        for (int mark = nextMark(text, 0); mark >= 0; ) {
-            int end = endOfLine(text, mark);
-            if (text.substring(mark + NAME_MARK.length(), end).strip().equals(name)) {
-                return body(text, end + 1);
-            }
-            mark = nextMark(text, end);
+    private static void put(Map<String, String> out, String name, StringBuilder body) {
+        if (name != null && out.put(name, body.toString().strip()) != null) {
+            throw new InternalException("statements.sql names '" + name + "' twice");
         }
-        return null;
-    }
-
-    /** Where the next line from {@code from} that starts (after whitespace) with the name mark has it; or -1. */
-    private static int nextMark(String text, int from) {
-        for (int at = text.indexOf(NAME_MARK, from); at >= 0; at = text.indexOf(NAME_MARK, at + 1)) {
-            if (text.substring(text.lastIndexOf('\n', at) + 1, at).isBlank()) {
-                return at;
-            }
-        }
-        return -1;
-    }
-
-    private static int endOfLine(String text, int from) {
-        int end = text.indexOf('\n', from);
-        return end < 0 ? text.length() : end;
-    }
-
-    /** The statement whose lines begin at {@code from}: up to the next name mark, without comments or blanks. */
-    private static String body(String text, int from) {
-        StringBuilder body = new StringBuilder();
-        for (int start = from; start < text.length(); ) {
-            int end = endOfLine(text, start);
-            String line = text.substring(start, end);
-            String trimmed = line.strip();
-            if (trimmed.startsWith(NAME_MARK)) {
-                break;
-            }
-            if (!trimmed.startsWith("--") && !trimmed.isEmpty()) {
-                body.append(line).append('\n');
-            }
-            start = end + 1;
-        }
-        return body.toString().strip();
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.fence.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.fence.core.InternalException;
@@ -31,16 +30,6 @@ class SqlScriptsTest {
                         "second", "UPDATE t\nSET a = '-- name: x'",
                         "last", "DELETE FROM t"),
                 SqlScripts.parseNamed(TEXT));
-    }
-
-    @Test
-    void oneStatementReadAloneIsTheOneTheWholeTextGives() {
-        for (Map.Entry<String, String> e : SqlScripts.parseNamed(TEXT).entrySet()) {
-            assertEquals(e.getValue(), SqlScripts.named(TEXT, e.getKey()), e.getKey());
-        }
-        assertNull(SqlScripts.named(TEXT, "x"));
-        assertNull(SqlScripts.named(TEXT, "not a mark"));
-        assertNull(SqlScripts.named("", "first"));
     }
 
     @Test
