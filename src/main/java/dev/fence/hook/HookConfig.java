@@ -11,13 +11,11 @@ import dev.fence.core.PusherPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -257,21 +255,18 @@ public record HookConfig(
                 if (bytes == null) {
                     throw new ConfigException(file + ": configuration file does not exist");
                 }
-                text = StandardCharsets.UTF_8
-                        .newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(bytes))
-                        .toString();
-            } catch (CharacterCodingException e) {
-                throw new ConfigException(file + ": not valid UTF-8 text", e);
+                text = new String(bytes, StandardCharsets.UTF_8);
+                // Exactly the valid UTF-8 texts encode back to their bytes (the decoding above replaces what
+                // is malformed): a strict decoder's answer, without its decoding loop a hook runs interpreted.
+                if (!Arrays.equals(text.getBytes(StandardCharsets.UTF_8), bytes)) {
+                    throw new ConfigException(file + ": not valid UTF-8 text");
+                }
             } catch (IOException e) {
                 throw new ConfigException(file + ": cannot read the configuration file: " + e, e);
             }
             Map<String, Integer> seen = new HashMap<>();
             String[] lines = text.split("\n", -1);
             for (int i = 0; i < lines.length; i++) {
-                String where = file + ":" + (i + 1);
                 String line = lines[i].strip();
                 if (line.isEmpty() || line.startsWith("#")) {
                     continue;
@@ -279,29 +274,32 @@ public record HookConfig(
                 int eq = line.indexOf('=');
                 if (eq < 0) {
                     throw new ConfigException(
-                            where + ": expected 'key = value', got '" + Printable.escape(line, 80) + "'");
+                            where(file, i) + ": expected 'key = value', got '" + Printable.escape(line, 80) + "'");
                 }
                 String key = line.substring(0, eq).strip();
                 String value = line.substring(eq + 1).strip();
                 if (key.isEmpty()) {
-                    throw new ConfigException(where + ": missing key before '='");
+                    throw new ConfigException(where(file, i) + ": missing key before '='");
                 }
                 Integer first = seen.putIfAbsent(key, i + 1);
                 if (first != null) {
-                    throw new ConfigException(where + ": " + Printable.escape(key, 80) + ": given twice (first on line "
-                            + first + "); give each key once");
+                    throw new ConfigException(where(file, i) + ": " + Printable.escape(key, 80)
+                            + ": given twice (first on line " + first + "); give each key once");
                 }
-                set(where, key, value);
+                try {
+                    apply(key, value);
+                } catch (InvalidInputException | ConfigException e) {
+                    throw new ConfigException(
+                            where(file, i) + ": " + Printable.escape(key, 80) + ": "
+                                    + Printable.escape(e.getMessage(), 400),
+                            e);
+                }
             }
         }
 
-        private void set(String where, String key, String value) {
-            try {
-                apply(key, value);
-            } catch (InvalidInputException | ConfigException e) {
-                throw new ConfigException(
-                        where + ": " + Printable.escape(key, 80) + ": " + Printable.escape(e.getMessage(), 400), e);
-            }
+        /** "file:line" of the line at {@code index}, for a message (built only for one). */
+        private static String where(Path file, int index) {
+            return file + ":" + (index + 1);
         }
 
         /** Sets one key; throws with the problem only (the caller adds where and which key). */

@@ -169,6 +169,31 @@ class HookConfigTest {
     }
 
     @Test
+    void onlyWellFormedUtf8IsRead() throws IOException {
+        // As a strict decoder reads it: an overlong form, an encoded surrogate, a cut sequence and a lone
+        // continuation byte are refused; a replacement character written as such is text like any other.
+        Path f = tmp.resolve("fence.conf");
+        for (byte[] bad : List.of(
+                new byte[] {(byte) 0xc0, (byte) 0xaf},
+                new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
+                new byte[] {(byte) 0xe2, (byte) 0x82},
+                new byte[] {(byte) 0x80})) {
+            byte[] text = new byte[bad.length + 3];
+            text[0] = '#';
+            System.arraycopy(bad, 0, text, 1, bad.length);
+            text[bad.length + 1] = '\n';
+            text[bad.length + 2] = '\n';
+            Files.write(f, text);
+            var e = assertThrows(ConfigException.class, () -> HookConfig.load(null, f, noSystemFile()));
+            assertTrue(e.getMessage().contains("not valid UTF-8"), e.getMessage());
+        }
+        Files.writeString(f, "# caf\u00e9 \ufffd\nstore = sqlite:/tmp/x.db\n", java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(
+                Optional.of("sqlite:/tmp/x.db"),
+                HookConfig.load(null, f, noSystemFile()).store());
+    }
+
+    @Test
     void configOptionMustExist() {
         var e = assertThrows(
                 ConfigException.class, () -> HookConfig.load(tmp, tmp.resolve("missing.conf"), noSystemFile()));
