@@ -45,12 +45,11 @@ public final class GitAncestry implements Ancestry {
         // Replace refs (refs/replace/*) are refs like any other, which a pusher may write: with them git
         // would answer for the history they substitute, not the one the ref will hold. Every question here
         // is about the objects as pushed, so git and the loose reader both read them with replacements off.
-        Map<String, String> plain = new HashMap<>(env);
-        plain.put("GIT_NO_REPLACE_OBJECTS", "1");
-        this.env = plain;
+        // (Set where git is started, not in a copy of the environment made for every push.)
+        this.env = env;
         this.dir = dir;
         this.git = git;
-        this.loose = LooseCommits.of(plain, dir);
+        this.loose = LooseCommits.of(env, dir, true);
     }
 
     /** {@inheritDoc} From loose commits (see {@link LooseCommits}); null when they do not show it. */
@@ -115,6 +114,7 @@ public final class GitAncestry implements Ancestry {
                 .redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().putAll(env);
+        pb.environment().put("GIT_NO_REPLACE_OBJECTS", "1");
         try {
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
@@ -147,6 +147,7 @@ public final class GitAncestry implements Ancestry {
                 .redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().putAll(env);
+        pb.environment().put("GIT_NO_REPLACE_OBJECTS", "1");
         // Its messages are read below ("not a valid ..."): in the C locale they are git's own words.
         pb.environment().put("LC_ALL", "C");
         try {

@@ -87,6 +87,14 @@ final class LooseCommits {
 
     /** The object directories a hook running with {@code env} in {@code gitDir} reads. */
     static LooseCommits of(Map<String, String> env, Path gitDir) {
+        return of(env, gitDir, present(env, "GIT_NO_REPLACE_OBJECTS"));
+    }
+
+    /**
+     * As {@link #of(Map, Path)}, with git's replacement of objects turned off when {@code noReplace}, as
+     * {@code GIT_NO_REPLACE_OBJECTS} in {@code env} would.
+     */
+    static LooseCommits of(Map<String, String> env, Path gitDir, boolean noReplace) {
         List<Path> dirs = new ArrayList<>();
         String primary = env.get("GIT_OBJECT_DIRECTORY");
         if (primary != null && !primary.isEmpty()) {
@@ -102,7 +110,6 @@ final class LooseCommits {
                 }
             }
         }
-        boolean noReplace = present(env, "GIT_NO_REPLACE_OBJECTS");
         boolean rewrites = present(env, "GIT_GRAFT_FILE")
                 || present(env, "GIT_SHALLOW_FILE")
                 || (!noReplace && present(env, "GIT_REPLACE_REF_BASE"));

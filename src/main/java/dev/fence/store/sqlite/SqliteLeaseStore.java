@@ -127,13 +127,19 @@ public final class SqliteLeaseStore implements LeaseStore {
     private static final int SQLITE_AUTH = 23;
     private static final int SQLITE_NOTADB = 26;
 
+    // Set.of, not PosixFilePermissions.fromString: that builds an EnumSet, whose first use of an enum calls
+    // its values() reflectively, and this class is loaded by every SQLite hook, which makes no file.
+
     /** The mode of a store file fence makes: the owner's alone. */
-    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE = PosixFilePermissions.asFileAttribute(
+            Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
 
     /** The mode of each directory fence makes for a store file. */
     private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_DIRECTORY =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+            PosixFilePermissions.asFileAttribute(Set.of(
+                    PosixFilePermission.OWNER_READ,
+                    PosixFilePermission.OWNER_WRITE,
+                    PosixFilePermission.OWNER_EXECUTE));
 
     private final Path file;
     private final Duration timeout;
