@@ -194,9 +194,12 @@ public final class SqliteLeaseStore implements LeaseStore {
         return store;
     }
 
-    /** Begins loading the driver's native library on a thread of its own, if no store of this process has. */
-    public static void preloadLibrary() {
-        Startup.begin();
+    /**
+     * Loads the driver's native library on the calling thread, which a caller starts for it (see {@link
+     * Stores#preload}), unless a store of this process has begun to; a store opened meanwhile waits for it.
+     */
+    public static void loadLibraryHere() {
+        Startup.loadHere();
     }
 
     /**
@@ -210,7 +213,7 @@ public final class SqliteLeaseStore implements LeaseStore {
 
     /**
      * sqlite-jdbc's start-up cost, begun on a thread of its own when the first store of the process opens (or
-     * earlier, through {@link #preloadLibrary}):
+     * earlier, through {@link #loadLibraryHere}):
      * loading the native library (finding or caching it, then {@code System.load}). A one-shot hook
      * process then pays it while its other threads read the push, instead of after. (The driver's other
      * start-up cost, a date formatter built for every connection's settings, is gone: see fence's {@code
@@ -233,18 +236,34 @@ public final class SqliteLeaseStore implements LeaseStore {
                     new Runnable() {
                         @Override
                         public void run() {
-                            try {
-                                SqliteNative.prepare();
-                                SQLiteJDBCLoader.initialize();
-                            } catch (Exception | LinkageError e) {
-                                // Opening the connection loads it again and reports the problem.
-                            }
+                            load();
                         }
                     },
                     "fence-sqlite-library");
             t.setDaemon(true);
             library = t;
             t.start();
+        }
+
+        /** As {@link #begin}, but on the calling thread. */
+        static void loadHere() {
+            synchronized (Startup.class) {
+                if (started) {
+                    return;
+                }
+                started = true;
+                library = Thread.currentThread();
+            }
+            load();
+        }
+
+        private static void load() {
+            try {
+                SqliteNative.prepare();
+                SQLiteJDBCLoader.initialize();
+            } catch (Exception | LinkageError e) {
+                // Opening the connection loads it again and reports the problem.
+            }
         }
 
         /**
