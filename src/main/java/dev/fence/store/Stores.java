@@ -68,30 +68,23 @@ public final class Stores {
      * nothing. A wrong guess costs only that work: the store the configuration names is opened as always.
      */
     public static void preload(String kind) {
-        // The thread is started here, and the store's classes are first loaded on it: loading and
-        // initialising them on the caller's thread (a hook's main thread, which reads the push meanwhile)
-        // took a millisecond before the work could begin. Bench: "Java hook" rows.
-        Runnable work;
         if ("sqlite".equals(kind)) {
-            work = new Runnable() {
-                @Override
-                public void run() {
-                    SqliteLeaseStore.loadLibraryHere();
-                }
-            };
+            // The thread is started here, and the store's classes are first loaded on it: loading and
+            // initialising them on the caller's thread (a hook's main thread, which reads the push meanwhile)
+            // took a millisecond before the library could begin. Bench: "Java hook, SQLite" rows.
+            Thread t = new Thread(
+                    new Runnable() {
+                        @Override
+                        public void run() {
+                            SqliteLeaseStore.loadLibraryHere();
+                        }
+                    },
+                    "fence-sqlite-library");
+            t.setDaemon(true);
+            t.start();
         } else if ("redis".equals(kind)) {
-            work = new Runnable() {
-                @Override
-                public void run() {
-                    RedisLeaseStore.preloadHere();
-                }
-            };
-        } else {
-            return;
+            RedisLeaseStore.preload();
         }
-        Thread t = new Thread(work, "fence-" + kind + "-preload");
-        t.setDaemon(true);
-        t.start();
     }
 
     /**

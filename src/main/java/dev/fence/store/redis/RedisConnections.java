@@ -53,24 +53,36 @@ final class RedisConnections {
     private RedisConnections() {}
 
     /**
-     * Does, on the calling thread (a daemon thread {@link dev.fence.store.Stores#preload} starts for it), the
-     * class set-up a one-shot hook's first connection would otherwise do on its store thread, in its critical
-     * path: the JDK's socket implementation (on JDK 17
+     * Begins, on a daemon thread of its own, the class set-up a one-shot hook's first connection would
+     * otherwise do on its store thread, in its critical path: the JDK's socket implementation (on JDK 17
      * its class initialisation links the process's first lambda, milliseconds in a fresh JVM), and Jedis's
      * command table. It connects to nothing: a socket is created and closed unconnected. A failure here is
      * ignored; the connection meets it again and reports it. Bench: "Java hook, Redis" rows.
      */
-    static void preloadHere() {
-        try (Socket s = new Socket(Proxy.NO_PROXY)) {
-            // Creates the socket (not connected): what DirectSockets#createSocket sets up first.
-            s.setTcpNoDelay(true);
-        } catch (IOException | RuntimeException e) {
-            // The hook's own connection meets it, and reports it.
+    static void preload() {
+        new Preload().start();
+    }
+
+    /** The thread of {@link #preload()}. */
+    private static final class Preload extends Thread {
+        Preload() {
+            super("fence-redis-preload");
+            setDaemon(true);
         }
-        // Jedis's command table and argument encoding, which the log-in's first command sets up.
-        new CommandArguments(Protocol.Command.CLIENT).add("SETNAME").add(CLIENT_NAME);
-        // The store's first AtomicReference looks up its VarHandle (0.4 ms interpreted on JDK 17).
-        new java.util.concurrent.atomic.AtomicReference<Object>();
+
+        @Override
+        public void run() {
+            try (Socket s = new Socket(Proxy.NO_PROXY)) {
+                // Creates the socket (not connected): what DirectSockets#createSocket sets up first.
+                s.setTcpNoDelay(true);
+            } catch (IOException | RuntimeException e) {
+                // The hook's own connection meets it, and reports it.
+            }
+            // Jedis's command table and argument encoding, which the log-in's first command sets up.
+            new CommandArguments(Protocol.Command.CLIENT).add("SETNAME").add(CLIENT_NAME);
+            // The store's first AtomicReference looks up its VarHandle (0.4 ms interpreted on JDK 17).
+            new java.util.concurrent.atomic.AtomicReference<Object>();
+        }
     }
 
     /**

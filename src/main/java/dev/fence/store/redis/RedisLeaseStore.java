@@ -153,12 +153,12 @@ public final class RedisLeaseStore implements LeaseStore {
     }
 
     /**
-     * Sets up, on the calling thread (a daemon thread {@link dev.fence.store.Stores#preload} starts for it),
-     * what a one-shot hook's first Redis connection needs before it can connect (the JDK's socket classes,
-     * Jedis's command table), while the hook reads its configuration and its push.
+     * Begins, in the background, what a one-shot hook's first Redis connection sets up before it can
+     * connect (the JDK's socket classes, Jedis's command table), while the hook reads its configuration
+     * and its push; see {@link dev.fence.store.Stores#preload}.
      */
-    public static void preloadHere() {
-        RedisConnections.preloadHere();
+    public static void preload() {
+        RedisConnections.preload();
     }
 
     /**
