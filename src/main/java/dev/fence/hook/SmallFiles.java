@@ -12,9 +12,10 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * Reads (and writes) the small files a hook needs (its configuration, the repository's git config, loose
- * objects, its record of accepted tokens) through {@code java.io}, which the JVM has already set up to read its own class path. The equivalent
- * {@code java.nio.file.Files} calls first build NIO's file-channel machinery (some forty classes, direct
- * buffers, a native dispatcher), which a one-shot hook process would pay on every push.
+ * objects, its record of accepted tokens) through {@code java.io}, which the JVM has already set up to read
+ * its own class path. The equivalent {@code java.nio.file.Files} calls first build NIO's file-channel
+ * machinery (some forty classes, direct buffers, a native dispatcher), which a one-shot hook process would
+ * pay on every push.
  */
 final class SmallFiles {
     private SmallFiles() {}
