@@ -72,18 +72,19 @@ public final class Stores {
             // The thread is started here, and the store's classes are first loaded on it: loading and
             // initialising them on the caller's thread (a hook's main thread, which reads the push meanwhile)
             // took a millisecond before the library could begin. Bench: "Java hook, SQLite" rows.
-            Thread t = new Thread(
-                    new Runnable() {
-                        @Override
-                        public void run() {
-                            SqliteLeaseStore.loadLibraryHere();
-                        }
-                    },
-                    "fence-sqlite-library");
+            Thread t = new Thread(new SqlitePreload(), "fence-sqlite-library");
             t.setDaemon(true);
             t.start();
         } else if ("redis".equals(kind)) {
             RedisLeaseStore.preload();
+        }
+    }
+
+    /** The work of {@link #preload} for SQLite, on its thread. */
+    private static final class SqlitePreload implements Runnable {
+        @Override
+        public void run() {
+            SqliteLeaseStore.loadLibraryHere();
         }
     }
 

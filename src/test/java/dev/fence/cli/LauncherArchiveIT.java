@@ -231,9 +231,10 @@ class LauncherArchiveIT {
                     List.of("java.lang.ProcessBuilder", "java.lang.invoke.InnerClassLambdaMetafactory")) {
                 assertFalse(archived.contains(unwanted), unwanted + " is in the SQLite hook's archive");
             }
-            // Installed for SQLite, the hook starts loading the driver's library before it reads its
-            // configuration. (A JDK 25 AOT cache loads every class it holds before main: no order to read.)
-            int preload = log.indexOf("dev.fence.store.sqlite.SqliteLeaseStore$Startup ");
+            // Installed for SQLite, the hook starts the thread that loads the driver's library (and the store's
+            // classes) before it reads its configuration. (A JDK 25 AOT cache loads every class it holds before
+            // main: no order to read.)
+            int preload = log.indexOf("dev.fence.store.Stores$SqlitePreload ");
             int config = log.indexOf("dev.fence.hook.HookConfig ");
             assertTrue(
                     preload >= 0 && config >= 0 && preload < config, "the library was loaded after the configuration");
