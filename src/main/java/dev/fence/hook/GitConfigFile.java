@@ -5,7 +5,9 @@ import dev.fence.core.Printable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,7 +41,27 @@ final class GitConfigFile {
         } catch (IOException e) {
             throw new ConfigException("cannot read git config " + file + ": " + e.getMessage(), e);
         }
-        return new Scanner(file, text).find(section.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+        Parsed p = last;
+        if (p == null || !p.file().equals(file) || !p.text().equals(text)) {
+            p = new Parsed(file, text, new Scanner(file, text).all());
+            last = p;
+        }
+        return Optional.ofNullable(
+                p.values().get(key(section.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT))));
+    }
+
+    /**
+     * The file last parsed, with its text and every variable's last value: a hook asks three variables of
+     * the repository's config in one push (its repo id, ignorecase, whether landings are recorded), and
+     * scanning the file was the cost, not reading it. Keyed by the text as read, so a changed file is
+     * parsed again.
+     */
+    private record Parsed(Path file, String text, Map<String, String> values) {}
+
+    private static volatile Parsed last;
+
+    private static String key(String section, String name) {
+        return section + '\n' + name;
     }
 
     /**
@@ -78,9 +100,10 @@ final class GitConfigFile {
             this.text = text;
         }
 
-        Optional<String> find(String wantedSection, String wantedName) {
+        /** Every variable's last value, by {@link #key}. */
+        Map<String, String> all() {
+            Map<String, String> found = new HashMap<>();
             String section = null;
-            String found = null;
             while (pos < text.length()) {
                 skipBlanks();
                 if (pos >= text.length()) {
@@ -104,14 +127,14 @@ final class GitConfigFile {
                     } else {
                         skipToEndOfLine();
                     }
-                    if (wantedSection.equals(section) && wantedName.equals(name)) {
-                        found = value;
+                    if (section != null) {
+                        found.put(key(section, name), value);
                     }
                 } else {
                     throw bad("unexpected character '" + Printable.escape(String.valueOf(c), 8) + "'");
                 }
             }
-            return Optional.ofNullable(found);
+            return found;
         }
 
         /** Reads {@code [name]} or {@code [name "sub"]}; a subsection makes the section one fence never reads. */
