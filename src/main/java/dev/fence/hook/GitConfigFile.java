@@ -5,9 +5,7 @@ import dev.fence.core.Printable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,27 +39,7 @@ final class GitConfigFile {
         } catch (IOException e) {
             throw new ConfigException("cannot read git config " + file + ": " + e.getMessage(), e);
         }
-        Parsed p = last;
-        if (p == null || !p.file().equals(file) || !p.text().equals(text)) {
-            p = new Parsed(file, text, new Scanner(file, text).all());
-            last = p;
-        }
-        return Optional.ofNullable(
-                p.values().get(key(section.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT))));
-    }
-
-    /**
-     * The file last parsed, with its text and every variable's last value: a hook asks three variables of
-     * the repository's config in one push (its repo id, ignorecase, whether landings are recorded), and
-     * scanning the file was the cost, not reading it. Keyed by the text as read, so a changed file is
-     * parsed again.
-     */
-    private record Parsed(Path file, String text, Map<String, String> values) {}
-
-    private static volatile Parsed last;
-
-    private static String key(String section, String name) {
-        return section + '\n' + name;
+        return new Scanner(file, text).find(section.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -100,10 +78,9 @@ final class GitConfigFile {
             this.text = text;
         }
 
-        /** Every variable's last value, by {@link #key}. */
-        Map<String, String> all() {
-            Map<String, String> found = new HashMap<>();
+        Optional<String> find(String wantedSection, String wantedName) {
             String section = null;
+            String found = null;
             while (pos < text.length()) {
                 skipBlanks();
                 if (pos >= text.length()) {
@@ -127,14 +104,14 @@ final class GitConfigFile {
                     } else {
                         skipToEndOfLine();
                     }
-                    if (section != null) {
-                        found.put(key(section, name), value);
+                    if (wantedSection.equals(section) && wantedName.equals(name)) {
+                        found = value;
                     }
                 } else {
                     throw bad("unexpected character '" + Printable.escape(String.valueOf(c), 8) + "'");
                 }
             }
-            return found;
+            return Optional.ofNullable(found);
         }
 
         /** Reads {@code [name]} or {@code [name "sub"]}; a subsection makes the section one fence never reads. */

@@ -86,23 +86,6 @@ class GitConfigFileTest {
         assertTrue(e.getMessage().contains(f + ":2"), e.getMessage());
     }
 
-    @Test
-    void aFileChangedBetweenReadsIsReadAnew() throws IOException {
-        // A hook asks several variables of one file, which is scanned once; a change, even to a value of
-        // the same length, and another file are read as they are now.
-        Path f = write("[fence]\n\trepoId = a\n[core]\n\tignorecase = true\n");
-        assertEquals(Optional.of("a"), GitConfigFile.get(f, "fence", "repoId"));
-        assertEquals(Optional.of("true"), GitConfigFile.get(f, "core", "ignoreCase"));
-        Files.writeString(f, "[fence]\n\trepoId = b\n[core]\n\tignorecase = true\n");
-        assertEquals(Optional.of("b"), GitConfigFile.get(f, "fence", "repoId"));
-        Path other = tmp.resolve("other-config");
-        Files.writeString(other, "[fence]\n\trepoId = b\n[core]\n\tignorecase = true\n");
-        Files.writeString(f, "[fence]\n\trepoId = b\n[core]\n\tignorecase = \"unterminated\n");
-        assertEquals(Optional.of("true"), GitConfigFile.get(other, "core", "ignorecase"));
-        assertThrows(ConfigException.class, () -> GitConfigFile.get(f, "fence", "repoId"));
-        assertThrows(ConfigException.class, () -> GitConfigFile.get(f, "fence", "repoId"), "asked again");
-    }
-
     private Path write(String text) throws IOException {
         Path f = tmp.resolve("config");
         Files.writeString(f, text);
