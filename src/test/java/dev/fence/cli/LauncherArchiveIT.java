@@ -373,6 +373,14 @@ class LauncherArchiveIT {
             // of using no JDK internals; the bench allows that hook floor + 20 ms); fence's code and Jedis's on
             // the hook's path link none.
             assertEquals(List.of(), lambdasOfOurs(log), who + " linked a lambda");
+            // Those lambdas come from the archive: the store thread's connection waits for the preload thread
+            // that links them, as two threads linking one call site at once left the second spinning its class.
+            assertEquals(
+                    List.of(),
+                    log.lines()
+                            .filter(l -> l.contains("$$Lambda") && !l.contains("source: shared objects file"))
+                            .toList(),
+                    who + " generated a lambda class at run time");
             return;
         }
         List<String> generated = log.lines()

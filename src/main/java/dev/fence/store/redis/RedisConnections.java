@@ -60,7 +60,29 @@ final class RedisConnections {
      * ignored; the connection meets it again and reports it. Bench: "Java hook, Redis" rows.
      */
     static void preload() {
-        new Preload().start();
+        Preload p = new Preload();
+        preloading = p;
+        p.start();
+    }
+
+    /** The thread of {@link #preload()} until a connection has waited for it; null when there is none. */
+    private static volatile Thread preloading;
+
+    /**
+     * Waits, at most {@code timeoutMillis}, for {@link #preload()}'s thread: a connection made meanwhile would
+     * link the JDK socket's lambdas a second time, concurrently, and the loser of that race spins its lambda
+     * class at run time instead of taking the archived one (a millisecond or more of a JDK 17 hook).
+     */
+    private static void awaitPreload(int timeoutMillis) {
+        Thread p = preloading;
+        if (p != null) {
+            try {
+                p.join(timeoutMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            preloading = null;
+        }
     }
 
     /** The thread of {@link #preload()}. */
@@ -93,6 +115,7 @@ final class RedisConnections {
      * @throws redis.clients.jedis.exceptions.JedisException when the server cannot be reached or refuses
      */
     static Connection open(RedisUrl url, int timeoutMillis, String clientName) {
+        awaitPreload(timeoutMillis);
         Connection c = new Connection(new DirectSockets(url, timeoutMillis));
         try {
             c.connect();
