@@ -24,7 +24,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -470,15 +469,12 @@ public final class SharedFiles {
     /** As {@link #confine(Path, Path)}, under a root pinned before; refused if it is not there any more. */
     static Confined confine(Root pinned, Path path) {
         Path root = pinned.real();
-        Path rootReal;
-        try {
-            rootReal = root.toRealPath();
-        } catch (IOException e) {
-            throw new InvalidInputException("root " + root + " does not exist");
-        }
-        if (!rootReal.equals(root) || !Objects.equals(Root.pin(root).key(), pinned.key())) {
+        // The root's real path and identity now, read once: both must still be the pinned ones.
+        Root now = Root.pin(root);
+        if (!now.equals(pinned)) {
             throw new InvalidInputException(rootMoved(root));
         }
+        Path rootReal = now.real();
         int bad = Printable.firstUnprintable(path.toString());
         if (bad >= 0) {
             // The path goes into FENCED messages, the ledger and the command fence tells the reader to run.
