@@ -1,5 +1,7 @@
 package dev.fence.cli;
 
+import dev.fence.core.Printable;
+import dev.fence.git.JvmCharset;
 import dev.fence.json.Json;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -16,11 +18,36 @@ final class Cli {
 
     /** Parses and runs {@code args}; returns the exit code. */
     static int execute(Context ctx, String... args) {
+        String unread = unreadArgument(args);
+        if (unread != null) {
+            ctx.err().println("fence: " + unread);
+            ctx.err().flush();
+            return ExitCode.USAGE.code();
+        }
         CommandLine cl = commandLine(ctx);
         int code = cl.execute(args);
         ctx.out().flush();
         ctx.err().flush();
         return code;
+    }
+
+    /**
+     * What is wrong with the first argument the JVM could not read as text, or null. The JVM decodes its
+     * arguments in its locale's character set and puts U+FFFD for each byte that set has no character for:
+     * {@code café} typed in {@code LANG=C} arrives as {@code caf} and two of them, a name nobody meant, on which
+     * a lease would be granted or a push made. Such an argument is refused, never used.
+     */
+    static String unreadArgument(String... args) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].indexOf('\uFFFD') >= 0) {
+                return "argument " + (i + 1) + " ('" + Printable.escape(args[i], 200) + "') has bytes this process"
+                        + " could not read as text (each shows as U+FFFD): fence reads names as UTF-8, and "
+                        + (JvmCharset.utf8()
+                                ? "these bytes are not UTF-8; pass the name in UTF-8"
+                                : JvmCharset.remedy());
+            }
+        }
+        return null;
     }
 
     /** The configured command tree: factory, streams, exit codes and the one exception handler. */

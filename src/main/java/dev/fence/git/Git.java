@@ -1,6 +1,7 @@
 package dev.fence.git;
 
 import dev.fence.core.ConfigException;
+import dev.fence.core.Printable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -123,8 +124,17 @@ public final class Git {
         return clean;
     }
 
-    /** Runs {@code git args…} in {@code dir}. */
+    /**
+     * Runs {@code git args…} in {@code dir}.
+     *
+     * @throws ConfigException when an argument or {@code dir} is a name this JVM cannot hand to git as the
+     *     bytes it stands for ({@link JvmCharset}): git would act on another name
+     */
     public Result run(Path dir, String... args) {
+        for (String arg : args) {
+            requireCarried(arg, "argument");
+        }
+        requireCarried(dir.toString(), "directory");
         List<String> command = new ArrayList<>();
         command.add(binary);
         command.addAll(List.of(args));
@@ -163,6 +173,13 @@ public final class Git {
                     + r.stderr().strip());
         }
         return chomp(r.stdout());
+    }
+
+    private static void requireCarried(String name, String what) {
+        if (!JvmCharset.carries(name)) {
+            throw new ConfigException("cannot give git the " + what + " '" + Printable.escape(name, 200)
+                    + "' as the name it is: " + JvmCharset.remedy());
+        }
     }
 
     public static String chomp(String s) {

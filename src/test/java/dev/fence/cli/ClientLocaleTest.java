@@ -1,0 +1,111 @@
+package dev.fence.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fence.json.Json;
+import dev.fence.testing.GitFixture;
+import dev.fence.testing.ProcessTest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A client command started in a locale that cannot carry a name beyond ASCII (agents' tool runners and
+ * service managers often run in {@code LANG=C}) refuses it rather than act on another name: a lease on
+ * {@code refs/heads/café} typed there is not granted on a mangled resource, and a grant for it carried in
+ * from a UTF-8 shell pushes nothing. Each command runs in a JVM of its own, started by a script written as
+ * UTF-8 bytes, so that the name reaches it as a shell passes it, whatever this JVM's own locale.
+ */
+@ProcessTest
+class ClientLocaleTest {
+    static final String BRANCH = "caf\u00e9";
+
+    @TempDir
+    Path tmp;
+
+    GitFixture git;
+    Path db;
+
+    @BeforeEach
+    void setUp() {
+        git = new GitFixture(tmp);
+        db = tmp.resolve("fence.db");
+    }
+
+    @Test
+    void aNameTheLocaleCouldNotReadIsRefusedBeforeAnythingIsDone() throws Exception {
+        String acquire = fence() + " lease acquire --store 'sqlite:" + db + "' --repo app --ref '" + BRANCH
+                + "' --holder agent-a --json";
+
+        Outcome c = sh("LC_ALL=C " + acquire);
+        assertEquals(2, c.exit(), c.all());
+        assertTrue(c.err().contains("argument 8"), c.all());
+        assertTrue(c.err().contains("could not read as text"), c.all());
+        assertTrue(c.err().contains("UTF-8 locale such as C.UTF-8"), c.all());
+        assertFalse(Files.exists(db), "the store was not even opened");
+
+        // The same command in a UTF-8 locale leases the branch the name stands for.
+        Outcome utf8 = sh("LC_ALL=C.UTF-8 " + acquire);
+        assertEquals(0, utf8.exit(), utf8.all());
+        assertEquals(
+                "git:app:refs/heads/" + BRANCH,
+                Json.read(utf8.out()).get("resource").asText());
+    }
+
+    @Test
+    void aGrantCarriedIntoSuchALocalePushesNothing() throws Exception {
+        Path bare = git.bareWithMain("app");
+        Path clone = git.clone(bare, "agent-a");
+        Path grant = tmp.resolve("app.grant");
+        Outcome setUp = sh("set -e; cd '" + clone + "'; git checkout -q -b '" + BRANCH + "';"
+                + " git commit -q --allow-empty -m start; git push -q origin '" + BRANCH + "';"
+                + " LC_ALL=C.UTF-8 " + fence() + " lease acquire --store 'sqlite:" + db + "' --repo app --ref '"
+                + BRANCH + "' --holder agent-a --git-remote origin --grant-file '" + grant + "' >/dev/null;"
+                + " git commit -q --allow-empty -m 'work under the lease'");
+        assertEquals(0, setUp.exit(), setUp.all());
+        String refsBefore = git.git(bare, "for-each-ref");
+
+        Outcome push = sh("cd '" + clone + "'; LC_ALL=C " + fence() + " push --store 'sqlite:" + db + "' --grant-file '"
+                + grant + "'");
+        assertEquals(6, push.exit(), push.all());
+        assertTrue(push.err().contains("cannot give git the argument"), push.all());
+        assertTrue(push.err().contains("UTF-8 locale such as C.UTF-8"), push.all());
+        assertEquals(refsBefore, git.git(bare, "for-each-ref"), "nothing was pushed, to that ref or another");
+    }
+
+    private String fence() {
+        return "'" + git.launcher() + "'";
+    }
+
+    private record Outcome(int exit, String out, String err) {
+        String all() {
+            return "exit " + exit + "\n" + out + err;
+        }
+    }
+
+    /** Runs {@code script} with bash, from a file of UTF-8 bytes, in the fixture's git environment. */
+    private Outcome sh(String script) throws Exception {
+        Path file = Files.createTempFile(tmp, "step", ".sh");
+        Files.write(file, script.getBytes(StandardCharsets.UTF_8));
+        ProcessBuilder pb = new ProcessBuilder(List.of("bash", file.toString())).directory(tmp.toFile());
+        pb.environment().clear();
+        pb.environment().putAll(git.env());
+        Path out = tmp.resolve("out");
+        Path err = tmp.resolve("err");
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+        Process p = pb.start();
+        p.getOutputStream().close();
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the step finished");
+        return new Outcome(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
