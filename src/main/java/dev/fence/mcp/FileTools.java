@@ -2,6 +2,7 @@ package dev.fence.mcp;
 
 import dev.fence.core.FencedWrites;
 import dev.fence.files.SharedFiles;
+import dev.fence.git.JvmCharset;
 import dev.fence.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
@@ -156,8 +157,15 @@ public final class FileTools {
         return List.of(read, write);
     }
 
-    /** The argument {@code path} as a path: one the file system cannot take (a NUL) is a bad argument. */
+    /**
+     * The argument {@code path} as a path: one the file system cannot take (a NUL), or that this server's
+     * locale would name as other bytes than the agent's ({@link JvmCharset}), is a bad argument.
+     */
     private static Path path(String path) {
+        if (!JvmCharset.carries(path)) {
+            throw new Arguments.Invalid(
+                    "path", "argument path has characters beyond ASCII, and " + JvmCharset.remedy());
+        }
         try {
             return Path.of(path);
         } catch (InvalidPathException e) {

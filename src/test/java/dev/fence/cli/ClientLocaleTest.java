@@ -7,10 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fence.json.Json;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.ProcessTest;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +87,54 @@ class ClientLocaleTest {
         assertTrue(push.err().contains("cannot give git the argument"), push.all());
         assertTrue(push.err().contains("UTF-8 locale such as C.UTF-8"), push.all());
         assertEquals(refsBefore, git.git(bare, "for-each-ref"), "nothing was pushed, to that ref or another");
+    }
+
+    /**
+     * An MCP server started in {@code LANG=C} gets the agent's names as UTF-8 JSON, whatever its locale; a path
+     * it could not hand to the file system as the bytes the agent meant is a bad argument that says why.
+     */
+    @Test
+    void anMcpServerInSuchALocaleRefusesThePathItCannotName() throws Exception {
+        Path bare = git.bareWithMain("app");
+        Path clone = git.clone(bare, "agent-a");
+        assertEquals(
+                0,
+                sh("printf 'agent notes\\n' > '" + clone + "/" + BRANCH + ".txt'")
+                        .exit());
+        Map<String, String> env = new HashMap<>(git.env());
+        env.put("LC_ALL", "C");
+        ServerParameters params = ServerParameters.builder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString())
+                .args(List.of(
+                        "-jar",
+                        System.getProperty("fence.jar", "target/fence.jar"),
+                        "mcp",
+                        "--holder",
+                        "agent-a",
+                        "--store",
+                        "sqlite:" + db,
+                        "--repo",
+                        "app",
+                        "--clone",
+                        clone.toString()))
+                .env(env)
+                .build();
+        McpSyncClient client = McpClient.sync(new StdioClientTransport(params, McpJsonDefaults.getMapper()))
+                .requestTimeout(Duration.ofSeconds(60))
+                .initializationTimeout(Duration.ofSeconds(60))
+                .build();
+        try {
+            client.initialize();
+            McpSchema.CallToolResult r =
+                    client.callTool(new McpSchema.CallToolRequest("read_file", Map.of("path", BRANCH + ".txt")));
+            String text = ((McpSchema.TextContent) r.content().get(0)).text();
+            assertTrue(r.isError(), text);
+            assertEquals("path", ((Map<?, ?>) r.structuredContent()).get("argument"), text);
+            assertTrue(text.contains("UTF-8 locale such as C.UTF-8"), text);
+            assertFalse(text.contains("agent notes"), text);
+        } finally {
+            client.closeGracefully();
+        }
     }
 
     private String fence() {
