@@ -32,7 +32,7 @@ final class HostCharset {
         if (JvmCharset.isAscii(ref)) {
             return true;
         }
-        if (!JvmCharset.carries(ref)) {
+        if (!JvmCharset.utf8()) {
             return false;
         }
         try {

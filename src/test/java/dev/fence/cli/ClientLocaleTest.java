@@ -3,6 +3,7 @@ package dev.fence.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fence.json.Json;
 import dev.fence.testing.GitFixture;
@@ -66,6 +67,30 @@ class ClientLocaleTest {
         assertEquals(
                 "git:app:refs/heads/" + BRANCH,
                 Json.read(utf8.out()).get("resource").asText());
+    }
+
+    /**
+     * A Latin-1 locale reads every byte as some character: the UTF-8 {@code café} arrives as {@code cafÃ©}
+     * (and a Latin-1 {@code é} would reach git as a byte no ref is named by). Any argument beyond ASCII is
+     * refused there. glibc reads {@code x.ISO-8859-1@a.UTF-8} as Latin-1 from the test's own {@code LOCPATH}.
+     */
+    @Test
+    void aLatin1LocaleTakesArgumentsInAsciiOnly() throws Exception {
+        Path locales = tmp.resolve("locales");
+        assumeTrue(
+                sh("mkdir -p '" + locales + "' && localedef -i en_US -f ISO-8859-1 '" + locales.resolve("x.ISO-8859-1")
+                                                + "' >/dev/null 2>&1")
+                                        .exit()
+                                <= 1
+                        && Files.isDirectory(locales.resolve("x.ISO-8859-1")),
+                "localedef or en_US's locale source is not installed");
+        Outcome latin1 = sh("LOCPATH='" + locales + "' LC_ALL=x.ISO-8859-1@a.UTF-8 " + fence()
+                + " lease acquire --store 'sqlite:" + db + "' --repo app --ref '" + BRANCH + "' --holder agent-a");
+        assertEquals(2, latin1.exit(), latin1.all());
+        assertTrue(latin1.err().contains("argument 8"), latin1.all());
+        assertTrue(latin1.err().contains("goes beyond ASCII"), latin1.all());
+        assertTrue(latin1.err().contains("UTF-8 locale such as C.UTF-8"), latin1.all());
+        assertFalse(Files.exists(db), "the store was not even opened");
     }
 
     @Test
