@@ -93,6 +93,27 @@ class ClientLocaleTest {
         assertFalse(Files.exists(db), "the store was not even opened");
     }
 
+    /**
+     * A migration's name comes from its directory, not the arguments: in {@code LANG=C} {@code
+     * 0001_café.sql} would be read, applied and recorded under a name it does not have.
+     */
+    @Test
+    void aMigrationNamedBeyondAsciiIsRefusedInSuchALocale() throws Exception {
+        assertEquals(
+                0,
+                sh("mkdir m && printf 'CREATE TABLE t (x INTEGER);\\n' > 'm/0001_" + BRANCH + ".sql'")
+                        .exit());
+        Outcome c = sh("LC_ALL=C " + fence() + " migrate status --db 'sqlite:" + tmp.resolve("app.db") + "' --dir m");
+        assertEquals(2, c.exit(), c.all());
+        assertTrue(c.err().contains("bad migration file name"), c.all());
+        assertTrue(c.err().contains("UTF-8 locale such as C.UTF-8"), c.all());
+
+        Outcome utf8 =
+                sh("LC_ALL=C.UTF-8 " + fence() + " migrate status --db 'sqlite:" + tmp.resolve("app.db") + "' --dir m");
+        assertEquals(0, utf8.exit(), utf8.all());
+        assertTrue(utf8.out().contains("0001_" + BRANCH + ".sql"), utf8.all());
+    }
+
     @Test
     void aGrantCarriedIntoSuchALocalePushesNothing() throws Exception {
         Path bare = git.bareWithMain("app");
