@@ -32,27 +32,15 @@ final class Cli {
     }
 
     /**
-     * What is wrong with the first argument the JVM may have read as other text than was meant, or null. The
-     * JVM decodes its arguments in its locale's character set and puts U+FFFD for each byte that set has no
-     * character for: {@code café} typed in {@code LANG=C} arrives as {@code caf} and two of them, a name nobody
-     * meant, on which a lease would be granted or a push made. A Latin-1 locale reads the same UTF-8 bytes as
-     * {@code cafÃ©}, and would hand git a Latin-1 {@code é} it never names a ref by. So a JVM that is not UTF-8
-     * takes arguments in ASCII only, and any JVM refuses bytes it could not read; such an argument is refused,
-     * never used.
+     * What is wrong with the first argument the JVM may have read as other text than was meant ({@link
+     * JvmCharset#misread}), or null: such an argument would name a lease, a ref or a file nobody meant, and
+     * is refused, never used.
      */
     static String unreadArgument(String... args) {
         for (int i = 0; i < args.length; i++) {
-            String shown = "argument " + (i + 1) + " ('" + Printable.escape(args[i], 200) + "')";
-            if (args[i].indexOf('\uFFFD') >= 0) {
-                return shown + " has bytes this process could not read as text (each shows as U+FFFD): fence reads"
-                        + " names as UTF-8, and "
-                        + (JvmCharset.utf8()
-                                ? "these bytes are not UTF-8; pass the name in UTF-8"
-                                : JvmCharset.remedy());
-            }
-            if (!JvmCharset.carries(args[i])) {
-                return shown + " goes beyond ASCII, which this process cannot read or pass on as the UTF-8 fence"
-                        + " and git name things by: " + JvmCharset.remedy();
+            String why = JvmCharset.misread(args[i]);
+            if (why != null) {
+                return "argument " + (i + 1) + " ('" + Printable.escape(args[i], 200) + "'): " + why;
             }
         }
         return null;

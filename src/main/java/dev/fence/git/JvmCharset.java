@@ -33,6 +33,26 @@ public final class JvmCharset {
         return true;
     }
 
+    /**
+     * Why {@code name}, as this JVM read it from the operating system (its arguments, a directory listing),
+     * may not be the text it stands for, or null when it is. The JVM decodes such names in its locale's
+     * character set and puts U+FFFD for each byte that set has no character for ({@code café} in {@code
+     * LANG=C} reads as {@code caf} and two of them); a Latin-1 locale reads the same UTF-8 bytes as {@code
+     * cafÃ©}, with nothing to show it. So a JVM that is not UTF-8 takes such names in ASCII only, and any JVM
+     * refuses bytes it could not read.
+     */
+    public static String misread(String name) {
+        if (name.indexOf('\uFFFD') >= 0) {
+            return "it has bytes this process could not read as text (each shows as U+FFFD): fence reads names as"
+                    + " UTF-8, and " + (utf8() ? "these bytes are not UTF-8; write the name in UTF-8" : remedy());
+        }
+        if (!carries(name)) {
+            return "it goes beyond ASCII, which this process cannot read or pass on as the UTF-8 fence and git"
+                    + " name things by: " + remedy();
+        }
+        return null;
+    }
+
     /** What to tell the operator of a JVM that cannot carry a name (the remedy, without the name). */
     public static String remedy() {
         return "the locale this fence was started in (LC_ALL, LC_CTYPE, LANG) is not a UTF-8 one; run it in a"

@@ -60,12 +60,12 @@ public record MigrationFile(long version, String label, Path file) {
                     throw new InvalidInputException("bad migration file name " + Printable.name(p.toString())
                             + ": it contains a control or invisible character; name it so that it prints as itself");
                 }
-                if (name.indexOf('\uFFFD') >= 0 || !JvmCharset.carries(name)) {
-                    // Read through the directory, not the arguments: the name would go into the ledger as
-                    // this JVM misread it (see Cli.unreadArgument).
-                    throw new InvalidInputException("bad migration file name " + Printable.name(p.toString())
-                            + ": this process cannot read it as the UTF-8 name it has on disk; "
-                            + (JvmCharset.utf8() ? "rename it in UTF-8" : JvmCharset.remedy()));
+                // Read through the directory, not the arguments: the name would go into the ledger as this
+                // JVM misread it.
+                String misread = JvmCharset.misread(name);
+                if (misread != null) {
+                    throw new InvalidInputException(
+                            "bad migration file name " + Printable.name(p.toString()) + ": " + misread);
                 }
                 out.add(new MigrationFile(Long.parseLong(m.group(1)), m.group(1), p));
             }
