@@ -43,6 +43,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -52,6 +53,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -670,33 +672,66 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                 many.add(event(clock.instant(), EventType.ALLOW, "db/audited" + i % 100, "x", 0, null));
             }
             s.append(many);
-            long alone = System.nanoTime();
-            assertEquals(150_000, s.query(LedgerQuery.all()).size());
-            long aloneMillis = (System.nanoTime() - alone) / 1_000_000;
-
-            long start = System.nanoTime();
-            Future<Long> query = pool.submit(() -> {
-                assertEquals(150_000, s.query(LedgerQuery.all()).size());
-                return System.nanoTime();
+            // Queries back to back on a thread of their own, each one's span recorded: however fast a warm
+            // query runs, the grant below begins inside one of them, and a grant that waited for the lock would
+            // answer only after that query ended.
+            AtomicBoolean stop = new AtomicBoolean();
+            List<long[]> spans = Collections.synchronizedList(new ArrayList<>());
+            Future<?> queries = pool.submit(() -> {
+                while (!stop.get()) {
+                    long from = System.nanoTime();
+                    // The grants below add to the ledger as it is read.
+                    assertTrue(s.query(LedgerQuery.all()).size() >= 150_000);
+                    spans.add(new long[] {from, System.nanoTime()});
+                }
+                return null;
             });
-            // Well inside the query, which took aloneMillis by itself.
-            Thread.sleep(Math.max(20, aloneMillis / 4));
-            long writeFrom = System.nanoTime();
-            AcquireResult.Granted granted = assertInstanceOf(
-                    AcquireResult.Granted.class, s.acquire("db/busy", "a", TTL, clock.instant(), null, candidate));
-            assertEquals(
-                    granted.token(),
-                    s.snapshot(List.of("db/busy")).get("db/busy").latestGranted());
-            long writeDone = System.nanoTime();
-            long queryDone = query.get(30, TimeUnit.SECONDS);
-            assertTrue(
-                    writeFrom < queryDone,
-                    "inconclusive: the query (" + aloneMillis + " ms alone) had ended before the grant began");
-            assertTrue(
-                    writeDone < queryDone,
-                    "the grant and read, begun " + (writeFrom - start) / 1_000_000 + " ms into a query of "
-                            + (queryDone - start) / 1_000_000 + " ms, answered only after it, at "
-                            + (writeDone - start) / 1_000_000 + " ms");
+            try {
+                while (spans.isEmpty()) {
+                    Thread.sleep(10);
+                }
+                for (int attempt = 0; ; attempt++) {
+                    long writeFrom = System.nanoTime();
+                    AcquireResult.Granted granted = assertInstanceOf(
+                            AcquireResult.Granted.class,
+                            s.acquire("db/busy" + attempt, "a", TTL, clock.instant(), null, candidate));
+                    assertEquals(
+                            granted.token(),
+                            s.snapshot(List.of("db/busy" + attempt))
+                                    .get("db/busy" + attempt)
+                                    .latestGranted());
+                    long writeDone = System.nanoTime();
+                    long[] around = null;
+                    while (around == null) {
+                        synchronized (spans) {
+                            around = spans.stream()
+                                    .filter(q -> q[0] < writeFrom && writeFrom < q[1])
+                                    .findFirst()
+                                    .orElse(null);
+                            if (around == null && spans.get(spans.size() - 1)[0] > writeFrom) {
+                                break; // the grant began in the gap between two queries
+                            }
+                        }
+                        if (around == null) {
+                            Thread.sleep(10);
+                        }
+                    }
+                    if (around == null) {
+                        assertTrue(attempt < 20, "inconclusive: every grant began between two queries");
+                        continue;
+                    }
+                    long[] q = around;
+                    assertTrue(
+                            writeDone < q[1],
+                            "the grant and read, begun " + (writeFrom - q[0]) / 1_000_000 + " ms into a query of "
+                                    + (q[1] - q[0]) / 1_000_000 + " ms, answered only after it, "
+                                    + (writeDone - q[0]) / 1_000_000 + " ms into it");
+                    return;
+                }
+            } finally {
+                stop.set(true);
+                queries.get(60, TimeUnit.SECONDS);
+            }
         }
     }
 
