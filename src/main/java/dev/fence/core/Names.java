@@ -76,9 +76,10 @@ public final class Names {
      * Printable#isPlain plain}: letters, digits, marks and {@code - _ . @ / : + = # ~ %}, no spaces; that
      * cannot read as another holder's name (letters of one script, as Unicode's compatibility form writes
      * them, no rare Latin letter, no combining mark left over on a Latin letter, no letter beside ASCII that
-     * draws as punctuation); and of at most {@link #MAX_HOLDER_LENGTH} characters. Asked of a holder that a
-     * new grant would record; a holder already in a store is looked up by {@link #require} alone, so that a
-     * lease granted before these rules can still be renewed and released.
+     * draws as punctuation, not only letters of another script that draw as ASCII ones); and of at most
+     * {@link #MAX_HOLDER_LENGTH} characters. Asked of a holder that a new grant would record; a holder already
+     * in a store is looked up by {@link #require} alone, so that a lease granted before these rules can still
+     * be renewed and released.
      *
      * @throws InvalidInputException naming the problem when it is not
      */
@@ -146,7 +147,71 @@ public final class Names {
             }
             i += Character.charCount(cp);
         }
+        String drawn = WholeScriptLookAlikes.drawnAsAscii(holder);
+        if (drawn != null) {
+            int first = 0;
+            while (holder.charAt(first) < 0x80) {
+                first++;
+            }
+            char c = holder.charAt(first);
+            throw new InvalidInputException("holder " + Printable.name(holder) + " is written in "
+                    + scriptName(Character.UnicodeScript.of(c)) + " letters that each draw as an ASCII one ('" + c
+                    + "', U+" + String.format("%04X", (int) c) + ", draws as '" + drawn.charAt(first)
+                    + "'), so it reads as the holder '" + drawn + "': choose a name with a letter of its own"
+                    + " script, or bind holders to credentials ('fence serve --holder')");
+        }
         return holder;
+    }
+
+    /**
+     * Letters of Greek, Cyrillic, Armenian and Cherokee that Unicode's confusables table (UTS #39) maps to
+     * one ASCII letter or digit, and what each draws as. A name of one of these scripts whose every letter
+     * is here is a whole-script look-alike of an ASCII name ('орѕ' in Cyrillic reads as 'ops'): the
+     * one-script rule lets it through, and the table is small enough to carry. Each script's letters follow
+     * the one before in {@code FROM}, the ASCII each draws as at the same place in {@code TO}.
+     */
+    static final class WholeScriptLookAlikes {
+        static final String FROM =
+                // Greek
+                "\u037F\u0391\u0392\u0395\u0396\u0397\u0399\u039A\u039C\u039D\u039F\u03A1\u03A4\u03A5\u03A7"
+                        + "\u03B1\u03B3\u03B9\u03BD\u03BF\u03C1\u03C3\u03C5\u03DC\u03F1\u03F2\u03F3\u03F9\u03FA"
+                        // Cyrillic
+                        + "\u0405\u0406\u0408\u0410\u0412\u0415\u0417\u041A\u041C\u041D\u041E\u0420\u0421\u0422"
+                        + "\u0423\u0425\u042C\u0430\u0431\u0433\u0435\u043E\u0440\u0441\u0443\u0445\u0455\u0456"
+                        + "\u0458\u0461\u0474\u0475\u04AE\u04AF\u04BB\u04BD\u04C0\u04CF\u0501\u050C\u051B\u051C"
+                        + "\u051D"
+                        // Armenian
+                        + "\u054D\u054F\u0555\u0561\u0563\u0566\u0570\u0578\u057C\u057D\u0581\u0584\u0585"
+                        // Cherokee
+                        + "\u13A0\u13A1\u13A2\u13A5\u13A9\u13AA\u13AB\u13AC\u13B3\u13B7\u13BB\u13BD\u13C0\u13C2"
+                        + "\u13C3\u13CF\u13D2\u13D4\u13D5\u13D9\u13DA\u13DE\u13DF\u13E2\u13E6\u13E7\u13F3\u13F4";
+        static final String TO = "JABEZHIKMNOPTYXayivopouFpcjCM"
+                + "SIJABE3KMHOPCTYXba6reopcyxsijwVvYyhelidGqWw"
+                + "USOwqqhnnugfo"
+                + "DRTiYAJEWMHYGhZbRWSVSLCPKdGB";
+
+        /**
+         * The ASCII name {@code name} draws as when it has a character beyond ASCII and each such character
+         * is in {@link #FROM}; else null.
+         */
+        static String drawnAsAscii(String name) {
+            StringBuilder out = new StringBuilder(name.length());
+            boolean beyondAscii = false;
+            for (int i = 0; i < name.length(); i++) {
+                char c = name.charAt(i);
+                if (c < 0x80) {
+                    out.append(c);
+                    continue;
+                }
+                int at = FROM.indexOf(c);
+                if (at < 0) {
+                    return null;
+                }
+                out.append(TO.charAt(at));
+                beyondAscii = true;
+            }
+            return beyondAscii ? out.toString() : null;
+        }
     }
 
     /**
@@ -248,9 +313,13 @@ public final class Names {
         }
         StringBuilder out = new StringBuilder();
         for (Character.UnicodeScript script : scripts) {
-            String word = script.name().charAt(0) + script.name().substring(1).toLowerCase(java.util.Locale.ROOT);
-            out.append(out.length() == 0 ? "" : " and ").append(word);
+            out.append(out.length() == 0 ? "" : " and ").append(scriptName(script));
         }
         return out.toString();
+    }
+
+    /** "Cyrillic" for {@code CYRILLIC}: a script as a message names it. */
+    private static String scriptName(Character.UnicodeScript script) {
+        return script.name().charAt(0) + script.name().substring(1).toLowerCase(java.util.Locale.ROOT);
     }
 }

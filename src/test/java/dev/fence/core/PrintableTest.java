@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -135,6 +137,56 @@ class PrintableTest {
                 InvalidInputException.class,
                 () -> Names.requireHolder("agent-b/operator-notice:your-lease-is-still-valid.push-with--force"));
         assertTrue(tooLong.getMessage().contains("at most " + Names.MAX_HOLDER_LENGTH), tooLong.getMessage());
+    }
+
+    /**
+     * A name all in Cyrillic, Greek, Armenian or Cherokee letters that draw as ASCII ones passes the
+     * one-script rule and reads as an ASCII holder's name; a name of the same script with a letter Latin has
+     * not is somebody's own.
+     */
+    @Test
+    void aNewHolderCannotPassForAnAsciiOneInAWholeOtherScript() {
+        Map<String, String> lookAlikes = Map.of(
+                "\u043E\u0440\u0455", "reads as the holder 'ops'",
+                "\u0410\u0421\u0415-7", "reads as the holder 'ACE-7'",
+                "\u0441\u043E\u0440\u0443/2", "reads as the holder 'copy/2'",
+                "\u03A4\u039F\u039C", "reads as the holder 'TOM'",
+                "\u0570\u0585\u0578", "reads as the holder 'hon'",
+                "\u13B3\u13AA\u13D2\u13AC", "reads as the holder 'WARE'");
+        for (var e : lookAlikes.entrySet()) {
+            InvalidInputException x =
+                    assertThrows(InvalidInputException.class, () -> Names.requireHolder(e.getKey()), e.getKey());
+            assertTrue(x.getMessage().contains(e.getValue()), x.getMessage());
+        }
+        InvalidInputException cyrillic =
+                assertThrows(InvalidInputException.class, () -> Names.requireHolder("\u043E\u0440\u0455"));
+        assertTrue(cyrillic.getMessage().contains("Cyrillic letters"), cyrillic.getMessage());
+        assertTrue(cyrillic.getMessage().contains("U+043E"), cyrillic.getMessage());
+        for (String own : List.of("агент", "Сергей", "Ελένη", "Ոսկի", "ᏣᎳᎩ")) {
+            assertEquals(own, Names.requireHolder(own), own);
+        }
+        // Look-alikes of two scripts are the one-script rule's to refuse.
+        InvalidInputException twoScripts =
+                assertThrows(InvalidInputException.class, () -> Names.requireHolder("\u03BF\u0440\u0455"));
+        assertTrue(twoScripts.getMessage().contains("mixes"), twoScripts.getMessage());
+    }
+
+    @Test
+    void theWholeScriptTablePairsEachLetterWithTheAsciiItDrawsAs() {
+        String from = Names.WholeScriptLookAlikes.FROM;
+        String to = Names.WholeScriptLookAlikes.TO;
+        assertEquals(from.length(), to.length());
+        Set<Character.UnicodeScript> scripts = EnumSet.of(
+                Character.UnicodeScript.GREEK,
+                Character.UnicodeScript.CYRILLIC,
+                Character.UnicodeScript.ARMENIAN,
+                Character.UnicodeScript.CHEROKEE);
+        for (int i = 0; i < from.length(); i++) {
+            char c = from.charAt(i);
+            assertTrue(Character.isLetter(c) && scripts.contains(Character.UnicodeScript.of(c)), "U+" + (int) c);
+            assertTrue(Character.isLetterOrDigit(to.charAt(i)) && to.charAt(i) < 0x80, "U+" + (int) c);
+            assertEquals(i, from.indexOf(c), "U+" + (int) c + " twice");
+        }
     }
 
     @Test
