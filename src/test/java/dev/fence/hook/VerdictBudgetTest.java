@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,18 +40,37 @@ import org.junit.jupiter.api.io.TempDir;
  * ledger never records an admission while the pusher is told store-down.
  */
 class VerdictBudgetTest {
-    private static final Duration STORE_TIMEOUT = Duration.ofMillis(2000);
+    private static final Duration STORE_TIMEOUT = Duration.ofMillis(3000);
+
+    /**
+     * What the first request has left of the store timeout for its read: on a cold JVM and a busy machine
+     * the read (the store's first, which makes its identity and syncs it) can take a few hundred ms.
+     */
+    private static final long LEFT_MILLIS = 1000;
+
+    /**
+     * The first verdict's write: longer than {@link #LEFT_MILLIS}, so that a hook that gave up when that ran
+     * out would answer store-down, and short enough that the commit after it has 1.5 s of the store timeout.
+     */
+    private static final long WRITE_MILLIS = 1500;
+
+    /**
+     * The second verdict's read, for which no time is left: long enough that it cannot be over before the
+     * hook, however late this thread runs again, looks at it.
+     */
+    private static final long LATE_READ_MILLIS = 500;
+
     private static final String CREATE = "0".repeat(40) + " " + "5".repeat(40) + " refs/heads/main\n";
 
     @TempDir
     Path tmp;
 
     @Test
-    void aWriteThatBeganInTimeIsWaitedForTheWholeStoreTimeoutHoweverLongTheRequestWaited() {
+    void aWriteThatBeganInTimeIsWaitedForTheWholeStoreTimeoutHoweverLongTheRequestWaited() throws Exception {
         String url = "sqlite:" + tmp.resolve("fence.db");
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (LeaseStore sqlite = Stores.open(url, StoreOptions.defaults())) {
-            LeaseStore slowWrites = new Slow(sqlite, 0, 300);
+            LeaseStore slowWrites = new Slow(sqlite, 0, WRITE_MILLIS);
             PreReceiveHook hook = new PreReceiveHook(u -> slowWrites, Clock.systemUTC(), pool);
             HookConfig config = new HookConfig(
                     new FencePolicy(
@@ -64,7 +84,7 @@ class VerdictBudgetTest {
                     Optional.empty(),
                     Optional.of("app"),
                     Optional.empty());
-            // The request waited all but 100 ms of the store timeout: the read gets in, the write takes 300.
+            // The request waited all but LEFT_MILLIS of the store timeout: the read gets in, the write takes longer.
             PreReceiveHook.Judgement j = hook.judge(
                     config,
                     Map.of("REMOTE_USER", "alice"),
@@ -73,7 +93,7 @@ class VerdictBudgetTest {
                     url,
                     KnownAncestry.collecting(),
                     new PreReceiveHook.Measured(
-                            null, null, STORE_TIMEOUT.minusMillis(100).toNanos()));
+                            null, null, STORE_TIMEOUT.minusMillis(LEFT_MILLIS).toNanos()));
             assertEquals(0, j.result().exitCode(), j.result().lines().toString());
             assertTrue(!j.reason().equals("store-down"), "the verdict is the written one, not store-down");
             List<LedgerEvent> events = sqlite.query(LedgerQuery.forResource("git:app:refs/heads/main"));
@@ -82,8 +102,9 @@ class VerdictBudgetTest {
                     events.get(0).type() != EventType.REJECT,
                     "the ledger holds the admission the pusher got: " + events);
 
-            // With no time left for a read that takes 50 ms, the verdict is abandoned before it writes.
-            PreReceiveHook slowReads = new PreReceiveHook(u -> new Slow(sqlite, 50, 0), Clock.systemUTC(), pool);
+            // With no time left for a slow read, the verdict is abandoned before it writes.
+            PreReceiveHook slowReads =
+                    new PreReceiveHook(u -> new Slow(sqlite, LATE_READ_MILLIS, 0), Clock.systemUTC(), pool);
             PreReceiveHook.Judgement late = slowReads.judge(
                     config,
                     Map.of("REMOTE_USER", "alice"),
@@ -94,6 +115,10 @@ class VerdictBudgetTest {
                     KnownAncestry.collecting(),
                     new PreReceiveHook.Measured(null, null, STORE_TIMEOUT.toNanos()));
             assertEquals("store-down", late.reason(), late.result().lines().toString());
+            // The abandoned verdict's thread finishes its read while the store is still open: had it gone on to
+            // write, the check below would see it.
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "the abandoned verdict's thread did not end");
         } finally {
             pool.shutdownNow();
         }

@@ -49,11 +49,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -394,6 +396,25 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             return Futures.outcome(f);
         }
 
+        /**
+         * Waits until the call that {@code worker} runs is in a transaction of the store's (past the point
+         * where a closing store refuses it), or has ended.
+         */
+        private void awaitTransaction(AtomicReference<Thread> worker, Future<?> call) throws InterruptedException {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!call.isDone()) {
+                Thread t = worker.get();
+                if (t != null
+                        && Arrays.stream(t.getStackTrace())
+                                .anyMatch(f -> f.getClassName().equals(SqliteLeaseStore.class.getName())
+                                        && f.getMethodName().equals("transaction"))) {
+                    return;
+                }
+                assertTrue(System.nanoTime() < end, "the call never began a transaction");
+                Thread.sleep(1);
+            }
+        }
+
         @Test
         void callersSharingATransactionEachGetTheirOwnOutcome() throws Exception {
             AcquireResult.Granted held = assertInstanceOf(
@@ -477,32 +498,45 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
 
         @Test
         void eachCallWaitsForAnotherProcesssWriterUntilItsOwnDeadlineAndReadsDoNotWaitForIt() throws Exception {
-            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(1), Duration.ofDays(90), 0, Duration.ZERO));
+            // Timeouts of 2 s, and the later call made 1.8 s into the first one's: when the first gives up, the
+            // later one has 1.8 s of its own left, and the writer lets go 200 ms after that. Each moment counts
+            // from when the first call began, not from when it was handed to a thread. The margin is wide
+            // because SQLite's wait for a lock counts the sleeps it asked for, not the time that passed: on a
+            // machine that stalls the process, the first call gives up late, while the later one's deadline is
+            // the clock's.
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO));
             s.identity(candidate);
+            CountDownLatch earlyCalled = new CountDownLatch(1);
             Future<AcquireResult> early;
             Future<AcquireResult> late;
             Future<Map<String, ResourceState>> read;
             try (Connection other = raw()) {
                 execute(other, "BEGIN IMMEDIATE");
-                long start = System.nanoTime();
-                early = pool.submit(() -> s.acquire("db/early", "a", TTL, clock.instant(), null, candidate));
-                Thread.sleep(700);
+                early = pool.submit(() -> {
+                    earlyCalled.countDown();
+                    return s.acquire("db/early", "a", TTL, clock.instant(), null, candidate);
+                });
+                assertTrue(earlyCalled.await(30, TimeUnit.SECONDS), "the first call was never made");
+                Thread.sleep(1800);
                 late = pool.submit(() -> s.acquire("db/late", "b", TTL, clock.instant(), null, candidate));
                 read = pool.submit(() -> s.snapshot(List.of("db/early")));
                 StoreUnavailableException e = assertThrows(StoreUnavailableException.class, () -> outcome(early));
                 assertTrue(e.getMessage().contains("locked by another writer"), e.getMessage());
-                // The writer still holds its lock: a read is not held up by it (WAL)...
-                assertEquals(0, read.get(2, TimeUnit.SECONDS).get("db/early").latestGranted());
-                Thread.sleep(Math.max(0, 1200 - (System.nanoTime() - start) / 1_000_000));
+                // The writer still holds its lock: a read is not held up by it (WAL); held, it would fail at its
+                // own deadline...
+                assertEquals(0, read.get(5, TimeUnit.SECONDS).get("db/early").latestGranted());
+                Thread.sleep(200);
                 execute(other, "ROLLBACK");
             }
-            // ...and the later call, queued with 300 ms of its second left when the first gave up, waited on.
+            // ...and the later call, queued with 1.8 s of its own left when the first gave up, waited on.
             assertInstanceOf(AcquireResult.Granted.class, outcome(late));
         }
 
         @Test
         void aReadIsNotHeldByWritesWaitingForAnotherProcesssWriter() throws Exception {
-            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(1), Duration.ofDays(90), 0, Duration.ZERO));
+            // Timeouts of 2 s, the second write made at 1.8 s: it has most of its own left when the first gives
+            // up, however late SQLite's wait lets the first one go on a machine that stalls the process.
+            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO));
             s.identity(candidate);
             try (Connection other = raw()) {
                 execute(other, "BEGIN IMMEDIATE");
@@ -514,14 +548,14 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
                     s.snapshot(List.of("db/x"));
                     return (System.nanoTime() - start) / 1_000_000;
                 });
-                Thread.sleep(800);
+                Thread.sleep(1700);
                 Future<AcquireResult> second =
                         pool.submit(() -> s.acquire("db/w", "b", TTL, clock.instant(), null, candidate));
-                // The read waits for the first write's turn (its thread holds this process's connection until
-                // its own deadline, at 1 s), then runs at once: not in the second write's turn, whose wait for
-                // the writer lasts until 1.9 s.
+                // The read waits at most for the first write's turn (its thread holds this process's connection
+                // until its own deadline, at 2 s), then runs at once: not in the second write's turn, whose wait
+                // for the writer lasts until 3.8 s.
                 long readAt = read.get(5, TimeUnit.SECONDS);
-                assertTrue(readAt < 1500, "the read answered " + readAt + " ms after the first write began");
+                assertTrue(readAt < 3000, "the read answered " + readAt + " ms after the first write began");
                 assertThrows(StoreUnavailableException.class, () -> outcome(first));
                 execute(other, "ROLLBACK");
                 assertInstanceOf(AcquireResult.Granted.class, outcome(second));
@@ -575,8 +609,14 @@ class SqliteLeaseStoreTest extends LeaseStoreContractTest {
             for (int i = 0; i < 50_000; i++) {
                 many.add(event(clock.instant(), EventType.ALLOW, "db/many" + i, "x", 0, null));
             }
-            Future<?> append = pool.submit(() -> s.append(many));
-            Thread.sleep(30);
+            AtomicReference<Thread> appender = new AtomicReference<>();
+            Future<?> append = pool.submit(() -> {
+                appender.set(Thread.currentThread());
+                s.append(many);
+            });
+            // Not before its transaction has begun: a call that has not is refused once the store is closing,
+            // and a thread slow to start (a busy machine) would make this test about that instead.
+            awaitTransaction(appender, append);
             // Waits 20 ms for the lock, then leaves the connection to the transaction still running on it
             // (freeing its statements under it crashed the JVM).
             s.close();
