@@ -41,6 +41,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -733,7 +734,11 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
 
         @Test
         void aCommitQueuedForMostOfItsTimeoutIsAnsweredBusyAndDoesNotShortenTheOthers() throws Exception {
-            LeaseStore s = open(new StoreOptions(Duration.ofSeconds(2), Duration.ofDays(90), 0, Duration.ZERO));
+            // A timeout of 4 s: the lock is let go once the early commit has queued for more than three quarters
+            // of it (3.3 s of its call), which leaves the first commit, begun a little before, some 0.6 s of its
+            // own to commit in.
+            PostgresLeaseStore s = (PostgresLeaseStore)
+                    open(new StoreOptions(Duration.ofSeconds(4), Duration.ofDays(90), 0, Duration.ZERO));
             AcquireResult.Granted g0 = grant("db/r0", "agent-0");
             AcquireResult.Granted g1 = grant("db/r1", "agent-1");
             AcquireResult.Granted g2 = grant("db/r2", "agent-2");
@@ -747,10 +752,16 @@ class PostgresLeaseStoreTest extends LeaseStoreContractTest {
             try {
                 first = pool.submit(() -> s.commit(List.of(acceptedWrite(s0, g0, null)), List.of()));
                 awaitALockWait();
-                early = pool.submit(() -> s.commit(List.of(acceptedWrite(s1, g1, null)), List.of()));
-                Thread.sleep(1500);
+                CountDownLatch earlyCalled = new CountDownLatch(1);
+                early = pool.submit(() -> {
+                    earlyCalled.countDown();
+                    return s.commit(List.of(acceptedWrite(s1, g1, null)), List.of());
+                });
+                // Timed from the early commit's call, not from when it was handed to a thread.
+                assertTrue(earlyCalled.await(30, TimeUnit.SECONDS), "the early commit was never made");
+                Thread.sleep(3300);
                 late = pool.submit(() -> s.commit(List.of(acceptedWrite(s2, g2, null)), List.of()));
-                Thread.sleep(200);
+                awaitQueued(s, 2);
             } finally {
                 lock.close();
             }

@@ -33,6 +33,11 @@ import dev.fence.store.StoreOptions;
 import dev.fence.testing.PrivateRedis;
 import dev.fence.testing.ProcessTest;
 import dev.fence.testing.RedisServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -809,23 +814,47 @@ class RedisLeaseStoreTest {
     }
 
     /**
-     * Keeps the server busy for three store timeouts with a script of another client's (a stand-in for
+     * Keeps the server busy for five store timeouts with a script of another client's (a stand-in for
      * any slow command), runs {@code call}, which times out meanwhile, and returns once the server has
      * read and run what the call sent.
      */
     private void stallThen(Runnable call) throws Exception {
-        long stallMicros = TimeUnit.MILLISECONDS.toMicros(TIMEOUT.toMillis() * 3);
+        long stallMicros = TimeUnit.MILLISECONDS.toMicros(TIMEOUT.toMillis() * 5);
         String busy = "local function us() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end"
                 + " local from = us() while us() - from < tonumber(ARGV[1]) do end return 1";
         Thread stall = new Thread(() -> redis.server().command("EVAL", busy, "0", Long.toString(stallMicros)));
         long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(stallMicros);
         stall.start();
-        Thread.sleep(50);
+        // Not before the script runs: a call that reached the server first would be answered at once.
+        awaitBusy(until);
         call.run();
         assertTrue(System.nanoTime() < until, "the call outlasted the stall: the test proves nothing");
         stall.join();
         Thread.sleep(100);
         redis.server().command("PING");
+    }
+
+    /**
+     * Returns once the server leaves a {@code PING} unanswered for a while: it is running something long.
+     * The server answers that probe later, on a connection closed by then.
+     */
+    private void awaitBusy(long untilNanos) throws Exception {
+        while (true) {
+            assertTrue(System.nanoTime() < untilNanos, "the server never got busy: the test proves nothing");
+            try (Socket probe = new Socket()) {
+                probe.connect(
+                        new InetSocketAddress(
+                                InetAddress.getLoopbackAddress(), redis.server().port()),
+                        1000);
+                probe.setSoTimeout(250);
+                probe.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                probe.getOutputStream().flush();
+                probe.getInputStream().read();
+            } catch (SocketTimeoutException busy) {
+                return;
+            }
+            Thread.sleep(5);
+        }
     }
 
     // ---- data loss and outages
