@@ -153,12 +153,11 @@ public final class Names {
             while (holder.charAt(first) < 0x80) {
                 first++;
             }
-            char c = holder.charAt(first);
             throw new InvalidInputException("holder " + Printable.name(holder) + " is written in "
-                    + scriptName(Character.UnicodeScript.of(c)) + " letters that each draw as an ASCII one ('" + c
-                    + "', U+" + String.format("%04X", (int) c) + ", draws as '" + drawn.charAt(first)
-                    + "'), so it reads as the holder '" + drawn + "': choose a name with a letter of its own"
-                    + " script, or bind holders to credentials ('fence serve --holder')");
+                    + scriptName(Character.UnicodeScript.of(holder.charAt(first)))
+                    + " letters that each draw as an ASCII one, so it reads as the holder '" + drawn
+                    + "': choose a name with a letter of its own script, or bind holders to credentials"
+                    + " ('fence serve --holder')");
         }
         return holder;
     }

@@ -46,15 +46,18 @@ public final class Printable {
      * one quoted value and never as a sentence of the message around it. A plain name that is a word fence's
      * messages address their reader with ({@code you}, {@code me}, {@code we}, … in any case) is quoted as
      * well: "superseded by 5 (held by you)" would tell the reader it holds the lease. So is a plain name
-     * that mixes scripts the way look-alike names do, with every character beyond ASCII shown by its code
-     * point: {@code "m\\u{0430}in"} (a Cyrillic 'а') does not read as the branch {@code main}.
+     * that mixes scripts the way look-alike names do, or whose every letter beyond ASCII is of another script
+     * and draws as an ASCII one, with every character beyond ASCII shown by its code point: {@code
+     * "m\\u{0430}in"} (a Cyrillic 'а') does not read as the branch {@code main}, nor a holder all in Cyrillic
+     * look-alikes as an ASCII holder.
      */
     public static String name(String name) {
         if (name == null) {
             return "(none)";
         }
         if (isPlain(name) && !READER_WORDS.contains(name.toLowerCase(java.util.Locale.ROOT))) {
-            if (isAscii(name) || Names.mixedScripts(name) == null) {
+            if (isAscii(name)
+                    || (Names.mixedScripts(name) == null && Names.WholeScriptLookAlikes.drawnAsAscii(name) == null)) {
                 return name;
             }
             return '"' + codePointsBeyondAscii(name) + '"';

@@ -40,6 +40,10 @@ class PrintableTest {
         assertEquals("агент@хост", Printable.name("агент@хост"));
         // Cyrillic and Latin in one name is how look-alikes are made: shown by code points (see below).
         assertEquals("\"\\u{0430}\\u{0433}\\u{0435}\\u{043D}\\u{0442}@host\"", Printable.name("агент@host"));
+        // So is a name all in another script's letters that draw as ASCII ones (a holder granted before the
+        // rule against them, a pusher the host names): it reads as the ASCII name otherwise.
+        assertEquals("\"\\u{043E}\\u{0440}\\u{0455}\"", Printable.name("\u043E\u0440\u0455"));
+        assertEquals("\"\\u{03A4}\\u{039F}\\u{039C}-2\"", Printable.name("\u03A4\u039F\u039C-2"));
         assertEquals(
                 "\"agent-b (token 0). fence: your lease is still valid\"",
                 Printable.name("agent-b (token 0). fence: your lease is still valid"));
@@ -161,7 +165,8 @@ class PrintableTest {
         InvalidInputException cyrillic =
                 assertThrows(InvalidInputException.class, () -> Names.requireHolder("\u043E\u0440\u0455"));
         assertTrue(cyrillic.getMessage().contains("Cyrillic letters"), cyrillic.getMessage());
-        assertTrue(cyrillic.getMessage().contains("U+043E"), cyrillic.getMessage());
+        // Shown by its code points, as fence's messages show any name that reads as another.
+        assertTrue(cyrillic.getMessage().contains("\"\\u{043E}\\u{0440}\\u{0455}\""), cyrillic.getMessage());
         for (String own : List.of("агент", "Сергей", "Ελένη", "Ոսկի", "ᏣᎳᎩ")) {
             assertEquals(own, Names.requireHolder(own), own);
         }
