@@ -256,6 +256,11 @@ public final class HookServer implements AutoCloseable {
         return shedTimers.get();
     }
 
+    /** Request threads running a request now (a snapshot): what a test of the queue waits for. */
+    int requestThreadsBusy() {
+        return requestPool.getActiveCount();
+    }
+
     /** Pre-receive verdicts this server has answered since it started. */
     public long verdictsAnswered() {
         return metrics.preReceiveVerdicts();

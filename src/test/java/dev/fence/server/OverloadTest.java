@@ -83,6 +83,18 @@ class OverloadTest {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    /**
+     * Returns once a request holds the server's only request thread: requests sent after it wait, however
+     * late the client's thread sent the first.
+     */
+    private void awaitTheOnlyThreadTaken() throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (t.server().requestThreadsBusy() < 1) {
+            assertTrue(System.nanoTime() < deadline, "no request took the server's thread");
+            Thread.sleep(5);
+        }
+    }
+
     private TestServer.Response verdict() {
         return t.post("/v1/hook/pre-receive", hook, "application/json", BODY);
     }
@@ -92,7 +104,7 @@ class OverloadTest {
         redis.freeze();
         try {
             CompletableFuture<TestServer.Response> running = CompletableFuture.supplyAsync(this::verdict);
-            Thread.sleep(200);
+            awaitTheOnlyThreadTaken();
             List<CompletableFuture<long[]>> waiting = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 waiting.add(CompletableFuture.supplyAsync(() -> {
@@ -126,7 +138,7 @@ class OverloadTest {
         List<CompletableFuture<TestServer.Response>> sent = new ArrayList<>();
         try {
             sent.add(CompletableFuture.supplyAsync(this::verdict));
-            Thread.sleep(200);
+            awaitTheOnlyThreadTaken();
             for (int i = 0; i < 3; i++) {
                 sent.add(CompletableFuture.supplyAsync(this::verdict));
             }
@@ -152,7 +164,9 @@ class OverloadTest {
         redis.freeze();
         try {
             CompletableFuture<TestServer.Response> running = CompletableFuture.supplyAsync(this::verdict);
-            // Sent 2 s later, it waits about 1 s for the only thread (under the 1.5 s bound), then has 2 s.
+            // Sent 2 s after the running verdict took the only thread, it waits at most 1 s for it (under the
+            // 1.5 s bound), then has what is left of its 3 s.
+            awaitTheOnlyThreadTaken();
             Thread.sleep(2000);
             long start = System.nanoTime();
             TestServer.Response late = verdict();
