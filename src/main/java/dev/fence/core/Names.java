@@ -166,8 +166,8 @@ public final class Names {
      * Letters of Greek, Cyrillic, Armenian and Cherokee that Unicode's confusables table (UTS #39) maps to
      * one ASCII letter or digit, and what each draws as. A name of one of these scripts whose every letter
      * is here is a whole-script look-alike of an ASCII name ('орѕ' in Cyrillic reads as 'ops'): the
-     * one-script rule lets it through, and the table is small enough to carry. Each script's letters follow
-     * the one before in {@code FROM}, the ASCII each draws as at the same place in {@code TO}.
+     * one-script rule lets it through, and the table is small enough to carry. {@code FROM} lists the
+     * letters script by script; {@code TO} holds, at the same index, the ASCII each draws as.
      */
     static final class WholeScriptLookAlikes {
         static final String FROM =
