@@ -83,18 +83,6 @@ class OverloadTest {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
-    /**
-     * Returns once a request holds the server's only request thread: requests sent after it wait, however
-     * late the client's thread sent the first.
-     */
-    private void awaitTheOnlyThreadTaken() throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (t.server().requestThreadsBusy() < 1) {
-            assertTrue(System.nanoTime() < deadline, "no request took the server's thread");
-            Thread.sleep(5);
-        }
-    }
-
     private TestServer.Response verdict() {
         return t.post("/v1/hook/pre-receive", hook, "application/json", BODY);
     }
@@ -104,7 +92,8 @@ class OverloadTest {
         redis.freeze();
         try {
             CompletableFuture<TestServer.Response> running = CompletableFuture.supplyAsync(this::verdict);
-            awaitTheOnlyThreadTaken();
+            // Requests sent once it holds the only thread wait, however late the client's thread sent it.
+            t.awaitRequestThreadsBusy(1);
             List<CompletableFuture<long[]>> waiting = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 waiting.add(CompletableFuture.supplyAsync(() -> {
@@ -138,7 +127,7 @@ class OverloadTest {
         List<CompletableFuture<TestServer.Response>> sent = new ArrayList<>();
         try {
             sent.add(CompletableFuture.supplyAsync(this::verdict));
-            awaitTheOnlyThreadTaken();
+            t.awaitRequestThreadsBusy(1);
             for (int i = 0; i < 3; i++) {
                 sent.add(CompletableFuture.supplyAsync(this::verdict));
             }
@@ -166,7 +155,7 @@ class OverloadTest {
             CompletableFuture<TestServer.Response> running = CompletableFuture.supplyAsync(this::verdict);
             // Sent 2 s after the running verdict took the only thread, it waits at most 1 s for it (under the
             // 1.5 s bound), then has what is left of its 3 s.
-            awaitTheOnlyThreadTaken();
+            t.awaitRequestThreadsBusy(1);
             Thread.sleep(2000);
             long start = System.nanoTime();
             TestServer.Response late = verdict();

@@ -173,7 +173,9 @@ class SlowStoreTest {
                     hook,
                     "application/json",
                     Json.write(Map.of("stdin", LINE, "env", Map.of("REMOTE_USER", "alice", "FENCE_REPO_ID", "app")))));
-            Thread.sleep(300);
+            // Stopped once the request holds a thread, with most of its 800 ms still to wait: not after a
+            // fixed sleep, which a busy machine could end before the request arrives or late in its wait.
+            t.awaitRequestThreadsBusy(1);
             String url = t.url();
             long start = System.nanoTime();
             t.server().close();

@@ -105,6 +105,22 @@ final class TestServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Returns once {@code n} requests hold request threads: what a test that stops the server or fills its
+     * queue behind them waits for, rather than a sleep a busy machine could end too soon.
+     *
+     * @throws IllegalStateException when they do not within 30 s
+     */
+    void awaitRequestThreadsBusy(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (server.requestThreadsBusy() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("fewer than " + n + " requests reached a request thread in 30 s");
+            }
+            Thread.sleep(5);
+        }
+    }
+
     String url() {
         return server.uri().toString();
     }
