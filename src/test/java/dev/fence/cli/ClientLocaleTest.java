@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fence.json.Json;
+import dev.fence.testing.FenceMcpCommand;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.ProcessTest;
 import io.modelcontextprotocol.client.McpClient;
@@ -149,20 +150,8 @@ class ClientLocaleTest {
                         .exit());
         Map<String, String> env = new HashMap<>(git.env());
         env.put("LC_ALL", "C");
-        ServerParameters params = ServerParameters.builder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString())
-                .args(List.of(
-                        "-jar",
-                        System.getProperty("fence.jar", "target/fence.jar"),
-                        "mcp",
-                        "--holder",
-                        "agent-a",
-                        "--store",
-                        "sqlite:" + db,
-                        "--repo",
-                        "app",
-                        "--clone",
-                        clone.toString()))
+        ServerParameters params = ServerParameters.builder(FenceMcpCommand.java())
+                .args(FenceMcpCommand.args("sqlite:" + db, clone))
                 .env(env)
                 .build();
         McpSyncClient client = McpClient.sync(new StdioClientTransport(params, McpJsonDefaults.getMapper()))

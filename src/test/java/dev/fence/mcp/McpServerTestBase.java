@@ -13,6 +13,7 @@ import dev.fence.json.Json;
 import dev.fence.store.StoreOptions;
 import dev.fence.store.Stores;
 import dev.fence.testing.FenceCli;
+import dev.fence.testing.FenceMcpCommand;
 import dev.fence.testing.GitFixture;
 import dev.fence.testing.ProcessTest;
 import io.modelcontextprotocol.client.McpClient;
@@ -90,23 +91,8 @@ abstract class McpServerTestBase {
     }
 
     McpSyncClient start(String... more) {
-        List<String> args = new ArrayList<>(List.of(
-                "-XX:TieredStopAtLevel=1",
-                "-jar",
-                System.getProperty("fence.jar", "target/fence.jar"),
-                "mcp",
-                "--holder",
-                "agent-a",
-                "--store",
-                store,
-                "--repo",
-                "app",
-                "--clone",
-                cloneA.toString()));
-        args.addAll(List.of(more));
-        ServerParameters params = ServerParameters.builder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString())
-                .args(args)
+        ServerParameters params = ServerParameters.builder(FenceMcpCommand.java())
+                .args(FenceMcpCommand.args(store, cloneA, more))
                 .env(git.env())
                 .build();
         StdioClientTransport transport = new StdioClientTransport(params, McpJsonDefaults.getMapper());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fence.testing.FenceMcpCommand;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,20 +27,7 @@ class SqliteMcpServerTest extends McpServerTestBase {
      */
     @Test
     void aBadLineIsAnsweredAndTheProcessGoesOnThenExitsWhenItsInputEnds() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-jar",
-                System.getProperty("fence.jar", "target/fence.jar"),
-                "mcp",
-                "--holder",
-                "agent-a",
-                "--store",
-                store,
-                "--repo",
-                "app",
-                "--clone",
-                cloneA.toString());
+        ProcessBuilder pb = new ProcessBuilder(FenceMcpCommand.command(store, cloneA));
         pb.environment().clear();
         pb.environment().putAll(git.env());
         pb.redirectError(tmp.resolve("mcp.err").toFile());
