@@ -74,7 +74,11 @@ public record DatabaseUrl(Kind kind, String jdbcUrl, String user, String passwor
         }
         int q = rest.indexOf('?');
         if (q >= 0) {
-            rest = rest.substring(0, q);
+            // Refused, not dropped: a parameter the driver never got would leave the user thinking it held
+            // (sslmode=require, a password=).
+            throw new InvalidInputException("--db takes no connection parameters after '?': fence migrate would"
+                    + " not pass them to the driver. Put a password before the @ (user:password@host,"
+                    + " percent-encoded), or for PostgreSQL in ~/.pgpass; got " + mask(url));
         }
         int at = rest.lastIndexOf('@');
         int slash = rest.indexOf('/', at + 1);
@@ -113,8 +117,15 @@ public record DatabaseUrl(Kind kind, String jdbcUrl, String user, String passwor
         }
     }
 
-    /** {@code url} with the password between {@code user:} and the last {@code @} replaced by {@code ***}. */
+    /**
+     * {@code url} with the password between {@code user:} and the last {@code @} replaced by {@code ***}, and
+     * any query string by {@code ?…} (it may hold a {@code password=}).
+     */
     static String mask(String url) {
+        int query = url.indexOf('?', Math.max(0, url.indexOf("://")));
+        if (query >= 0 && !url.toLowerCase(Locale.ROOT).startsWith("sqlite:")) {
+            url = url.substring(0, query) + "?…";
+        }
         int scheme = url.indexOf("://");
         int at = url.lastIndexOf('@');
         if (scheme < 0 || at < scheme) {

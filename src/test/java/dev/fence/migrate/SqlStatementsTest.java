@@ -103,6 +103,32 @@ class SqlStatementsTest {
         assertTrue(!e.getMessage().contains("pw@"), e.getMessage());
     }
 
+    /**
+     * Connection parameters were dropped before the driver saw them, while messages (and the model, through
+     * fence mcp) showed the URL whole: a {@code password=} in plain text, an {@code sslmode=require} that
+     * never held. They are refused now, and no message shows them.
+     */
+    @Test
+    void connectionParametersAreRefusedAndNeverShown() {
+        for (String url : List.of(
+                "mariadb://root@127.0.0.1:3306/shop?password=S3cretPW",
+                "postgresql://127.0.0.1:5432/x?user=postgres&password=S3cretPW",
+                "postgresql://app@127.0.0.1:5432/app?sslmode=require&password=S3cretPW",
+                "oracle://x@y/z?password=S3cretPW")) {
+            InvalidInputException e =
+                    assertThrows(InvalidInputException.class, () -> DatabaseUrl.parse(url, Path.of("/w")), url);
+            assertTrue(!e.getMessage().contains("S3cretPW"), e.getMessage());
+        }
+        InvalidInputException e = assertThrows(
+                InvalidInputException.class,
+                () -> DatabaseUrl.parse("postgresql://app@db:5432/app?sslmode=require", Path.of("/w")));
+        assertTrue(e.getMessage().contains("takes no connection parameters"), e.getMessage());
+        // A SQLite path may hold a '?': it names the file, and is shown as it is.
+        assertEquals(
+                "sqlite:/w/odd?name.db",
+                DatabaseUrl.parse("sqlite:odd?name.db", Path.of("/w")).describe());
+    }
+
     @Test
     void transactionControlIsRecognisedByItsLeadingKeywordWhateverTheCaseOrComments() {
         for (String sql : List.of(
