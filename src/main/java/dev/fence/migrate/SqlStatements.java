@@ -214,11 +214,13 @@ public final class SqlStatements {
      * changed them would undo the fence it runs under (lower the fence row, tie the database to another
      * resource, rewrite who applied a version, release the runners' lock). Matched as a whole word of
      * {@code [A-Za-z0-9_]} in any case, anywhere in the statement's text, comments and quoted text included:
-     * a function body is quoted text, and a comment to fence may be code to the server. A name the statement
-     * builds as it runs (dynamic SQL, PostgreSQL's {@code U&"…"} escapes) is not seen.
+     * a function body is quoted text, and a comment to fence may be code to the server. PostgreSQL's
+     * Unicode-escaped names and strings ({@code U&"fence\005Ftokens"}, with or without {@code UESCAPE}) are
+     * read decoded as well. A name the statement builds as it runs (dynamic SQL) is not seen here; the
+     * runner compares fence's tables before and after each migration for that.
      */
     public static String ownName(Statement statement) {
-        return firstName(statement.sql(), OWN_NAMES);
+        return firstName(screened(statement), OWN_NAMES);
     }
 
     /**
@@ -240,7 +242,106 @@ public final class SqlStatements {
      * each statement too).
      */
     public static String quotingSetting(Statement statement, DatabaseUrl.Kind kind) {
-        return kind == DatabaseUrl.Kind.POSTGRESQL ? firstName(statement.sql(), QUOTING_SETTINGS) : null;
+        return kind == DatabaseUrl.Kind.POSTGRESQL ? firstName(screened(statement), QUOTING_SETTINGS) : null;
+    }
+
+    /**
+     * What the name screens read: the statement as written, then each {@code U&"…"} and {@code U&'…'} in it
+     * decoded, once with PostgreSQL's default escape character {@code \} and once with each character a
+     * {@code UESCAPE '…'} in the statement names. Read in every engine's text and wherever it appears, quotes
+     * and comments included, as the screens read names: a decoding too many can only refuse a migration
+     * that spells a name of fence's this way, never admit one.
+     */
+    static String screened(Statement statement) {
+        String sql = statement.sql();
+        int n = sql.length();
+        List<Character> escapes = new ArrayList<>(List.of('\\'));
+        String upper = sql.toUpperCase(java.util.Locale.ROOT);
+        for (int at = upper.indexOf("UESCAPE"); at >= 0; at = upper.indexOf("UESCAPE", at + 1)) {
+            int q = at + "UESCAPE".length();
+            while (q < n && Character.isWhitespace(sql.charAt(q))) {
+                q++;
+            }
+            if (q + 2 < n && sql.charAt(q) == '\'' && sql.charAt(q + 2) == '\'') {
+                escapes.add(sql.charAt(q + 1));
+            }
+        }
+        StringBuilder out = null;
+        for (int i = 0; i + 2 < n; i++) {
+            char u = sql.charAt(i);
+            char quote = sql.charAt(i + 2);
+            if ((u != 'U' && u != 'u') || sql.charAt(i + 1) != '&' || (quote != '"' && quote != '\'')) {
+                continue;
+            }
+            int j = i + 3;
+            StringBuilder body = new StringBuilder();
+            while (j < n) {
+                char c = sql.charAt(j);
+                if (c == quote && j + 1 < n && sql.charAt(j + 1) == quote) {
+                    body.append(c);
+                    j += 2;
+                } else if (c == quote) {
+                    break;
+                } else {
+                    body.append(c);
+                    j++;
+                }
+            }
+            out = out == null ? new StringBuilder(sql) : out;
+            for (char escape : escapes) {
+                out.append(' ').append(unicodeUnescaped(body, escape));
+            }
+            i = j;
+        }
+        return out == null ? sql : out.toString();
+    }
+
+    /**
+     * {@code body} with PostgreSQL's Unicode escapes decoded: {@code <e>XXXX}, {@code <e>+XXXXXX} and {@code
+     * <e><e>} for escape character {@code e}; an escape that is not one is kept as written.
+     */
+    private static String unicodeUnescaped(CharSequence body, char escape) {
+        StringBuilder out = new StringBuilder(body.length());
+        int n = body.length();
+        for (int i = 0; i < n; i++) {
+            char c = body.charAt(i);
+            if (c != escape || i + 1 >= n) {
+                out.append(c);
+                continue;
+            }
+            if (body.charAt(i + 1) == escape) {
+                out.append(escape);
+                i++;
+                continue;
+            }
+            boolean plus = body.charAt(i + 1) == '+';
+            int from = plus ? i + 2 : i + 1;
+            int digits = plus ? 6 : 4;
+            int codePoint = hex(body, from, digits);
+            if (codePoint < 0 || !Character.isValidCodePoint(codePoint)) {
+                out.append(c);
+                continue;
+            }
+            out.appendCodePoint(codePoint);
+            i = from + digits - 1;
+        }
+        return out.toString();
+    }
+
+    /** The {@code digits} hex digits at {@code from} as a number, or -1 when they are not all there. */
+    private static int hex(CharSequence s, int from, int digits) {
+        if (from + digits > s.length()) {
+            return -1;
+        }
+        int v = 0;
+        for (int k = from; k < from + digits; k++) {
+            int d = Character.digit(s.charAt(k), 16);
+            if (d < 0) {
+                return -1;
+            }
+            v = v * 16 + d;
+        }
+        return v;
     }
 
     /** The first whole word of {@code sql} ({@code [A-Za-z0-9_]}, any case) in {@code names}, lower-cased. */

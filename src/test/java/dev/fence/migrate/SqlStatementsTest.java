@@ -285,6 +285,39 @@ class SqlStatementsTest {
         }
     }
 
+    /**
+     * PostgreSQL's Unicode-escaped names are static SQL, not dynamic: {@code U&"fence\005Ftokens"} is the
+     * table fence_tokens to the server, and a migration that spelt it so rewrote the fence row unscreened.
+     */
+    @Test
+    void unicodeEscapedNamesAreReadDecoded() {
+        for (String sql : List.of(
+                "UPDATE U&\"fence\\005Ftokens\" SET resource = 'db/sneaky'",
+                "update u&\"schema\\005fmigrations\" set applied_holder = 'x'",
+                "UPDATE U&\"fence!005Ftokens\" UESCAPE '!' SET token = 0",
+                "UPDATE U&\"fence\\+00005Ftokens\" SET token = 0",
+                "UPDATE U&\"\\0066\\0065\\006E\\0063\\0065_tokens\" SET token = 0",
+                "SELECT U&'release\\005Flock'('fence-migrate:db')")) {
+            assertEquals(
+                    true,
+                    SqlStatements.ownName(SqlStatements.split(sql, POSTGRESQL).get(0)) != null,
+                    sql);
+        }
+        assertEquals(
+                "standard_conforming_strings",
+                SqlStatements.quotingSetting(
+                        SqlStatements.split("SET U&\"standard\\005Fconforming\\005Fstrings\" = off", POSTGRESQL)
+                                .get(0),
+                        POSTGRESQL));
+        for (String sql : List.of(
+                "CREATE TABLE U&\"d\\0061t\\+000061\" (x INT)", "SELECT U&'fence tokens'", "SELECT U&\"fence\\005\"")) {
+            assertEquals(
+                    null,
+                    SqlStatements.ownName(SqlStatements.split(sql, POSTGRESQL).get(0)),
+                    sql);
+        }
+    }
+
     private static String control(String sql, DatabaseUrl.Kind kind) {
         return SqlStatements.transactionControl(SqlStatements.split(sql, kind).get(0));
     }
