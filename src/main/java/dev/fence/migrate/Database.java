@@ -255,6 +255,52 @@ final class Database implements AutoCloseable {
     }
 
     /**
+     * fence's bookkeeping as the dialect's {@code bookkeeping_rows} and {@code bookkeeping_objects} read it:
+     * the fence rows, who applied what, and the objects that make fence's tables what they are (the tables
+     * themselves, triggers, rules, policies), one text line each, sorted. Two reads are equal when nothing of
+     * it changed between them; empty for a dialect that reads none.
+     */
+    java.util.List<String> bookkeeping() throws SQLException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (has("bookkeeping_rows")) {
+            lines(out, "bookkeeping_rows");
+        }
+        if (has("bookkeeping_objects")) {
+            switch (url.kind()) {
+                case POSTGRESQL -> {
+                    Object[] args = new Object[8];
+                    for (int i = 0; i < args.length; i += 2) {
+                        args[i] = table("fence_tokens");
+                        args[i + 1] = table("schema_migrations");
+                    }
+                    lines(out, "bookkeeping_objects", args);
+                }
+                case MARIADB -> lines(out, "bookkeeping_objects", unquoted(schema));
+                case SQLITE -> lines(out, "bookkeeping_objects");
+            }
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
+    private void lines(java.util.List<String> out, String name, Object... args) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql(name))) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(String.valueOf(rs.getString(1)));
+                }
+            }
+        }
+    }
+
+    /** A name {@link #quote} quoted, as it was. */
+    private static String unquoted(String quoted) {
+        char q = quoted.charAt(0);
+        return quoted.substring(1, quoted.length() - 1).replace("" + q + q, "" + q);
+    }
+
+    /**
      * The open transaction as a migration's statements may change it: its id, and whether backslashes in
      * {@code '…'} are characters ({@code standard_conforming_strings}).
      */

@@ -78,6 +78,9 @@ public final class Migrator {
 
         /** After a migration's statement ran without error, on the migration's own connection. */
         default void ran(SqlStatements.Statement statement, java.sql.Connection connection) throws SQLException {}
+
+        /** After a migration was applied and recorded, before the next one's claim. */
+        default void applied(Applied applied) {}
     }
 
     private static final Seam NONE = new Seam() {};
@@ -217,6 +220,7 @@ public final class Migrator {
                 } else {
                     Applied a = ((Step.Apply) step).applied();
                     applied.add(a);
+                    seam.applied(a);
                     writes.landed(
                             attempt,
                             (a.reapplied() ? "reapplied " : "applied ") + a.file() + " to " + r.db().describe());
@@ -406,7 +410,11 @@ public final class Migrator {
                         + " the statements otherwise and run what fence never screened. Set it back to on"
                         + " (ALTER DATABASE … SET standard_conforming_strings = on); nothing was applied");
             }
+            List<String> bookkeeping = db.bookkeeping();
             Step ran = runStatements(db, statements, claimed);
+            if (ran == null) {
+                ran = bookkeepingChanged(db, statements, bookkeeping);
+            }
             if (ran instanceof Step.Ended ended) {
                 db.rollbackQuietly();
                 return new Step.Fail(
@@ -502,7 +510,11 @@ public final class Migrator {
             } finally {
                 db.connection().setAutoCommit(true);
             }
+            List<String> bookkeeping = db.bookkeeping();
             Step.Fail fail = (Step.Fail) runStatements(db, statements, null);
+            if (fail == null) {
+                fail = bookkeepingChanged(db, statements, bookkeeping);
+            }
             if (fail != null) {
                 return new Step.Fail(
                         fail.line(),
@@ -610,6 +622,25 @@ public final class Migrator {
             }
         }
         return null;
+    }
+
+    /**
+     * A {@link Step.Fail} when fence's bookkeeping differs from {@code before}, read right after the claim: the
+     * migration changed the fence rows, who applied what, or the objects that make fence's tables (through a
+     * name the screen could not read, such as dynamic SQL). Null when it is unchanged.
+     */
+    private static Step.Fail bookkeepingChanged(
+            Database db, List<SqlStatements.Statement> statements, List<String> before) throws SQLException {
+        if (statements.isEmpty() || db.bookkeeping().equals(before)) {
+            return null;
+        }
+        return new Step.Fail(
+                statements.get(statements.size() - 1).line(),
+                "a statement of this migration (up to this, its last) changed fence's own bookkeeping: the fence"
+                        + " rows in fence_tokens, who applied what in schema_migrations, or the triggers, rules or"
+                        + " policies on them. A migration may not touch them, by any name; the version is not"
+                        + " recorded",
+                false);
     }
 
     private static void record(Database db, Schema schema, Request r, MigrationFile file) throws SQLException {

@@ -75,3 +75,19 @@ SELECT GET_LOCK(?, ?)
 
 -- name: unlock
 SELECT RELEASE_LOCK(?)
+
+-- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
+-- (Migrator.runStatements): a migration that changed it (through dynamic SQL, which the screen cannot read)
+-- stops the run. Names and versions as hex: their columns' collations differ, and a UNION of text would
+-- have to reconcile them.
+-- name: bookkeeping_rows
+SELECT CONCAT_WS(' ', 'fence', HEX(resource), token) FROM ${schema}.`fence_tokens`
+UNION ALL
+SELECT CONCAT_WS(' ', 'applied', HEX(version), IFNULL(applied_token, '-'), HEX(IFNULL(applied_holder, '-')))
+  FROM ${schema}.`schema_migrations`
+
+-- The triggers on fence's tables, which could rewrite a later claim. The parameter is the database's name.
+-- name: bookkeeping_objects
+SELECT CONCAT_WS(' ', 'trigger', HEX(TRIGGER_NAME), HEX(EVENT_OBJECT_TABLE), HEX(ACTION_STATEMENT))
+  FROM information_schema.TRIGGERS
+ WHERE EVENT_OBJECT_SCHEMA = ? AND LOWER(EVENT_OBJECT_TABLE) IN ('fence_tokens', 'schema_migrations')

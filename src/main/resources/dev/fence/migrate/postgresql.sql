@@ -88,3 +88,31 @@ WHERE version OPERATOR(pg_catalog.=) ?
 -- splitter and the screen read quotes as "on" has them, and the driver splits as the server says it is.
 -- name: transaction_state
 SELECT pg_catalog.txid_current(), pg_catalog.current_setting('standard_conforming_strings')
+
+-- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
+-- (Migrator.runStatements): a migration that changed it, through a name the screen could not read (dynamic
+-- SQL), is stopped and rolled back. pg_catalog's concat, not ||, which a migration's schema could redefine.
+-- name: bookkeeping_rows
+SELECT pg_catalog.concat('fence ', resource, ' ', token) FROM ${schema}."fence_tokens"
+UNION ALL
+SELECT pg_catalog.concat('applied ', version, ' ', applied_token, ' ', applied_holder) FROM ${schema}."schema_migrations"
+
+-- The objects that make fence's tables what they are: each table (a table renamed away and replaced has
+-- another oid), its row security, and the triggers, rules and policies on it, which could rewrite a later
+-- claim. The two parameters are the tables' qualified names.
+-- name: bookkeeping_objects
+SELECT pg_catalog.concat('table ', c.oid, ' ', c.relkind, ' ', c.relrowsecurity, ' ', c.relforcerowsecurity)
+  FROM pg_catalog.pg_class c
+ WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+UNION ALL
+SELECT pg_catalog.concat('trigger ', t.oid, ' ', t.tgrelid, ' ', t.tgenabled)
+  FROM pg_catalog.pg_trigger t
+ WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+UNION ALL
+SELECT pg_catalog.concat('rule ', r.oid, ' ', r.ev_class)
+  FROM pg_catalog.pg_rewrite r
+ WHERE r.ev_class OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+UNION ALL
+SELECT pg_catalog.concat('policy ', p.oid, ' ', p.polrelid)
+  FROM pg_catalog.pg_policy p
+ WHERE p.polrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])

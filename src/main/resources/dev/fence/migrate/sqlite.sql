@@ -52,3 +52,16 @@ INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?
 
 -- name: record_reapplied
 UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
+
+-- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
+-- (Migrator.runStatements): a migration that changed it is stopped and rolled back.
+-- name: bookkeeping_rows
+SELECT 'fence ' || resource || ' ' || token FROM fence_tokens
+UNION ALL
+SELECT 'applied ' || version || ' ' || IFNULL(applied_token, '-') || ' ' || IFNULL(applied_holder, '-')
+  FROM schema_migrations
+
+-- The schema's entries for fence's tables: their definitions, indexes and triggers.
+-- name: bookkeeping_objects
+SELECT 'object ' || type || ' ' || name || ' ' || IFNULL(sql, '') FROM sqlite_master
+ WHERE lower(tbl_name) IN ('fence_tokens', 'schema_migrations')

@@ -79,6 +79,23 @@ class MariaDbMigratorIT extends MigratorContractTest {
      * collation) is turned into one that compares resource names byte for byte on first use, by runners
      * that may start together; the row it holds keeps fencing.
      */
+    /**
+     * MariaDB runs DDL outside the claim's transaction, and a prepared statement builds its text as it runs:
+     * fence cannot roll such a change back, but it stops the run and records nothing.
+     */
+    @Test
+    void fencesBookkeepingChangedByAPreparedStatementStopsTheRun() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        migration(
+                "0043_sneaky.sql",
+                "PREPARE sneaky FROM CONCAT('UPDATE fence', '_tokens SET token = 0');\nEXECUTE sneaky;\n");
+        Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(a, "0043"));
+        assertTrue(f.message().contains("changed fence's own bookkeeping"), f.message());
+        assertFalse(f.rolledBack());
+        assertNull(appliedToken("0043"));
+    }
+
     @Test
     void anOldCaseInsensitiveFenceTableIsUpgradedInPlace() throws Exception {
         Grant a = acquire("agent-A");

@@ -364,6 +364,53 @@ abstract class MigratorContractTest {
         }
     }
 
+    /**
+     * The screen reads names as written; a migration can build one as it runs (PostgreSQL's {@code EXECUTE},
+     * MariaDB's {@code PREPARE … FROM CONCAT(…)}). Whatever changed fence's bookkeeping on the migration's
+     * connection (here the seam after its statement, standing in for such SQL) stops the run: nothing is
+     * recorded, and where DDL is transactional everything rolls back, the claim included.
+     */
+    @Test
+    void aMigrationThatChangesFencesBookkeepingByAnyNameIsStopped() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        List<List<String>> changes = new ArrayList<>();
+        changes.add(List.of("UPDATE fence_tokens SET token = 0"));
+        if (transactionalDdl()) {
+            changes.add(List.of("UPDATE schema_migrations SET applied_holder = 'agent-Z'"));
+            changes.add(refuseTokenUpdates());
+        }
+        int version = 43;
+        for (List<String> change : changes) {
+            Grant b = lapseAndAcquire("agent-B" + version);
+            String v = String.format("%04d", version++);
+            migration(v + "_note.sql", "ALTER TABLE invoices ADD COLUMN note" + v + " VARCHAR(10);\n");
+            Migrator sneaky = new Migrator(writes, new Migrator.Seam() {
+                @Override
+                public void ran(SqlStatements.Statement statement, Connection connection) throws SQLException {
+                    try (Statement st = connection.createStatement()) {
+                        for (String sql : change) {
+                            st.execute(sql);
+                        }
+                    }
+                }
+            });
+            Outcome.Failed f =
+                    assertInstanceOf(Outcome.Failed.class, sneaky.run(request(b, v, false)), change.toString());
+            assertTrue(f.message().contains("changed fence's own bookkeeping"), f.message());
+            assertNull(appliedToken(v), change.toString());
+            if (transactionalDdl()) {
+                assertTrue(f.rolledBack(), change.toString());
+                assertFalse(hasColumn("invoices", "note" + v), "the migration rolled back");
+                assertEquals(a.token(), fenceRow(), "the claim rolled back, and the change with it");
+                assertEquals(
+                        1,
+                        queryLong("SELECT COUNT(*) FROM schema_migrations WHERE applied_holder = 'agent-A'"
+                                + " AND version = '0041'"));
+            }
+        }
+    }
+
     @Test
     void badInputNamesTheFileAndWritesNothing() throws Exception {
         Grant a = acquire("agent-A");

@@ -62,6 +62,30 @@ class PostgresMigratorIT extends MigratorContractTest {
      * A COMMIT between two identifiers ending in {@code $a$} is a statement of its own to PostgreSQL and its
      * driver: refused as transaction control, before anything runs.
      */
+    /**
+     * The outside finding: fenced out of db/migrations, an agent re-tied the database to a resource of its own
+     * with {@code U&"fence\005Ftokens"}, then migrated under that. The screen refuses the spelling; the same
+     * change made with dynamic SQL, which no screen reads, is stopped by the runner and rolled back.
+     */
+    @Test
+    void fencesBookkeepingChangedUnderAnotherSpellingIsRefusedOrRolledBack() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        migration("0043_sneaky.sql", "UPDATE U&\"fence\\005Ftokens\" SET resource = 'db/sneaky';\n");
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> apply(a, "0043"));
+        assertTrue(e.getMessage().contains("fence_tokens"), e.getMessage());
+        migration(
+                "0043_sneaky.sql",
+                "ALTER TABLE invoices ADD COLUMN sneaky INT;\n"
+                        + "DO $$ BEGIN EXECUTE 'UPDATE ' || 'fence' || '_tokens SET resource = ''db/sneaky'''; END $$;\n");
+        Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(a, "0043"));
+        assertTrue(f.message().contains("changed fence's own bookkeeping"), f.message());
+        assertTrue(f.rolledBack());
+        assertFalse(hasColumn("invoices", "sneaky"));
+        assertEquals(a.token(), fenceRow(), "the row still names db/migrations, at A's token");
+        assertNull(appliedToken("0043"));
+    }
+
     @Test
     void aCommitBetweenDollarEndedIdentifiersIsRefused() throws Exception {
         Grant a = acquire("agent-A");
@@ -290,24 +314,34 @@ class PostgresMigratorIT extends MigratorContractTest {
     /**
      * An operator in a schema put ahead of pg_catalog on the search_path is chosen over pg_catalog's for
      * fence's unqualified {@code <=}: one that always holds would let a stale token claim the fence row (and
-     * lower it). Here a function of the agent's stands in for a successor who claimed between two migrations
-     * of one run; the next claim must still compare with pg_catalog's operator and fence the run.
+     * lower it). Here a successor claims between two migrations of one run, after the first switched the
+     * session's search_path; the next claim must still compare with pg_catalog's operator and fence the run.
      */
     @Test
     void anOperatorOnTheSwitchedSearchPathDoesNotJudgeTheClaim() throws Exception {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA decoy");
-            s.execute("SET check_function_bodies = off"); // successor() names a table fence makes later
             s.execute("CREATE FUNCTION decoy.always(bigint, bigint) RETURNS boolean LANGUAGE sql AS 'SELECT true'");
             s.execute("CREATE OPERATOR decoy.<= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = decoy.always)");
-            s.execute("CREATE FUNCTION decoy.successor() RETURNS void LANGUAGE sql"
-                    + " AS 'UPDATE public.fence_tokens SET token = token + 100'");
         }
-        migration("0043_switch.sql", "SET search_path TO decoy, pg_catalog, public;\nSELECT decoy.successor();\n");
+        migration("0043_switch.sql", "SET search_path TO decoy, pg_catalog, public;\n");
         migration("0044_after.sql", "CREATE TABLE public.after_switch (id INTEGER);\n");
         Grant a = acquire("agent-A");
-        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, apply(a, null));
+        Migrator overtaken = new Migrator(writes, new Migrator.Seam() {
+            @Override
+            public void applied(Migrator.Applied applied) {
+                if (applied.file().startsWith("0043")) {
+                    try (Connection c = connect();
+                            Statement s = c.createStatement()) {
+                        s.execute("UPDATE public.fence_tokens SET token = token + 100");
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        });
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, overtaken.run(request(a, null, false)));
         assertEquals(Reason.STALE_TOKEN, r.fenced().reason());
         assertEquals(a.token() + 100, r.fenced().current());
         assertEquals(
