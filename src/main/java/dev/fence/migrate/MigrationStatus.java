@@ -8,7 +8,8 @@ import java.util.List;
  *
  * @param db the database, password masked
  * @param dir the migrations directory
- * @param resource the fenced resource
+ * @param resource the resource that fences the database: the one asked about, unless the database's fence
+ *     row is another's (a database is fenced by one resource), then that one
  * @param fenceToken the token in the resource's fence row: the newest that has written (0 for none)
  * @param flyway true when the database has {@code flyway_schema_history}, which fence refuses to migrate
  * @param entries every version, in version order

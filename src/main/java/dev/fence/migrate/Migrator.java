@@ -244,7 +244,17 @@ public final class Migrator {
         try (Database db = Database.open(url)) {
             Map<String, Integer> columns = db.columnsOf("schema_migrations");
             Map<Long, Row> rows = columns == null || !columns.containsKey("version") ? Map.of() : applied(db, columns);
-            Long token = db.columnsOf("fence_tokens") == null ? null : db.queryLong("fence_token", res);
+            Long token = null;
+            if (db.columnsOf("fence_tokens") != null) {
+                token = db.queryLong("fence_token", res);
+                List<String> others = token == null ? otherResources(db, res) : List.of();
+                if (!others.isEmpty()) {
+                    // One database, one resource: the row that is there is the database's fence, whatever
+                    // resource was asked about (a re-read after FENCED must show the token that fenced).
+                    res = others.get(0);
+                    token = db.queryLong("fence_token", res);
+                }
+            }
             List<MigrationStatus.Entry> entries = new ArrayList<>();
             for (MigrationFile f : files) {
                 Row row = rows.get(f.version());

@@ -458,6 +458,33 @@ abstract class MigratorContractTest {
     }
 
     /**
+     * The re-read a FENCED message names ({@code fence migrate status}, no resource) shows the fence row
+     * that is there, under the resource that fences the database, not the default resource's absent row at 0.
+     */
+    @Test
+    void statusShowsTheResourceThatFencesTheDatabase() throws Exception {
+        Grant other = ((LeaseService.AcquireOutcome.Acquired) leases.acquire("db/m3b", "agent-C", TTL, null)).grant();
+        assertInstanceOf(
+                Outcome.Done.class,
+                new Migrator(writes)
+                        .run(new Migrator.Request(
+                                db,
+                                dir,
+                                "0041",
+                                false,
+                                "db/m3b",
+                                other.holder(),
+                                other.token(),
+                                other.proof(),
+                                "migrations")));
+        for (String asked : java.util.Arrays.asList(null, RESOURCE)) {
+            MigrationStatus s = Migrator.status(db, dir, asked);
+            assertEquals("db/m3b", s.resource(), String.valueOf(asked));
+            assertEquals(other.token(), s.fenceToken(), String.valueOf(asked));
+        }
+    }
+
+    /**
      * Resource names are compared byte for byte on every database: {@code DB/MIGRATIONS} is another resource
      * than {@code db/migrations}, so an agent fenced on one cannot lease the other and migrate (a
      * case-insensitive collation would have matched the fence row of {@code db/migrations}).
