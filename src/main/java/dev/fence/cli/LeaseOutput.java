@@ -63,8 +63,8 @@ final class LeaseOutput {
         if (g.previous() != null) {
             Lease p = g.previous();
             ctx.out()
-                    .println("  previous lease: " + Printable.name(p.holder()) + " token " + p.token()
-                            + (p.released() ? " (released)" : " (lapsed " + p.expiresAt() + ")"));
+                    .println("  previous lease: " + Printable.name(p.holder()) + " token " + p.token() + " ("
+                            + g.previousEnded() + ")");
         }
         if (g.tip() != null) {
             ctx.out().println("  current tip: " + describe(g.tip()));

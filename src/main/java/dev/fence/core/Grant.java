@@ -36,6 +36,24 @@ public record Grant(
         Lease previous,
         Tip tip) {
 
+    /**
+     * How {@link #previous()} ended, as messages say it: {@code released}, {@code lapsed <its expiry>}, or,
+     * for a lease still live when this one was granted (its holder acquired again), {@code replaced by this
+     * grant at <grant time>}. Null when there is no previous lease.
+     */
+    public String previousEnded() {
+        if (previous == null) {
+            return null;
+        }
+        if (previous.released()) {
+            return "released";
+        }
+        if (previous.expiresAt().isAfter(grantedAt)) {
+            return "replaced by this grant at " + grantedAt;
+        }
+        return "lapsed " + previous.expiresAt();
+    }
+
     @Override
     public String toString() {
         return "Grant[resource=" + resource + ", holder=" + holder + ", token=" + token + ", proof=(hidden)"

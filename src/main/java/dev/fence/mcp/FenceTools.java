@@ -451,8 +451,8 @@ public final class FenceTools {
                 + Durations.format(ttl) + "; every tool call on it renews it).");
         if (g.previous() != null) {
             Lease p = g.previous();
-            lines.add("Previous lease: " + Printable.name(p.holder()) + " token " + p.token()
-                    + (p.released() ? " (released)." : " (lapsed " + p.expiresAt() + ")."));
+            lines.add("Previous lease: " + Printable.name(p.holder()) + " token " + p.token() + " (" + g.previousEnded()
+                    + ").");
         }
         if (g.tip() != null) {
             lines.add("Last write fence admitted here: " + describe(g.tip()) + ".");

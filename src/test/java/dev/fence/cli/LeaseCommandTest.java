@@ -82,6 +82,38 @@ class LeaseCommandTest {
         assertFalse(human.out().contains("fp2."), "human output never shows the proof");
     }
 
+    /**
+     * A holder that acquires its own live lease again replaces it: the message said the old lease "lapsed"
+     * at a time still ahead. It says how each previous lease ended: replaced, released, lapsed.
+     */
+    @Test
+    void thePreviousLeaseIsSaidToHaveEndedAsItDid() {
+        String grant = tmp.resolve("q1.grant").toString();
+        String[] acquire = {
+            "lease", "acquire", "--store", store(), "--resource", "q1", "--holder", "agent-a", "--grant-file", grant
+        };
+        assertEquals(0, fence(acquire).exit());
+        Result again = fence(acquire);
+        assertEquals(0, again.exit(), again.err());
+        assertTrue(
+                again.out().matches("(?s).*previous lease: agent-a token \\d+ \\(replaced by this grant at [^)]+\\).*"),
+                again.out());
+        assertFalse(again.out().contains("lapsed"), again.out());
+        assertEquals(
+                0,
+                fence("lease", "release", "--store", store(), "--grant-file", grant)
+                        .exit());
+        Result afterRelease = fence(acquire);
+        assertTrue(
+                afterRelease.out().matches("(?s).*previous lease: agent-a token \\d+ \\(released\\).*"),
+                afterRelease.out());
+        fence("lease", "acquire", "--store", store(), "--resource", "q2", "--holder", "agent-a", "--ttl", "1ms");
+        Result afterLapse = fence("lease", "acquire", "--store", store(), "--resource", "q2", "--holder", "agent-b");
+        assertTrue(
+                afterLapse.out().matches("(?s).*previous lease: agent-a token \\d+ \\(lapsed [^)]+\\).*"),
+                afterLapse.out());
+    }
+
     @Test
     void renewAndReleaseOnlyForTheCurrentHolderAndToken() throws Exception {
         JsonNode g = fence(
