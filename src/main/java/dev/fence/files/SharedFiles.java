@@ -319,9 +319,17 @@ public final class SharedFiles {
      * @throws NoSuchFileException when there is no such file
      */
     private static SeekableByteChannel openRegular(ConfinedDirectory dir, String name) throws IOException {
-        if (!dir.attributes(name).isRegularFile()) {
+        BasicFileAttributes a = dir.attributes(name);
+        if (!a.isRegularFile()) {
             throw new InvalidInputException(
                     dir.path().resolve(name) + " is not a regular file; fence reads and writes only regular files");
+        }
+        // A second name may be outside the root: reading through it would show (or hash) that file.
+        int links = dir.links(name, a.fileKey());
+        if (links != 1) {
+            throw new InvalidInputException(dir.path().resolve(name) + " is a hard link (" + links + " names): its"
+                    + " content is a file that may live outside the root, which fence neither reads nor compares."
+                    + " Make it a file of its own (cp it, then mv the copy over it)");
         }
         return dir.open(name, Set.of(StandardOpenOption.READ));
     }

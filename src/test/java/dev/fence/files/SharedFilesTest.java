@@ -250,6 +250,25 @@ class SharedFilesTest {
         assertThrows(InvalidInputException.class, () -> files.write(request(a, file, "abc", "x")));
     }
 
+    /**
+     * A hard link in the root to a file outside it: a read showed the outside file (through fence mcp's
+     * read_file too), and a write's compare hashed it. Both are refused; the outside file is untouched.
+     */
+    @Test
+    void aHardLinkToAFileOutsideIsNeitherReadNorWritten() throws IOException {
+        Grant a = acquire("agent-A");
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        Path secret = Files.writeString(outside.resolve("secret"), "keep\n");
+        Path link = Files.createLink(root.resolve("docs/hl.md"), secret);
+        InvalidInputException r = assertThrows(InvalidInputException.class, () -> SharedFiles.read(root, link));
+        assertTrue(r.getMessage().contains("hard link (2 names)"), r.getMessage());
+        InvalidInputException w = assertThrows(
+                InvalidInputException.class, () -> new SharedFiles(writes).write(request(a, link, sha("keep\n"), "x")));
+        assertTrue(w.getMessage().contains("hard link"), w.getMessage());
+        assertEquals("keep\n", Files.readString(secret));
+        assertEquals("keep\n", Files.readString(link));
+    }
+
     /** A lock file that is a link would be created (and locked) wherever it points. */
     @Test
     void aLockFileThatIsASymbolicLinkIsRefusedAndNothingIsCreatedThroughIt() throws IOException {
