@@ -141,9 +141,20 @@ final class Credentials {
 
     private static Object stamp(Path file) {
         try {
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            BasicFileAttributes a;
+            Object mode;
+            try {
+                // The mode too: a chmod that opens the file to others changes neither its size nor its time.
+                java.nio.file.attribute.PosixFileAttributes p =
+                        Files.readAttributes(file, java.nio.file.attribute.PosixFileAttributes.class);
+                a = p;
+                mode = p.permissions();
+            } catch (UnsupportedOperationException e) {
+                a = Files.readAttributes(file, BasicFileAttributes.class);
+                mode = "";
+            }
             return java.util.List.of(
-                    String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().toMillis(), a.lastModifiedTime());
+                    String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().toMillis(), a.lastModifiedTime(), mode);
         } catch (IOException e) {
             return "missing: " + e.getClass().getSimpleName();
         }

@@ -74,10 +74,31 @@ public final class CredentialsFile {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
+            requireNotWritableByOthers(file);
         } catch (IOException e) {
             throw new ConfigException("credentials file " + file + ": cannot read it: " + e.getMessage(), e);
         }
         return parse(file.toString(), text);
+    }
+
+    /**
+     * Refuses a file its group or others may write: whoever can write it can add a credential of any role
+     * (its hashes are no secret; its lines are the server's list of who may do what).
+     */
+    private static void requireNotWritableByOthers(Path file) throws IOException {
+        java.nio.file.attribute.PosixFileAttributeView view =
+                Files.getFileAttributeView(file, java.nio.file.attribute.PosixFileAttributeView.class);
+        if (view == null) {
+            return;
+        }
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> mode =
+                view.readAttributes().permissions();
+        if (mode.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                || mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            throw new ConfigException("credentials file " + file + " may be written by its group or by others ("
+                    + PosixFilePermissions.toString(mode) + "): whoever can write it can add a credential of any"
+                    + " role. chmod 600 it (640 for a group that only reads)");
+        }
     }
 
     /** Parses the file's text; {@code where} names it in messages. */

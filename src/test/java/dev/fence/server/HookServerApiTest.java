@@ -171,6 +171,21 @@ class HookServerApiTest {
         t.revoke("temp-agent");
         var revoked = t.post("/v1/leases/acquire", temp, JSON, acquireBody("db/auth4", "temp-agent"));
         assertEquals(401, revoked.status(), "a revoked credential stops working without a restart");
+
+        // Whoever may write the file may add a credential of any role: a file others may write is refused
+        // (503, as any invalid file) until it is theirs alone again; a chmod alone is noticed.
+        var mode = java.nio.file.Files.getPosixFilePermissions(t.credentials);
+        java.nio.file.Files.setPosixFilePermissions(
+                t.credentials, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        var open = t.post("/v1/leases/acquire", agent, JSON, acquireBody("db/auth5", "agent-a"));
+        assertEquals(503, open.status(), open.body());
+        assertTrue(
+                t.log.stream().anyMatch(l -> l.contains("may be written by its group or by others")), t.log.toString());
+        java.nio.file.Files.setPosixFilePermissions(t.credentials, mode);
+        assertEquals(
+                200,
+                t.post("/v1/leases/acquire", agent, JSON, acquireBody("db/auth5", "agent-a"))
+                        .status());
     }
 
     /**
