@@ -1,7 +1,9 @@
 package dev.fence.core;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -236,6 +238,84 @@ public final class Landings {
     }
 
     /**
+     * Records updates that landed where their decisions took effect when they were made (fence serve,
+     * which answers the curl shim and hooks in server mode, and the hooks on GitLab and GHES: no repository
+     * whose refs a later hook looks at, so nothing was left pending): each gets the {@link EventType#LANDED}
+     * event {@link #land} records, with its decision's reason, token and holder, read back from the
+     * ledger. An update with no decision there was let through unrecorded, which only a store that could not
+     * be asked does ({@code on-store-down = accept}): its landing says so ({@link Reason#STORE_DOWN}, token
+     * 0), so that the ledger still shows the ref moved.
+     *
+     * @param push the landed push as the post-receive hook reads it (its pusher and repo id are the
+     *     decision's)
+     * @param landed the fenced updates git reports as done
+     * @throws StoreUnavailableException when the store cannot be reached
+     */
+    public static void landedAsDecided(LeaseStore store, PushAttempt push, List<RefUpdate> landed, Instant now) {
+        List<LedgerEvent> events = new ArrayList<>();
+        for (RefUpdate u : landed) {
+            String resource = Resources.forRef(push.repoId(), u.ref());
+            Pending p = decisionOf(store, push, resource, u, now);
+            events.add(
+                    p != null
+                            ? event(p, EventType.LANDED, p.token(), p.reason(), null, now)
+                            : event(
+                                    resource,
+                                    push.repoId(),
+                                    u,
+                                    null,
+                                    push.actor().pusher(),
+                                    EventType.LANDED,
+                                    Tokens.NONE,
+                                    Reason.STORE_DOWN,
+                                    "no decision of fence on this update in the ledger: it was let through while the"
+                                            + " store could not be asked",
+                                    now));
+        }
+        if (!events.isEmpty()) {
+            store.append(events);
+        }
+    }
+
+    /**
+     * How far back a landing looks for its decision. The decision comes just before git updates the ref;
+     * the bound keeps an older push of the same update by the same pusher (the ref was reset since) from
+     * standing in for one that was let through unrecorded.
+     */
+    static final Duration DECISION_WINDOW = Duration.ofHours(1);
+
+    /** The newest admissions of a resource read to find a landing's decision; racing pushes are few. */
+    static final int DECISIONS_READ = 64;
+
+    /**
+     * The admission in the ledger that {@code u} of {@code push} lands, as a pending landing whose token is
+     * the one the decision recorded (for a bump, the token it raised the counter to); null when there is
+     * none. Of two admissions of the same update by the same pusher (a retry), the newest.
+     */
+    private static Pending decisionOf(LeaseStore store, PushAttempt push, String resource, RefUpdate u, Instant now) {
+        List<LedgerEvent> decisions = store.query(new LedgerQuery(
+                resource,
+                null,
+                null,
+                null,
+                now.minus(DECISION_WINDOW),
+                EnumSet.of(EventType.ACCEPT, EventType.BUMP, EventType.ALLOW),
+                DECISIONS_READ));
+        for (int i = decisions.size() - 1; i >= 0; i--) {
+            LedgerEvent d = decisions.get(i);
+            Reason reason = Reason.fromCode(d.reason());
+            if (u.ref().equals(d.ref())
+                    && u.oldId().equals(d.oldSha())
+                    && u.newId().equals(d.newSha())
+                    && push.actor().pusher().equals(d.pusher())
+                    && (reason == Reason.ACCEPTED || reason == Reason.BUMPED || reason == Reason.ALLOWED)) {
+                return new Pending(reason, resource, push.repoId(), u, d.token(), d.holder(), d.pusher(), d.at());
+            }
+        }
+        return null;
+    }
+
+    /**
      * True when {@code p} landed past its tip and the resource's last token-written tip is a later one that
      * contains it. Identity, not equality: {@code landedPast} holds the very entries of the landing.
      */
@@ -277,16 +357,29 @@ public final class Landings {
     }
 
     private static LedgerEvent event(Pending p, EventType type, long token, Reason reason, String detail, Instant now) {
-        RefUpdate u = p.update();
+        return event(p.resource(), p.repoId(), p.update(), p.holder(), p.pusher(), type, token, reason, detail, now);
+    }
+
+    private static LedgerEvent event(
+            String resource,
+            String repoId,
+            RefUpdate u,
+            String holder,
+            String pusher,
+            EventType type,
+            long token,
+            Reason reason,
+            String detail,
+            Instant now) {
         return new LedgerEvent(
                 0,
                 now,
                 type,
-                p.resource(),
-                p.repoId(),
+                resource,
+                repoId,
                 u.ref(),
-                p.holder(),
-                p.pusher(),
+                holder,
+                pusher,
                 token,
                 u.oldId(),
                 u.newId(),

@@ -1,15 +1,12 @@
 package dev.fence.hook;
 
-import dev.fence.core.Admission;
 import dev.fence.core.Digests;
 import dev.fence.core.EventType;
+import dev.fence.core.Landings;
 import dev.fence.core.LeaseStore;
-import dev.fence.core.LedgerEvent;
 import dev.fence.core.PushAttempt;
 import dev.fence.core.PushOptions;
-import dev.fence.core.Reason;
 import dev.fence.core.RefUpdate;
-import dev.fence.core.Resources;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -20,8 +17,9 @@ import java.util.function.Function;
 
 /**
  * The post-receive hook: records a {@link EventType#LANDED} event for every fenced ref the push actually
- * updated, so the ledger agrees with the refs even when two admitted pushes raced and git's own
- * compare-and-swap let only one land. In its own repository on plain git and Gitea it also applies what
+ * updated, with the reason, token and holder of the decision it lands ({@link Landings}), so the ledger
+ * agrees with the refs even when two admitted pushes raced and git's own compare-and-swap let only one
+ * land. In its own repository on plain git and Gitea it also applies what
  * the pre-receive hook left for the landing ({@link dev.fence.core.Landings}): the last write, and the
  * bump of a tokenless push that supersedes the live lease; the push's admitted updates that did not land
  * get {@link EventType#UNLANDED}. Never fails the push (the refs are already updated): problems become a
@@ -91,18 +89,15 @@ public final class PostReceiveHook {
                 options = PushOptions.none();
             }
             PushAttempt push = where.attempt(options, updates);
-            List<LedgerEvent> events = new ArrayList<>();
-            long token = options.token().orElse(0);
             List<String> lines = new ArrayList<>();
-            boolean settles = LandingRecorder.applies(where.host(), gitDir);
-            if (settles) {
-                // The pre-receive hook left its admitted updates pending (Landings): these landed.
-                List<RefUpdate> fenced = new ArrayList<>();
-                for (RefUpdate u : updates) {
-                    if (config.policy().isFenced(u.ref())) {
-                        fenced.add(u);
-                    }
+            List<RefUpdate> fenced = new ArrayList<>();
+            for (RefUpdate u : updates) {
+                if (config.policy().isFenced(u.ref())) {
+                    fenced.add(u);
                 }
+            }
+            if (LandingRecorder.applies(where.host(), gitDir)) {
+                // The pre-receive hook left its admitted updates pending (Landings): these landed.
                 try (LeaseStore s = openStore.apply(storeUrl);
                         HostRecord record = HostRecord.lock(
                                 gitDir,
@@ -120,24 +115,10 @@ public final class PostReceiveHook {
                     // Every landed update the pre-receive hook admitted was pending: the landings are
                     // recorded here, or by a hook that settled them first, never twice.
                 }
-            }
-            for (RefUpdate u : updates) {
-                if (!settles && config.policy().isFenced(u.ref())) {
-                    events.add(Admission.pushEvent(
-                            push,
-                            u,
-                            Resources.forRef(where.repoId(), u.ref()),
-                            null,
-                            EventType.LANDED,
-                            token,
-                            token > 0 ? Reason.ACCEPTED : Reason.ALLOWED,
-                            null,
-                            clock.instant()));
-                }
-            }
-            if (!events.isEmpty()) {
+            } else if (!fenced.isEmpty()) {
+                // Each decision took effect when it was made: the landing records it.
                 try (LeaseStore s = openStore.apply(storeUrl)) {
-                    s.append(events);
+                    Landings.landedAsDecided(s, push, fenced, clock.instant());
                 }
             }
             return lines;

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ProcessTest
 class ShimEnforcementTest {
-    private static final String CONFIG = "agent-pushers = bot-*\n";
+    private static final String CONFIG = "agent-pushers = bot-*\npusher-policy.carol = allow\n";
     private static final String ZERO = "0".repeat(40);
 
     @TempDir
@@ -951,6 +951,140 @@ class ShimEnforcementTest {
                 "a symbolic ref no server judged is refused, even outside the patterns");
         assertEquals(shimSaid.get(2), results.get("client").get(2));
         assertTrue(!shimSaid.toString().contains("z".repeat(43)), "never echo the credential");
+    }
+
+    /**
+     * A landing records its decision: the reason, token and holder of the accept, bump or allow it lands,
+     * whichever way the push came in. Each side records landings here: the Java hook with its post-receive
+     * (which applies them, see Landings), the shim as post-receive, and the Java client with its
+     * post-receive; read back through {@code fence audit --json}, from the store or the server.
+     */
+    @Test
+    void aLandingRecordsTheReasonTokenAndHolderOfItsDecisionOnEverySide() throws Exception {
+        Side landedDirect = new Side(
+                "direct-landed",
+                tmp.resolve("direct-landed"),
+                "sqlite:" + tmp.resolve("direct-landed.db"),
+                null,
+                null,
+                Map.of());
+        Side landedClient = new Side(
+                "client-landed",
+                tmp.resolve("client-landed"),
+                null,
+                clientServer,
+                client.agentCredential,
+                Map.of("FENCE_CREDENTIAL", client.pushEnv.get("FENCE_CREDENTIAL")));
+        for (Side s : List.of(landedDirect, landedClient)) {
+            Files.createDirectories(s.root);
+            GitProcess.run(s.root, env(), "init", "--bare", "-q", s.bare.toString());
+            List<String> args =
+                    new ArrayList<>(List.of("install", "--bare", s.bare.toString(), "--launcher", launcher.toString()));
+            if (s.store != null) {
+                args.addAll(List.of("--store", s.store));
+            }
+            Run installed = fence(Map.of(), args.toArray(String[]::new));
+            assertEquals(0, installed.exit(), installed.out() + installed.err());
+        }
+        Files.writeString(landedDirect.bare.resolve("fence.conf"), CONFIG, java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(landedClient.bare.resolve("fence.conf"), "server = " + clientServer.url() + "\n");
+
+        Map<String, List<String>> landings = new LinkedHashMap<>();
+        for (Side s : List.of(landedDirect, shim, landedClient)) {
+            s.tokenRanks.clear();
+            freshWork(s, "landings");
+            commit(s, "l.txt", "base\n");
+            assertEquals(List.of("exit=0"), push(s, pusher("alice"), "origin", "HEAD:refs/heads/land"));
+            Lease l = acquire(s, "land", "agent-1", "30s");
+            commit(s, "l.txt", "agent\n");
+            assertEquals(
+                    List.of("exit=0"),
+                    push(
+                            s,
+                            pusher("agent-1"),
+                            "-o",
+                            "fence=" + l.token(),
+                            "-o",
+                            proofArg(l),
+                            "origin",
+                            "HEAD:refs/heads/land"));
+            commit(s, "l.txt", "alice, tokenless\n");
+            assertEquals(
+                    "exit=0",
+                    push(s, pusher("alice"), "origin", "HEAD:refs/heads/land").get(0),
+                    s.name);
+            commit(s, "l.txt", "carol, allowed\n");
+            assertEquals(List.of("exit=0"), push(s, pusher("carol"), "origin", "HEAD:refs/heads/land"));
+
+            List<JsonNode> events = audit(s, "git:app:refs/heads/land");
+            List<String> seen = new ArrayList<>();
+            s.tokenRanks.clear();
+            for (JsonNode e : events) {
+                String type = e.get("type").asText();
+                if (!List.of("accept", "bump", "allow").contains(type)) {
+                    continue;
+                }
+                JsonNode landed = events.stream()
+                        .filter(x -> x.get("type").asText().equals("landed")
+                                && x.get("newSha")
+                                        .asText()
+                                        .equals(e.get("newSha").asText()))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError(s.name + ": no landed event for " + e + " in " + events));
+                assertEquals(e.get("reason").asText(), landed.get("reason").asText(), s.name + ": " + landed);
+                if (s.server != null || !type.equals("bump")) {
+                    assertEquals(e.get("token").asLong(), landed.get("token").asLong(), s.name + ": " + landed);
+                } else {
+                    // The Java hook with its post-receive bumps when the push lands (Landings), from the
+                    // counter as it is then: at or past the token its decision named.
+                    assertTrue(landed.get("token").asLong() >= e.get("token").asLong(), s.name + ": " + landed);
+                }
+                assertEquals(
+                        e.get("holder").isNull() ? null : e.get("holder").asText(),
+                        landed.get("holder").isNull()
+                                ? null
+                                : landed.get("holder").asText(),
+                        s.name + ": " + landed);
+                assertEquals(e.get("pusher").asText(), landed.get("pusher").asText(), s.name + ": " + landed);
+                seen.add(type + " " + landed.get("reason").asText() + " holder="
+                        + landed.get("holder").asText() + " "
+                        + normalise(s, "token=" + landed.get("token").asText()));
+            }
+            landings.put(s.name, seen);
+        }
+        assertEquals(
+                List.of(
+                        "bump bumped holder=null token=T1",
+                        "accept accepted holder=agent-1 token=T2",
+                        "bump bumped holder=null token=T3",
+                        "allow allowed holder=null token=0"),
+                landings.get("direct-landed"));
+        assertEquals(landings.get("direct-landed"), landings.get("shim"), "the curl shim's landings");
+        assertEquals(landings.get("direct-landed"), landings.get("client-landed"), "the Java client's landings");
+    }
+
+    /** The ledger events of {@code resource} on side {@code s}, oldest first, as {@code fence audit --json} prints them. */
+    static List<JsonNode> audit(Side s, String resource) throws IOException {
+        Run r = s.server == null
+                ? fence(Map.of(), "audit", "--store", s.store, "--resource", resource, "--limit", "0", "--json")
+                : fence(
+                        Map.of("FENCE_CREDENTIAL", s.server.add("landings-reader-" + s.name, Role.AUDITOR)),
+                        "audit",
+                        "--server",
+                        s.server.url(),
+                        "--resource",
+                        resource,
+                        "--limit",
+                        "0",
+                        "--json");
+        assertEquals(0, r.exit(), s.name + ": " + r.err());
+        List<JsonNode> out = new ArrayList<>();
+        for (String line : r.out().split("\n")) {
+            if (!line.isBlank()) {
+                out.add(Json.read(line));
+            }
+        }
+        return out;
     }
 
     @Test

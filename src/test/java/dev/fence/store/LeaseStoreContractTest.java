@@ -729,6 +729,61 @@ public abstract class LeaseStoreContractTest {
             assertTrue(state(MAIN).latestGranted() > bob.token());
             assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "bob", bob.token(), TTL, clock.instant()));
         }
+
+        private PushAttempt tokenless(String pusher) {
+            return new PushAttempt(
+                    "project-42", new Actor(pusher, HostKind.PLAIN, null), PushOptions.none(), List.of(update));
+        }
+
+        /** fence serve, GitLab and GHES: the decision took effect when it was made; its landing says which. */
+        @Test
+        void aLandingOfADecisionAppliedWhenMadeRecordsItsReasonTokenAndHolder() {
+            AcquireResult.Granted g = grant(MAIN, "alice");
+            Verdict v = new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(tokenless("carol"), (a, d) -> true, Map.of(), null, false);
+            assertTrue(v.accepted(), v.toString());
+            ResourceState decided = state(MAIN);
+            assertTrue(decided.latestGranted() > g.token(), "the bump took effect at the decision");
+
+            Landings.landedAsDecided(store, tokenless("carol"), List.of(update), clock.instant());
+
+            assertEquals(decided, state(MAIN), "the landing only records: nothing is bumped twice");
+            List<LedgerEvent> events = store.query(
+                    new LedgerQuery(MAIN, null, null, null, null, Set.of(EventType.BUMP, EventType.LANDED), 0));
+            assertEquals(
+                    List.of(EventType.BUMP, EventType.LANDED),
+                    events.stream().map(LedgerEvent::type).toList());
+            LedgerEvent bump = events.get(0);
+            LedgerEvent landed = events.get(1);
+            assertEquals("bumped", landed.reason());
+            assertEquals(decided.latestGranted(), landed.token());
+            assertEquals(bump.token(), landed.token());
+            assertNull(landed.holder());
+            assertEquals("carol", landed.pusher());
+            assertEquals(SHA_B, landed.newSha());
+        }
+
+        /**
+         * An update nothing in the ledger admitted (let through while the store could not be asked, or by
+         * another pusher's decision only): its landing claims no decision.
+         */
+        @Test
+        void aLandingWithoutItsPushersDecisionInTheLedgerSaysItWasLetThroughUnrecorded() {
+            new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(tokenless("carol"), (a, d) -> true, Map.of(), null, false);
+            ResourceState decided = state(MAIN);
+
+            Landings.landedAsDecided(store, tokenless("dave"), List.of(update), clock.instant());
+
+            assertEquals(decided, state(MAIN));
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(1, landed.size(), landed.toString());
+            assertEquals("store-down", landed.get(0).reason());
+            assertEquals(0, landed.get(0).token());
+            assertNull(landed.get(0).holder());
+            assertEquals("dave", landed.get(0).pusher());
+        }
     }
 
     @Nested
