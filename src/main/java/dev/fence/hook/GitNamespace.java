@@ -1,5 +1,6 @@
 package dev.fence.hook;
 
+import dev.fence.core.FencePolicy;
 import java.util.Map;
 
 /**
@@ -55,6 +56,26 @@ final class GitNamespace {
             inner = rest.substring(slash + 1);
         }
         return new String[] {ns.toString(), inner};
+    }
+
+    /**
+     * True when {@code ref} is stored in a git namespace ({@link #split}) and the ref it is there, a ref
+     * under {@code refs/}, is one {@code policy} fences: {@code refs/namespaces/t1/refs/heads/main} is {@code
+     * main} of namespace {@code t1}. Writing such a name from outside its namespace writes that branch, which
+     * fence leases, judges and records only as {@code <repo id>//t1}; no pattern matches the stored name.
+     *
+     * @param ignoreCase also when only another spelling of the inner ref is fenced ({@link
+     *     FencePolicy#isFencedIgnoringCase}), for a repository that ignores case
+     */
+    static boolean fencedInside(String ref, FencePolicy policy, boolean ignoreCase) {
+        if (!ref.startsWith("refs/namespaces/")) {
+            return false;
+        }
+        String[] stored = split(ref);
+        String inner = stored[1];
+        return !stored[0].isEmpty()
+                && inner.startsWith("refs/")
+                && (policy.isFenced(inner) || (ignoreCase && policy.isFencedIgnoringCase(inner)));
     }
 
     /**

@@ -546,10 +546,10 @@ public final class PreReceiveHook {
     static List<String> namespacedRefusals(List<RefUpdate> updates, FencePolicy policy, String prefix) {
         List<String> lines = new ArrayList<>();
         for (RefUpdate u : updates) {
-            String[] stored = GitNamespace.split(u.ref());
-            String ns = stored[0];
-            String ref = stored[1];
-            if (!ns.isEmpty() && ref.startsWith("refs/") && policy.isFenced(ref)) {
+            if (GitNamespace.fencedInside(u.ref(), policy, false)) {
+                String[] stored = GitNamespace.split(u.ref());
+                String ns = stored[0];
+                String ref = stored[1];
                 lines.add(prefix + "REJECTED ref=" + u.ref() + " reason=" + Reason.NAMESPACED_REF.code());
                 lines.add(prefix + "fence: " + dev.fence.core.Printable.escape(u.ref(), 200) + " is " + ref
                         + " of git namespace " + dev.fence.core.Printable.escape(ns, 200)

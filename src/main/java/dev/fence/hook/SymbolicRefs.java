@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * {@code alias}, so judging it as {@code alias} would let a tokenless or foreign push through to {@code
  * main}. The rule here: a push to a symbolic ref is refused ({@link Reason#SYMBOLIC_REF}) when the pushed
  * name, or any ref it resolves through, or the ref it finally resolves to (which git creates when it does
- * not exist yet) is fenced, or when it cannot be resolved (a loop, more than {@value #MAX_DEPTH} levels,
+ * not exist yet) is fenced (a name stored in a git namespace counting as the ref it is there, {@link
+ * GitNamespace#fencedInside}), or when it cannot be resolved (a loop, more than {@value #MAX_DEPTH} levels,
  * a target that is no valid ref name). The pusher is told to push to the target's name instead.
  *
  * <p>One exception, as in git: when the same push also updates the final target with the same old and
@@ -166,13 +167,21 @@ public final class SymbolicRefs {
                 if (r.problem() != null) {
                     out.add(prefix + "fence: " + r.ref() + " is a symbolic ref that cannot be resolved (" + r.problem()
                             + "); git would refuse to update it, and fence refuses the push.");
-                } else {
+                } else if (GitNamespace.split(target)[0].isEmpty()) {
                     out.add(prefix + "fence: " + r.ref() + " is a symbolic ref to "
                             + String.join(" -> ", r.chain().subList(1, r.chain().size())) + ": git would update "
                             + target
                             + ", which fence guards under its own name. Push to " + target
                             + " itself instead (for example: git push origin <commit>:" + target
                             + ", with the lease options for " + target + ").");
+                } else {
+                    String[] stored = GitNamespace.split(target);
+                    out.add(prefix + "fence: " + r.ref() + " is a symbolic ref to "
+                            + String.join(" -> ", r.chain().subList(1, r.chain().size())) + ": git would update "
+                            + target + ", which is " + stored[1] + " of git namespace " + stored[0]
+                            + ", a ref fence guards there. Push to " + stored[1]
+                            + " through that namespace (GIT_NAMESPACE=" + stored[0]
+                            + ") instead, with the lease options for it.");
                 }
             }
             out.add(prefix + "fence: the push was refused as a whole; nothing was recorded. Pushing under another"
@@ -247,7 +256,11 @@ public final class SymbolicRefs {
             return true;
         }
         for (int i = 0; i < names.size(); i++) {
-            if (policy.isFenced(names.get(i)) || (ignoreCase && policy.isFencedIgnoringCase(names.get(i)))) {
+            String name = names.get(i);
+            // A name inside a git namespace is that namespace's ref (refs/namespaces/t1/HEAD -> t1's main).
+            if (policy.isFenced(name)
+                    || (ignoreCase && policy.isFencedIgnoringCase(name))
+                    || GitNamespace.fencedInside(name, policy, ignoreCase)) {
                 return true;
             }
         }

@@ -383,6 +383,53 @@ class ShimEnforcementTest {
         assertEquals(List.of("exit=0"), pushes.get(3), "an agent's push outside the patterns needs no token");
     }
 
+    /** The tip of {@code ref} in {@code s}'s bare repository, or null when it does not exist. */
+    static String tip(Side s, String ref) {
+        var r = GitProcess.runAllowingFailure(s.bare, env(), "rev-parse", "-q", "--verify", ref);
+        return r.exit() == 0 ? r.stdout().strip() : null;
+    }
+
+    /**
+     * A namespaced host keeps {@code refs/namespaces/<ns>/HEAD} as a symbolic ref to the namespace's main. A
+     * push to it from outside the namespace (a URL that sets no namespace) makes git write or delete that
+     * main, which fence leases as {@code git:app//<ns>:refs/heads/main}: it was let through unrecorded, as
+     * was one through any other name that leads there. Refused on every side, and the pusher is told to push
+     * through the namespace.
+     */
+    @Test
+    void aSymbolicRefIntoANamespacesFencedBranchIsRefusedAlikeOnEverySide() throws Exception {
+        String nsMain = "refs/namespaces/nh/refs/heads/main";
+        var pushes = onEverySide("ns-head", (s, p) -> {
+            commit(s, "n.txt", "base\n");
+            p.add(push(s, Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "nh"), "origin", "HEAD:refs/heads/main"));
+            String base = tip(s, nsMain);
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/namespaces/nh/HEAD", nsMain);
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/notes/nh-alias", nsMain);
+            commit(s, "n.txt", "from outside the namespace\n");
+            p.add(push(s, pusher("alice"), "origin", "+HEAD:refs/namespaces/nh/HEAD"));
+            p.add(push(s, pusher("alice"), "origin", ":refs/namespaces/nh/HEAD"));
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/notes/nh-alias"));
+            assertEquals(base, tip(s, nsMain), s.name + ": the namespace's main did not move");
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        String through = "fence: refs/namespaces/nh/HEAD is a symbolic ref to " + nsMain + ": git would update "
+                + nsMain + ", which is refs/heads/main of git namespace nh, a ref fence guards there. Push to"
+                + " refs/heads/main through that namespace (GIT_NAMESPACE=nh) instead, with the lease options for it.";
+        String whole = "fence: the push was refused as a whole; nothing was recorded. Pushing under another name"
+                + " that points at the same ref is refused the same way.";
+        assertEquals(
+                List.of("exit=1", "REJECTED ref=refs/namespaces/nh/HEAD reason=symbolic-ref", through, whole),
+                pushes.get(1));
+        assertEquals(
+                List.of("exit=1", "REJECTED ref=refs/namespaces/nh/HEAD reason=symbolic-ref", through, whole),
+                pushes.get(2),
+                "a delete through it");
+        assertEquals(
+                "REJECTED ref=refs/notes/nh-alias reason=symbolic-ref",
+                pushes.get(3).get(1),
+                pushes.toString());
+    }
+
     /**
      * No verdict from the server (it is down, or refuses the hook's credential): the shim and the Java client
      * refuse every push to a symbolic ref, even one that leads outside the patterns, with the same lines.
