@@ -225,7 +225,10 @@ find_fenced() {
 # each pushed name that is a symbolic ref, its resolution is sent as a fact (SymrefFacts: "symref=<ref>
 # <target>..." or "symref-problem=<ref> <problem>"), and the server decides. Into sym_refs (the names) and
 # sym_facts (the fields). Loose files "ref: <target>", read with builtins; a reftable repository is asked
-# through git. GIT_NAMESPACE is not applied here.
+# through git. Under GIT_NAMESPACE receive-pack writes a pushed name under the namespace's prefix, so it is
+# resolved there, and targets inside the namespace are sent as its pushers name them (as SymbolicRefs does):
+# read without the prefix, refs/heads/master would be no symbolic ref while git follows
+# refs/namespaces/t1/refs/heads/master to t1's main.
 sym_safe() {
   case "$1" in
     refs/*) [[ "$1" != *..* && "$1" != *//* && "$1" != */ && "$1" != *.lock && "$1" != */.* && "$1" != *[[:cntrl:]\\\ ~^:?*[]* ]] ;;
@@ -249,15 +252,22 @@ sym_target() {
 }
 sym_refs=() sym_facts=() sym_done=""
 find_symbolic() {
-  local all=$input old new ref name chain problem depth target
+  local all=$input old new ref name chain problem depth target ns="" rest part
   [ -z "$sym_done" ] || return 0
   sym_done=1
   [ -n "$tmp" ] && all=$(cat "$tmp")
+  # git's expand_namespace: each non-empty component becomes refs/namespaces/<component>/.
+  rest=${GIT_NAMESPACE:-}
+  while [ -n "$rest" ]; do
+    part=${rest%%/*}
+    if [ "$part" = "$rest" ]; then rest=""; else rest=${rest#*/}; fi
+    [ -z "$part" ] || ns+="refs/namespaces/$part/"
+  done
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
-    name=$ref chain="" problem="" depth=0 target=""
+    name=$ns$ref chain="" problem="" depth=0 target=""
     while [ "$depth" -lt 5 ] && sym_target "$name"; do
-      chain+=" $target"
+      chain+=" ${target#"$ns"}"
       sym_safe "$target" || { problem="its target is not a valid ref name"; break; }
       name=$target
       depth=$((depth + 1))

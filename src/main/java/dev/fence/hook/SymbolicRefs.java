@@ -362,7 +362,9 @@ public final class SymbolicRefs {
         }
 
         private Resolution resolveWithGit(String ref) {
-            ProcessBuilder pb = new ProcessBuilder(git, "symbolic-ref", "-q", ref)
+            // git symbolic-ref ignores GIT_NAMESPACE (only receive-pack and upload-pack apply it): ask for the
+            // stored name receive-pack would write.
+            ProcessBuilder pb = new ProcessBuilder(git, "symbolic-ref", "-q", namespace + ref)
                     .directory(gitDir.toFile())
                     .redirectErrorStream(true);
             pb.environment().clear();
@@ -378,7 +380,8 @@ public final class SymbolicRefs {
                 String said = new String(out, StandardCharsets.UTF_8).strip();
                 return switch (p.exitValue()) {
                     case 0 -> new Resolution(
-                            List.of(ref, said), isSafeRefName(said) ? null : "its target is not a valid ref name");
+                            List.of(ref, stripNamespace(said)),
+                            isSafeRefName(said) ? null : "its target is not a valid ref name");
                     case 1 -> null;
                     default -> new Resolution(
                             List.of(ref, ref), "git symbolic-ref failed: " + Printable.escape(said, 200));

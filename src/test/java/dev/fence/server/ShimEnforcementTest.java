@@ -431,6 +431,40 @@ class ShimEnforcementTest {
     }
 
     /**
+     * Inside a namespace, git resolves a pushed name under the namespace's prefix: with {@code
+     * refs/namespaces/na/refs/heads/master} a symbolic ref to the namespace's main, {@code GIT_NAMESPACE=na git
+     * push HEAD:refs/heads/master} writes na's main. The shim read {@code refs/heads/master} without the
+     * prefix, sent no fact, and the server bumped master while main moved.
+     */
+    @Test
+    void aSymbolicRefInsideANamespaceIsRefusedAlikeOnEverySide() throws Exception {
+        String nsMain = "refs/namespaces/na/refs/heads/main";
+        Map<String, String> inNa = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "na");
+        var pushes = onEverySide("ns-alias", (s, p) -> {
+            commit(s, "m.txt", "base\n");
+            p.add(push(s, inNa, "origin", "HEAD:refs/heads/main"));
+            String base = tip(s, nsMain);
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/namespaces/na/refs/heads/master", nsMain);
+            commit(s, "m.txt", "through the alias\n");
+            p.add(push(s, inNa, "origin", "HEAD:refs/heads/master"));
+            p.add(push(s, inNa, "origin", ":refs/heads/master"));
+            assertEquals(base, tip(s, nsMain), s.name + ": the namespace's main did not move");
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        List<String> refused = List.of(
+                "exit=1",
+                "REJECTED ref=refs/heads/master reason=symbolic-ref",
+                "fence: refs/heads/master is a symbolic ref to refs/heads/main: git would update refs/heads/main,"
+                        + " which fence guards under its own name. Push to refs/heads/main itself instead (for"
+                        + " example: git push origin <commit>:refs/heads/main, with the lease options for"
+                        + " refs/heads/main).",
+                "fence: the push was refused as a whole; nothing was recorded. Pushing under another name"
+                        + " that points at the same ref is refused the same way.");
+        assertEquals(refused, pushes.get(1));
+        assertEquals(refused, pushes.get(2), "a delete through it");
+    }
+
+    /**
      * No verdict from the server (it is down, or refuses the hook's credential): the shim and the Java client
      * refuse every push to a symbolic ref, even one that leads outside the patterns, with the same lines.
      */
