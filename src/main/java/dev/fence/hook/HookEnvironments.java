@@ -107,6 +107,18 @@ public final class HookEnvironments {
     }
 
     /**
+     * The repository as its host names it, before {@code GIT_NAMESPACE} makes each namespace a repository of
+     * its own ({@link #detect(Map, Path, HookConfig)} without that step): the plain-git repo id a hook in
+     * server mode sends as {@code FENCE_REPO_ID}, to which {@code fence serve} adds the namespace itself, as
+     * the curl shim's installed repo id has none.
+     *
+     * @throws InvalidInputException as {@link #detect(Map, Path, String, List)}
+     */
+    public static HookEnvironment detectRepository(Map<String, String> env, Path gitDir, HookConfig config) {
+        return host(env, gitDir, config.repoId().orElse(null), config.pusherVariables());
+    }
+
+    /**
      * Detects the hook environment.
      *
      * @param env the hook's environment
@@ -121,16 +133,7 @@ public final class HookEnvironments {
      */
     public static HookEnvironment detect(
             Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
-        HookEnvironment e;
-        if (present(env, "GL_ID") || present(env, "GL_REPOSITORY")) {
-            e = gitlab(env);
-        } else if (present(env, "GITHUB_REPO_NAME")) {
-            e = ghes(env);
-        } else if (present(env, "GITEA_REPO_ID")) {
-            e = gitea(env);
-        } else {
-            e = plain(env, gitDir, repoIdOverride, pusherVariables);
-        }
+        HookEnvironment e = host(env, gitDir, repoIdOverride, pusherVariables);
         String ns = GitNamespace.of(env);
         if (ns.isEmpty()) {
             return e;
@@ -141,6 +144,21 @@ public final class HookEnvironments {
                 Names.require("repo id", GitNamespace.repoId(e.repoId(), ns)),
                 GitNamespace.repoId(e.repoDisplay(), ns),
                 e.actor());
+    }
+
+    private static HookEnvironment host(
+            Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
+        HookEnvironment e;
+        if (present(env, "GL_ID") || present(env, "GL_REPOSITORY")) {
+            e = gitlab(env);
+        } else if (present(env, "GITHUB_REPO_NAME")) {
+            e = ghes(env);
+        } else if (present(env, "GITEA_REPO_ID")) {
+            e = gitea(env);
+        } else {
+            e = plain(env, gitDir, repoIdOverride, pusherVariables);
+        }
+        return e;
     }
 
     private static HookEnvironment gitlab(Map<String, String> env) {

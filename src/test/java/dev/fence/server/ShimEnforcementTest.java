@@ -207,6 +207,10 @@ class ShimEnforcementTest {
     record Lease(long token, String proof) {}
 
     static Lease acquire(Side s, String ref, String holder, String ttl) {
+        return acquire(s, "app", ref, holder, ttl);
+    }
+
+    static Lease acquire(Side s, String repo, String ref, String holder, String ttl) {
         Run r = s.server == null
                 ? fence(
                         Map.of(),
@@ -215,7 +219,7 @@ class ShimEnforcementTest {
                         "--store",
                         s.store,
                         "--repo",
-                        "app",
+                        repo,
                         "--ref",
                         ref,
                         "--holder",
@@ -230,7 +234,7 @@ class ShimEnforcementTest {
                         "--server",
                         s.server.url(),
                         "--repo",
-                        "app",
+                        repo,
                         "--ref",
                         ref,
                         "--holder",
@@ -462,6 +466,32 @@ class ShimEnforcementTest {
                         + " that points at the same ref is refused the same way.");
         assertEquals(refused, pushes.get(1));
         assertEquals(refused, pushes.get(2), "a delete through it");
+    }
+
+    /**
+     * A namespace's branches are resources of {@code <repo id>//<namespace>} on every side. The Java hook in
+     * server mode sent a repo id it had already namespaced, and the server namespaced it again ({@code
+     * app//nl//nl}): a lease on {@code app//nl} was refused, and its bumps recorded under another resource.
+     */
+    @Test
+    void aNamespacesBranchIsTheSameResourceOnEverySide() throws Exception {
+        var pushes = onEverySide("ns-lease", (s, p) -> {
+            commit(s, "l.txt", "base\n");
+            p.add(push(s, Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "nl"), "origin", "HEAD:refs/heads/main"));
+            Lease l = acquire(s, "app//nl", "main", "agent-1", "30s");
+            commit(s, "l.txt", "under the lease\n");
+            Map<String, String> bot = Map.of("REMOTE_USER", "bot-7", "GIT_NAMESPACE", "nl");
+            p.add(push(s, bot, "-o", "fence=" + l.token(), "-o", proofArg(l), "origin", "HEAD:refs/heads/main"));
+            commit(s, "l.txt", "without it\n");
+            p.add(push(s, bot, "origin", "HEAD:refs/heads/main"));
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(List.of("exit=0"), pushes.get(1), "the lease on app//nl writes nl's main");
+        assertEquals(
+                "FENCED resource=git:app//nl:refs/heads/main ref=refs/heads/main token=0 current=T1"
+                        + " reason=token-required",
+                pushes.get(2).get(1),
+                pushes.toString());
     }
 
     /**

@@ -334,7 +334,8 @@ public final class RemoteHooks {
             }
         });
         try {
-            HookEnvironment where = HookEnvironments.detect(env, gitDir, config);
+            // Without the namespace: the server adds GIT_NAMESPACE's (sent above) itself.
+            HookEnvironment where = HookEnvironments.detectRepository(env, gitDir, config);
             if (where.host() == HostKind.PLAIN) {
                 sent.put("FENCE_REPO_ID", where.repoId());
             }
