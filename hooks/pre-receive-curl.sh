@@ -250,19 +250,22 @@ sym_target() {
   first=${first#"${first%%[![:space:]]*}"}
   target=${first%"${first##*[![:space:]]}"}
 }
+# Where receive-pack stores the pushed refs under GIT_NAMESPACE (git's expand_namespace: each non-empty
+# component becomes refs/namespaces/<component>/); empty without one. Read by find_symbolic and
+# find_case_facts.
+ns=""
+ns_rest=${GIT_NAMESPACE:-}
+while [ -n "$ns_rest" ]; do
+  ns_part=${ns_rest%%/*}
+  if [ "$ns_part" = "$ns_rest" ]; then ns_rest=""; else ns_rest=${ns_rest#*/}; fi
+  [ -z "$ns_part" ] || ns+="refs/namespaces/$ns_part/"
+done
 sym_refs=() sym_facts=() sym_done=""
 find_symbolic() {
-  local all=$input old new ref name chain problem depth target ns="" rest part
+  local all=$input old new ref name chain problem depth target
   [ -z "$sym_done" ] || return 0
   sym_done=1
   [ -n "$tmp" ] && all=$(cat "$tmp")
-  # git's expand_namespace: each non-empty component becomes refs/namespaces/<component>/.
-  rest=${GIT_NAMESPACE:-}
-  while [ -n "$rest" ]; do
-    part=${rest%%/*}
-    if [ "$part" = "$rest" ]; then rest=""; else rest=${rest#*/}; fi
-    [ -z "$part" ] || ns+="refs/namespaces/$part/"
-  done
   while IFS=' ' read -r old new ref; do
     [ -n "$ref" ] || continue
     name=$ns$ref chain="" problem="" depth=0 target=""
@@ -284,7 +287,7 @@ find_symbolic() {
 
 # A repository whose file system ignores case (macOS, Windows) keeps refs/heads/MAIN, refs/HEADS/main and
 # refs/heads/main as one file, so each is another's spelling (CaseAliases). Whether this one does: core.ignorecase
-# in its config (read with builtins), or a file system on which "head" finds HEAD. GIT_NAMESPACE is not applied.
+# in its config (read with builtins), or a file system on which "head" finds HEAD.
 case_state=""
 case_ignored() {
   local dir=${GIT_DIR:-.} line section="" key value found=""
@@ -333,7 +336,9 @@ case_ignored() {
 # it, that differ from the pushed one, compared by ASCII letters (bash and awk in the C locale fold no others):
 # the loose refs' directories through bash's case-insensitive globbing, packed-refs through awk. Sent as the
 # facts ignorecase=ascii and refcase=<ref> <spelling>; the server decides with its fenced patterns, and takes
-# characters other than ASCII in one spelling only (the one this script cannot mistake).
+# characters other than ASCII in one spelling only (the one this script cannot mistake). Under GIT_NAMESPACE
+# the spellings are the namespace's own refs, below its prefix (as CaseAliases.measure reads them): the
+# repository's other refs are not the pushed ref's file.
 case_facts=() case_found=()
 case_walk() {
   # $1: a directory; $2: the spelling so far; $3: the components left. Into case_found.
@@ -378,7 +383,7 @@ find_case_facts() {
     seen[$ref]=1
     refs+=$ref$'\n'
     case_found=()
-    case_walk "${GIT_DIR:-.}" "" "$ref"
+    case_walk "${GIT_DIR:-.}${ns:+/${ns%/}}" "" "$ref"
     for s in "${case_found[@]}"; do
       # $s spells as many components as it has; the pushed ref spells them alike exactly when it starts so.
       [[ "$ref" == "$s" || "$ref" == "$s"/* ]] && continue
@@ -393,7 +398,7 @@ find_case_facts() {
     [ -n "$s" ] && [ -z "${seen[refcase=$s]+x}" ] || continue
     seen["refcase=$s"]=1
     case_facts+=("refcase=$s")
-  done < <(FENCE_CASE_REFS=$refs awk '
+  done < <(FENCE_CASE_REFS=$refs FENCE_CASE_NS=$ns awk '
     # A component as the loose refs are globbed: ASCII case and the dot that ends it do not count.
     function fold(x) { x = tolower(x); if (x ~ /[^.]\.$/) x = substr(x, 1, length(x) - 1); return x }
     BEGIN {
@@ -408,7 +413,12 @@ find_case_facts() {
     }
     /^[#^]/ { next }
     {
-      m = split($2, c, "/"); key = ""; sp = ""; dk = ""; ds = ""; depth = 0
+      name = $2
+      if (ENVIRON["FENCE_CASE_NS"] != "") {
+        if (index(name, ENVIRON["FENCE_CASE_NS"]) != 1) next
+        name = substr(name, length(ENVIRON["FENCE_CASE_NS"]) + 1)
+      }
+      m = split(name, c, "/"); key = ""; sp = ""; dk = ""; ds = ""; depth = 0
       for (k = 1; k <= m; k++) {
         key = key (k > 1 ? "/" : "") fold(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
         if (!(key in S)) break

@@ -608,6 +608,38 @@ class ShimEnforcementTest {
     }
 
     /**
+     * Inside a namespace a pushed ref's spellings are those the namespace has (its refs are stored under
+     * its prefix): the shim looked for them among the repository's own refs, found none, and the server
+     * took {@code refs/heads/NC-MAIN} for a new branch while git writes the namespace's {@code nc-main}.
+     */
+    @Test
+    void anotherSpellingOfAFencedRefInsideANamespaceIsRefusedAlikeOnEverySide() throws Exception {
+        Map<String, String> inNc = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "nc");
+        var pushes = onEverySide("ns-case", (s, p) -> {
+            GitProcess.run(s.bare, env(), "config", "core.ignorecase", "true");
+            try {
+                commit(s, "c.txt", "base\n");
+                p.add(push(s, inNc, "origin", "HEAD:refs/heads/nc-main", "HEAD:refs/heads/Nc-Dir/x"));
+                commit(s, "c.txt", "through another spelling\n");
+                p.add(push(s, inNc, "origin", "HEAD:refs/heads/NC-MAIN"));
+                GitProcess.run(s.bare, env(), "pack-refs", "--all");
+                p.add(push(s, inNc, "origin", "HEAD:refs/heads/nc-dir/y"));
+            } finally {
+                GitProcess.run(s.bare, env(), "config", "core.ignorecase", "false");
+            }
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(
+                "REJECTED ref=refs/heads/NC-MAIN reason=ref-case-alias",
+                pushes.get(1).get(1),
+                pushes.toString());
+        assertEquals(
+                "REJECTED ref=refs/heads/nc-dir/y reason=ref-case-alias",
+                pushes.get(2).get(1),
+                pushes.toString());
+    }
+
+    /**
      * HFS+ passes over some invisible code points in a name, so {@code hfs-ma}, U+200C, {@code in} is the
      * file of {@code hfs-main}. The shim compares ASCII letters only and cannot look for such spellings: the
      * server takes a fenced name with one in no spelling at all (CaseAliases' rule for such a client), so the
