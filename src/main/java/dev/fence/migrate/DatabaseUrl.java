@@ -54,6 +54,13 @@ public record DatabaseUrl(Kind kind, String jdbcUrl, String user, String passwor
             if (path.isEmpty()) {
                 throw new InvalidInputException("--db sqlite: names no file (expected sqlite:PATH)");
             }
+            if (path.indexOf('?') >= 0) {
+                // The driver reads what follows a '?' as settings of the connection, fence's own included
+                // (the attach limit, the transaction mode).
+                throw new InvalidInputException("--db sqlite: takes no connection parameters after '?' (the"
+                        + " driver would apply them over fence's own settings), nor a file name with a '?'; got "
+                        + mask(url));
+            }
             Path file = cwd.resolve(path).toAbsolutePath().normalize();
             return new DatabaseUrl(Kind.SQLITE, "jdbc:sqlite:" + file, null, null, "sqlite:" + file);
         }
@@ -122,8 +129,8 @@ public record DatabaseUrl(Kind kind, String jdbcUrl, String user, String passwor
      * any query string by {@code ?…} (it may hold a {@code password=}).
      */
     static String mask(String url) {
-        int query = url.indexOf('?', Math.max(0, url.indexOf("://")));
-        if (query >= 0 && !url.toLowerCase(Locale.ROOT).startsWith("sqlite:")) {
+        int query = url.indexOf('?');
+        if (query >= 0) {
             url = url.substring(0, query) + "?…";
         }
         int scheme = url.indexOf("://");
