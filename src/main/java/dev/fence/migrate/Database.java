@@ -257,7 +257,8 @@ final class Database implements AutoCloseable {
     /**
      * fence's bookkeeping as the dialect's {@code bookkeeping_rows} and {@code bookkeeping_objects} read it:
      * the fence rows, who applied what, and the objects that make fence's tables what they are (the tables
-     * themselves, triggers, rules, policies), one text line each, sorted. Two reads are equal when nothing of
+     * themselves, their columns, constraints and indexes, triggers, rules, policies; on MariaDB each table's
+     * {@code SHOW CREATE TABLE}), one text line each, sorted. Two reads are equal when nothing of
      * it changed between them; empty for a dialect that reads none.
      */
     java.util.List<String> bookkeeping() throws SQLException {
@@ -268,14 +269,24 @@ final class Database implements AutoCloseable {
         if (has("bookkeeping_objects")) {
             switch (url.kind()) {
                 case POSTGRESQL -> {
-                    Object[] args = new Object[8];
+                    Object[] args = new Object[16];
                     for (int i = 0; i < args.length; i += 2) {
                         args[i] = table("fence_tokens");
                         args[i + 1] = table("schema_migrations");
                     }
                     lines(out, "bookkeeping_objects", args);
                 }
-                case MARIADB -> lines(out, "bookkeeping_objects", unquoted(schema));
+                case MARIADB -> {
+                    lines(out, "bookkeeping_objects", unquoted(schema));
+                    for (String table : java.util.List.of("fence_tokens", "schema_migrations")) {
+                        try (Statement st = connection.createStatement();
+                                ResultSet rs = st.executeQuery("SHOW CREATE TABLE " + table(table))) {
+                            while (rs.next()) {
+                                out.add("create " + rs.getString(2));
+                            }
+                        }
+                    }
+                }
                 case SQLITE -> lines(out, "bookkeeping_objects");
             }
         }

@@ -637,15 +637,31 @@ public final class Migrator {
     /**
      * A {@link Step.Fail} when fence's bookkeeping differs from {@code before}, read right after the claim: the
      * migration changed the fence rows, who applied what, or the objects that make fence's tables (through a
-     * name the screen could not read, such as dynamic SQL). Null when it is unchanged.
+     * name the screen could not read, such as dynamic SQL). Read after what the migration deferred to its
+     * commit (PostgreSQL's deferred constraint triggers) has run. Null when it is unchanged.
      */
     private static Step.Fail bookkeepingChanged(
             Database db, List<SqlStatements.Statement> statements, List<String> before) throws SQLException {
-        if (statements.isEmpty() || db.bookkeeping().equals(before)) {
+        if (statements.isEmpty()) {
+            return null;
+        }
+        int last = statements.get(statements.size() - 1).line();
+        if (db.has("fire_deferred")) {
+            try {
+                execute(db, db.sql("fire_deferred"));
+            } catch (SQLException e) {
+                if (Database.isConnectionFailure(e)) {
+                    throw e;
+                }
+                return new Step.Fail(
+                        last, "a deferred constraint or trigger of this migration failed: " + e.getMessage(), false);
+            }
+        }
+        if (db.bookkeeping().equals(before)) {
             return null;
         }
         return new Step.Fail(
-                statements.get(statements.size() - 1).line(),
+                last,
                 "a statement of this migration (up to this, its last) changed fence's own bookkeeping: the fence"
                         + " rows in fence_tokens, who applied what in schema_migrations, or the triggers, rules or"
                         + " policies on them. A migration may not touch them, by any name; the version is not"

@@ -87,6 +87,8 @@ SELECT CONCAT_WS(' ', 'applied', HEX(version), IFNULL(applied_token, '-'), HEX(I
   FROM ${schema}.`schema_migrations`
 
 -- The triggers on fence's tables, which could rewrite a later claim. The parameter is the database's name.
+-- (Each table's own definition, as SHOW CREATE TABLE gives it on the migration's connection, is read too:
+-- columns, collations, constraints, indexes, and a TEMPORARY table of the same name that would shadow it.)
 -- name: bookkeeping_objects
 SELECT CONCAT_WS(' ', 'trigger', HEX(TRIGGER_NAME), HEX(EVENT_OBJECT_TABLE), HEX(ACTION_STATEMENT))
   FROM information_schema.TRIGGERS

@@ -96,6 +96,31 @@ class MariaDbMigratorIT extends MigratorContractTest {
         assertNull(appliedToken("0043"));
     }
 
+    /**
+     * A temporary table of fence's name shadows it for the session (fence's record then vanishes with it),
+     * and a CHECK keeps the rows while freezing the fence row: both change what fence's tables are.
+     */
+    @Test
+    void aShadowOrAConstraintOnFencesTablesStopsTheRun() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        String name = database;
+        List<String> sneaky = List.of(
+                "SET @s = CONCAT('CREATE TEMPORARY TABLE `" + name + "`.schema', '_migrations AS SELECT * FROM `" + name
+                        + "`.schema', '_migrations');\nPREPARE p FROM @s;\nEXECUTE p;\nDEALLOCATE PREPARE p;\n",
+                "PREPARE p FROM CONCAT('ALTER TABLE `" + name + "`.fence', '_tokens ADD CONSTRAINT frozen CHECK (token"
+                        + " < 0 OR token >= 0)');\nEXECUTE p;\n");
+        String version = "0043";
+        for (String sql : sneaky) {
+            migration(version + "_sneaky.sql", sql);
+            Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(a, version), sql);
+            assertTrue(f.message().contains("changed fence's own bookkeeping"), f.message());
+            assertNull(appliedToken(version), sql);
+            java.nio.file.Files.delete(dir.resolve(version + "_sneaky.sql"));
+            version = "0044";
+        }
+    }
+
     @Test
     void anOldCaseInsensitiveFenceTableIsUpgradedInPlace() throws Exception {
         Grant a = acquire("agent-A");

@@ -86,6 +86,38 @@ class PostgresMigratorIT extends MigratorContractTest {
         assertNull(appliedToken("0043"));
     }
 
+    /**
+     * Changes the comparison first missed (an outside review): a deferred constraint trigger that rewrote
+     * the fence row at COMMIT, after the check; a case-insensitive collation on the resource column, under
+     * which DB/MIGRATIONS would claim db/migrations' row; a CHECK that freezes the row at its token.
+     */
+    @Test
+    void changesToFencesTablesThatKeepTheirRowsOrComeAtCommitAreStopped() throws Exception {
+        Grant a = acquire("agent-A");
+        assertInstanceOf(Outcome.Done.class, apply(a, null));
+        List<String> sneaky = List.of(
+                "CREATE TABLE audit_x (id INT);\n"
+                        + "CREATE FUNCTION audit_x_fn() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                        + " EXECUTE 'UPDATE public.fence' || '_tokens SET token = 0'; RETURN NULL; END $$;\n"
+                        + "CREATE CONSTRAINT TRIGGER audit_x_t AFTER INSERT ON audit_x DEFERRABLE INITIALLY DEFERRED"
+                        + " FOR EACH ROW EXECUTE FUNCTION audit_x_fn();\n"
+                        + "INSERT INTO audit_x VALUES (1);\n",
+                "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);\n"
+                        + "DO $$ BEGIN EXECUTE 'ALTER TABLE public.fence' || '_tokens ALTER COLUMN resource"
+                        + " TYPE varchar(512) COLLATE public.ci'; END $$;\n",
+                "DO $$ BEGIN EXECUTE 'ALTER TABLE public.fence' || '_tokens ADD CONSTRAINT frozen CHECK (token < 0"
+                        + " OR token >= 0)'; END $$;\n");
+        for (String sql : sneaky) {
+            migration("0043_sneaky.sql", sql);
+            Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(a, "0043"), sql);
+            assertTrue(f.message().contains("changed fence's own bookkeeping"), f.message());
+            assertTrue(f.rolledBack(), sql);
+            assertEquals(a.token(), fenceRow(), sql);
+            assertNull(appliedToken("0043"), sql);
+            assertEquals(a.token(), appliedToken("0041"), sql);
+        }
+    }
+
     @Test
     void aCommitBetweenDollarEndedIdentifiersIsRefused() throws Exception {
         Grant a = acquire("agent-A");
