@@ -42,13 +42,23 @@ import java.util.Set;
  * fenced branch by taking its directory's name first. Where the file system respects case (Linux's
  * default) every spelling is a ref of its own and nothing here applies.
  *
+ * <p>A git namespace is stored as directories too ({@code refs/namespaces/t1/}), so on such a repository
+ * {@code GIT_NAMESPACE=T1} writes namespace {@code t1}'s refs, while fence names the push's resources
+ * {@code <repo>//T1}: resources with no lease and no history of their own. So where the repository has the
+ * namespace, or a leading part of it, spelled otherwise, every pushed ref that is fenced, or whose fold is,
+ * is refused too, and the pusher is told the namespace's spelling ({@link #refusals(List, FencePolicy,
+ * String, String)}).
+ *
  * <p>What a hook measures in its repository ({@link #measure}): whether it ignores case ({@code
  * core.ignorecase} in its config, read as {@link GitConfigFile} reads it, or a file system on which {@code
  * head} finds {@code HEAD}), and for each pushed ref the existing spellings of it and of its directories
  * that differ from the pushed one: the loose refs' directories along the pushed name, and {@code
- * packed-refs}. No process is started. {@code fence serve} cannot see the repository: a hook in server
- * mode sends these as facts ({@link #facts}, {@value #IGNORECASE} and {@value #SPELLING}, which the curl
- * shim writes too), and the server judges them by the same rule ({@link #parse}). A client that compares
+ * packed-refs}; for a namespaced push also the spellings of its namespace's leading parts that differ from
+ * the pushed one, from the same two places. No process is started. {@code fence serve} cannot see the
+ * repository: a hook in server mode sends these as facts ({@link #facts}, {@link #namespaceFacts}, {@value
+ * #IGNORECASE}, {@value #SPELLING} and {@value #NAMESPACE_SPELLING}, which the curl shim writes too), and the
+ * server judges them by the same rule ({@link #parse}). A caller that sends no {@value #NAMESPACE_SPELLING}
+ * fact (a shim older than that fact) gets the judgement it had before it. A client that compares
  * ASCII letters only (the shim: bash folds no other) says so ({@value #ASCII}); for it, a fenced ref's
  * components that hold other characters, or end with a dot, must be spelled as their fold (lower case,
  * composed, without the code points HFS+ passes over, without the dot), the one spelling two such clients
@@ -64,13 +74,20 @@ public final class CaseAliases {
     /** The form field (and, pluralised, the JSON array) of a fact: {@code <pushed ref> <existing spelling>}. */
     public static final String SPELLING = "refcase";
 
+    /**
+     * The form field (and, pluralised, the JSON array) of a fact about a namespaced push: an existing spelling
+     * of its namespace, or of the namespace's first components, that differs from {@code GIT_NAMESPACE}'s, in
+     * {@code GIT_NAMESPACE}'s form ({@code t1/t2}).
+     */
+    public static final String NAMESPACE_SPELLING = "nscase";
+
     /** {@value #IGNORECASE}: the spellings were compared by their folds ({@link RefFolding}). */
     public static final String FULL = "true";
 
     /** {@value #IGNORECASE}: the spellings were compared by their ASCII letters only. */
     public static final String ASCII = "ascii";
 
-    private static final CaseAliases NONE = new CaseAliases(null, Map.of());
+    private static final CaseAliases NONE = new CaseAliases(null, Map.of(), List.of());
 
     /** Null when the repository respects case; else {@link #FULL} or {@link #ASCII}. */
     private final String folding;
@@ -78,9 +95,13 @@ public final class CaseAliases {
     /** Pushed ref → existing spellings (of it, or of a directory along it) that differ from it. */
     private final Map<String, List<String>> spellings;
 
-    private CaseAliases(String folding, Map<String, List<String>> spellings) {
+    /** Existing spellings of the pushed namespace, or of its first components, that differ from it. */
+    private final List<String> namespaces;
+
+    private CaseAliases(String folding, Map<String, List<String>> spellings, List<String> namespaces) {
         this.folding = folding;
         this.spellings = spellings;
+        this.namespaces = namespaces;
     }
 
     /** A repository that respects case, or one nobody measured: no spelling is another's. */
@@ -125,7 +146,8 @@ public final class CaseAliases {
             return NONE;
         }
         List<String> pushed = distinctRefs(updates);
-        String namespace = GitNamespace.prefix(GitNamespace.of(env));
+        String ns = GitNamespace.of(env);
+        String namespace = GitNamespace.prefix(ns);
         Path common = SymbolicRefs.commonDir(gitDir.toAbsolutePath());
         List<String> existing = new ArrayList<>();
         Map<String, Map<String, List<String>>> listings = new HashMap<>();
@@ -133,8 +155,40 @@ public final class CaseAliases {
         for (String ref : pushed) {
             loose(top, "", ref.split("/", -1), 0, listings, existing);
         }
-        packed(common.resolve("packed-refs"), namespace, existing);
-        return new CaseAliases(FULL, aliases(pushed, existing));
+        // The namespace's directories are looked for as a ref's are: its stored prefix is a path below refs/.
+        List<String> stored = null;
+        String prefixPath = namespace.isEmpty() ? null : namespace.substring(0, namespace.length() - 1);
+        if (prefixPath != null) {
+            stored = new ArrayList<>();
+            loose(common.toFile(), "", prefixPath.split("/", -1), 0, listings, stored);
+        }
+        packed(common.resolve("packed-refs"), namespace, existing, stored);
+        List<String> namespaces = List.of();
+        if (prefixPath != null) {
+            namespaces =
+                    namespaceSpellings(ns, aliases(List.of(prefixPath), stored).get(prefixPath));
+        }
+        return new CaseAliases(FULL, aliases(pushed, existing), namespaces);
+    }
+
+    /**
+     * {@code spellings} (stored prefixes, {@code refs/namespaces/t1/refs}) as namespaces in {@code
+     * GIT_NAMESPACE}'s form, each once, without those that spell {@code ns}'s components as it does (a
+     * difference in git's own {@code refs/namespaces/} between them, which git never writes otherwise).
+     */
+    private static List<String> namespaceSpellings(String ns, List<String> spellings) {
+        if (spellings == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(1);
+        for (String s : spellings) {
+            String other = GitNamespace.split(s + "/")[0];
+            String respelled = other.isEmpty() ? null : respell(ns, other);
+            if (respelled != null && !respelled.equals(ns) && !out.contains(other)) {
+                out.add(other);
+            }
+        }
+        return out;
     }
 
     /** The value of {@value #IGNORECASE} to send; null for a repository that respects case (send nothing). */
@@ -153,15 +207,28 @@ public final class CaseAliases {
         return out;
     }
 
+    /** The {@value #NAMESPACE_SPELLING} facts to send: the namespace's other spellings, as namespaces. */
+    public List<String> namespaceFacts() {
+        return namespaces;
+    }
+
+    /** The facts a hook that measured no namespace sent ({@link #parse(String, List, List)} without any). */
+    public static CaseAliases parse(String ignorecase, List<String> facts) {
+        return parse(ignorecase, facts, List.of());
+    }
+
     /**
      * The facts a hook sent.
      *
      * @param ignorecase {@value #FULL}, {@value #ASCII}, or null or {@code false} for a repository that
      *     respects case
      * @param facts the {@value #SPELLING} facts
-     * @throws IllegalArgumentException when a value is none of these, or a fact is not two names
+     * @param namespaceFacts the {@value #NAMESPACE_SPELLING} facts (empty from a caller that sends none: then
+     *     no namespace is taken for another's spelling)
+     * @throws IllegalArgumentException when a value is none of these, a fact is not two names, or a namespace
+     *     fact is not a namespace (components joined by {@code /}, none empty, no space)
      */
-    public static CaseAliases parse(String ignorecase, List<String> facts) {
+    public static CaseAliases parse(String ignorecase, List<String> facts, List<String> namespaceFacts) {
         String folding;
         if (ignorecase == null || ignorecase.equals("false")) {
             folding = null;
@@ -184,21 +251,41 @@ public final class CaseAliases {
             }
             given.add(parts[1]);
         }
+        List<String> namespaces = new ArrayList<>(namespaceFacts.size());
+        for (String f : namespaceFacts) {
+            String ns = f.strip();
+            if (ns.isEmpty() || ns.contains(" ") || ns.startsWith("/") || ns.endsWith("/") || ns.contains("//")) {
+                throw new IllegalArgumentException(
+                        NAMESPACE_SPELLING + " facts are a namespace, its components joined by '/'");
+            }
+            namespaces.add(ns);
+        }
         // Spellings of a repository that respects case are refs of their own.
-        return folding == null ? NONE : new CaseAliases(folding, spellings);
+        return folding == null ? NONE : new CaseAliases(folding, spellings, namespaces);
+    }
+
+    /** {@link #refusals(List, FencePolicy, String, String)} of a push outside any namespace. */
+    public List<String> refusals(List<RefUpdate> updates, FencePolicy policy, String prefix) {
+        return refusals(updates, policy, prefix, "");
     }
 
     /**
      * The refusals of the pushed refs that are another spelling of a fenced ref: a {@code REJECTED}
      * line and a sentence for each. Empty when there is none, and always where the repository respects
-     * case.
+     * case. Where the repository has the push's namespace (or its first components) spelled otherwise, each
+     * pushed ref that is fenced, or whose fold is, is refused as written into that namespace, which the
+     * sentence names ({@code GIT_NAMESPACE=<its spelling>}).
+     *
+     * @param namespace the push's namespace ({@code GIT_NAMESPACE}, components joined by {@code /}); empty
+     *     for none
      */
-    public List<String> refusals(List<RefUpdate> updates, FencePolicy policy, String prefix) {
+    public List<String> refusals(List<RefUpdate> updates, FencePolicy policy, String prefix, String namespace) {
         if (folding == null) {
             return List.of();
         }
         List<String> pushed = distinctRefs(updates);
         Map<String, List<String>> together = pushed.size() > 1 ? aliases(pushed, pushed) : Map.of();
+        String guardedNamespace = namespace.isEmpty() ? null : otherSpelling(namespace, namespaces);
         List<String> lines = new ArrayList<>();
         for (String ref : pushed) {
             String guarded = fencedSpelling(ref, spellings.get(ref), policy);
@@ -208,7 +295,14 @@ public final class CaseAliases {
                 inPush = guarded != null;
             }
             String why;
-            if (!policy.isFenced(ref)) {
+            if (guardedNamespace != null && (policy.isFenced(ref) || foldsIntoFenced(ref, policy))) {
+                // Checked first: whatever the ref's own spelling, git writes it into the other namespace.
+                String[] shown = shown(namespace, guardedNamespace);
+                why = "GIT_NAMESPACE=" + shown[0] + " and " + shown[1] + " are one namespace: " + WHY
+                        + ", so git would write " + Printable.escape(ref, 200) + " of namespace " + shown[1]
+                        + ", which fence guards as that namespace's. Push with GIT_NAMESPACE=" + shown[1]
+                        + " instead, with its lease.";
+            } else if (!policy.isFenced(ref)) {
                 if (!foldsIntoFenced(ref, policy)) {
                     continue;
                 }
@@ -299,6 +393,30 @@ public final class CaseAliases {
             }
         }
         return "fenced";
+    }
+
+    /**
+     * {@code namespace} as {@code spellings} (namespaces) spell it otherwise: the namespace, or its first
+     * components, as the repository spells them, with the rest of {@code namespace} after them; null when
+     * none does. Of several, the one that spells the most components, then the first in sort order: the
+     * hook and the shim find them in different orders (a directory's listing, a glob's), and both must be
+     * told the same.
+     */
+    private static String otherSpelling(String namespace, List<String> spellings) {
+        String best = null;
+        int bestDepth = 0;
+        for (String s : spellings) {
+            String other = respell(namespace, s);
+            if (other == null || other.equals(namespace)) {
+                continue;
+            }
+            int depth = s.split("/", -1).length;
+            if (best == null || depth > bestDepth || (depth == bestDepth && other.compareTo(best) < 0)) {
+                best = other;
+                bestDepth = depth;
+            }
+        }
+        return best;
     }
 
     /**
@@ -506,8 +624,12 @@ public final class CaseAliases {
         }
     }
 
-    /** The names in {@code packed-refs} under {@code namespace} (without it) into {@code out}. */
-    private static void packed(Path file, String namespace, List<String> out) {
+    /**
+     * The names in {@code packed-refs} under {@code namespace} (without it) into {@code out}, and, when
+     * {@code all} is not null, every name into {@code all} (where another spelling of the namespace is
+     * looked for).
+     */
+    private static void packed(Path file, String namespace, List<String> out, List<String> all) {
         byte[] b;
         try {
             b = SmallFiles.readIfExists(file, Integer.MAX_VALUE - 8);
@@ -528,6 +650,9 @@ public final class CaseAliases {
             int space = text.indexOf(' ', at);
             if (first != '#' && first != '^' && space > at && space < end) {
                 String name = text.substring(space + 1, end).strip();
+                if (all != null) {
+                    all.add(name);
+                }
                 if (name.startsWith(namespace)) {
                     out.add(name.substring(namespace.length()));
                 }

@@ -516,8 +516,9 @@ public final class PreReceiveHook {
         if (!namespaced.isEmpty()) {
             return new Judgement(new Result(1, namespaced), Reason.NAMESPACED_REF.code());
         }
-        // On a repository whose file system ignores case, another spelling of a fenced ref is that ref.
-        List<String> aliased = cases.refusals(updates, policy, prefix);
+        // On a repository whose file system ignores case, another spelling of a fenced ref is that ref, and
+        // another spelling of the push's namespace is that namespace.
+        List<String> aliased = cases.refusals(updates, policy, prefix, GitNamespace.of(env));
         if (!aliased.isEmpty()) {
             return new Judgement(new Result(1, aliased), Reason.REF_CASE_ALIAS.code());
         }

@@ -214,11 +214,12 @@ final class HookApi {
                             SymrefFacts.PROBLEM,
                             CaseAliases.IGNORECASE,
                             CaseAliases.SPELLING,
+                            CaseAliases.NAMESPACE_SPELLING,
                             "nonce")
                     .contains(name)) {
                 throw HttpError.badRequest("unknown form field '" + name + "' (known: stdin, env, option, fact, "
                         + SymrefFacts.CHAIN + ", " + SymrefFacts.PROBLEM + ", " + CaseAliases.IGNORECASE + ", "
-                        + CaseAliases.SPELLING + ", nonce)");
+                        + CaseAliases.SPELLING + ", " + CaseAliases.NAMESPACE_SPELLING + ", nonce)");
             }
         }
         String stdin = form.get("stdin");
@@ -255,7 +256,10 @@ final class HookApi {
                 env,
                 facts,
                 symbolic(form.all(SymrefFacts.CHAIN), form.all(SymrefFacts.PROBLEM)),
-                cases(form.get(CaseAliases.IGNORECASE), form.all(CaseAliases.SPELLING)),
+                cases(
+                        form.get(CaseAliases.IGNORECASE),
+                        form.all(CaseAliases.SPELLING),
+                        form.all(CaseAliases.NAMESPACE_SPELLING)),
                 nonce(form.get("nonce")));
     }
 
@@ -327,11 +331,13 @@ final class HookApi {
                             "symrefProblems",
                             CaseAliases.IGNORECASE,
                             CaseAliases.SPELLING + "s",
+                            CaseAliases.NAMESPACE_SPELLING + "s",
                             "nonce")
                     .contains(name)) {
                 throw HttpError.badRequest("unknown field '" + name
                         + "' (known: stdin, env, pushOptions, ancestry, symrefs, symrefProblems, "
-                        + CaseAliases.IGNORECASE + ", " + CaseAliases.SPELLING + "s, nonce)");
+                        + CaseAliases.IGNORECASE + ", " + CaseAliases.SPELLING + "s, "
+                        + CaseAliases.NAMESPACE_SPELLING + "s, nonce)");
             }
         }
         JsonNode nonce = body.get("nonce");
@@ -343,7 +349,10 @@ final class HookApi {
                 env,
                 facts,
                 symbolic(strings(body, "symrefs"), strings(body, "symrefProblems")),
-                cases(ignorecase(body), strings(body, CaseAliases.SPELLING + "s")),
+                cases(
+                        ignorecase(body),
+                        strings(body, CaseAliases.SPELLING + "s"),
+                        strings(body, CaseAliases.NAMESPACE_SPELLING + "s")),
                 nonce == null || nonce.isNull() ? null : nonce(nonce.asText()));
     }
 
@@ -359,13 +368,19 @@ final class HookApi {
         }
     }
 
-    /** The caller's spellings of the pushed refs; a fact that is not two names is a request refused. */
-    private static CaseAliases cases(String ignorecase, List<String> spellings) {
+    /**
+     * The caller's spellings of the pushed refs and of its namespace; a fact that is not two names, or not a
+     * namespace, is a request refused. No namespace fact (a caller older than it) refuses no namespace.
+     */
+    private static CaseAliases cases(String ignorecase, List<String> spellings, List<String> namespaces) {
         if (spellings.size() > MAX_FACTS) {
             throw HttpError.badRequest("more than " + MAX_FACTS + " " + CaseAliases.SPELLING + " facts");
         }
+        if (namespaces.size() > MAX_FACTS) {
+            throw HttpError.badRequest("more than " + MAX_FACTS + " " + CaseAliases.NAMESPACE_SPELLING + " facts");
+        }
         try {
-            return CaseAliases.parse(ignorecase, spellings);
+            return CaseAliases.parse(ignorecase, spellings, namespaces);
         } catch (IllegalArgumentException e) {
             throw HttpError.badRequest(e.getMessage());
         }

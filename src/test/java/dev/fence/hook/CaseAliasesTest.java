@@ -221,6 +221,90 @@ class CaseAliasesTest {
         assertEquals(8, lines.size(), lines.toString());
     }
 
+    /**
+     * A namespace is stored as directories: where the repository has {@code refs/namespaces/t1/},
+     * {@code GIT_NAMESPACE=T1} writes t1's refs. A hook finds the namespace's other spelling (or its first
+     * components') among the loose refs and in packed-refs; the fenced refs of such a push are refused
+     * with that spelling named, as measured and as received, and a caller that sends no namespace fact (an
+     * older shim) is judged as before.
+     */
+    @Test
+    void anotherSpellingOfThePushedNamespaceIsFoundAndItsFencedRefsRefused() throws IOException {
+        Path git = tmp.resolve("ns.git");
+        Files.createDirectories(git.resolve("refs/namespaces/t1/refs/heads"));
+        Files.writeString(git.resolve("HEAD"), "ref: refs/heads/main\n");
+        Files.writeString(git.resolve("config"), "[core]\n\tignorecase = true\n");
+        Files.writeString(git.resolve("refs/namespaces/t1/refs/heads/main"), A + "\n");
+        Files.writeString(
+                git.resolve("packed-refs"),
+                "# pack-refs with: peeled fully-peeled sorted \n" + A
+                        + " refs/namespaces/Packed/refs/namespaces/in/refs/heads/main\n" + A + " refs/tags/v1\n");
+        List<RefUpdate> pushed = push("refs/heads/main", "refs/heads/MAIN", "refs/notes/free");
+        FencePolicy heads = fencing("refs/heads/**");
+
+        CaseAliases loose = CaseAliases.measure(Map.of("GIT_NAMESPACE", "T1"), git, pushed);
+        assertEquals(List.of("t1"), loose.namespaceFacts());
+        List<String> lines = loose.refusals(pushed, heads, "", "T1");
+        assertEquals(4, lines.size(), lines.toString());
+        assertEquals("REJECTED ref=refs/heads/main reason=ref-case-alias", lines.get(0));
+        assertTrue(lines.get(1).startsWith("fence: GIT_NAMESPACE=T1 and t1 are one namespace: "), lines.get(1));
+        assertTrue(lines.get(1).endsWith(" Push with GIT_NAMESPACE=t1 instead, with its lease."), lines.get(1));
+        assertEquals("REJECTED ref=refs/heads/MAIN reason=ref-case-alias", lines.get(2));
+        // As received by fence serve: the same lines; without the namespace fact, nothing about it.
+        CaseAliases received = CaseAliases.parse(loose.folding(), loose.facts(), loose.namespaceFacts());
+        assertEquals(lines, received.refusals(pushed, heads, "", "T1"));
+        assertEquals(
+                List.of(),
+                CaseAliases.parse(loose.folding(), loose.facts()).refusals(push("refs/heads/main"), heads, "", "T1"));
+        assertEquals(
+                List.of(),
+                CaseAliases.parse(null, List.of(), List.of("t1")).refusals(push("refs/heads/main"), heads, "", "T1"),
+                "where case counts, T1 is a namespace of its own");
+
+        // Nested, packed, and only the first component spelled otherwise: the spelling keeps the rest.
+        CaseAliases nested = CaseAliases.measure(Map.of("GIT_NAMESPACE", "packed/in/deeper"), git, pushed);
+        assertEquals(List.of("Packed/in"), nested.namespaceFacts());
+        assertTrue(nested.refusals(pushed, heads, "", "packed/in/deeper")
+                .get(1)
+                .contains("GIT_NAMESPACE=Packed/in/deeper instead"));
+        CaseAliases outer = CaseAliases.measure(Map.of("GIT_NAMESPACE", "T1/inner"), git, pushed);
+        assertEquals(List.of("t1"), outer.namespaceFacts());
+        assertTrue(outer.refusals(pushed, heads, "", "T1/inner").get(1).contains("and t1/inner are one namespace"));
+
+        // Several spellings (Linux keeps them all): the deepest is named, in whatever order they were found.
+        List<String> both = List.of("t1", "t1/In");
+        for (List<String> facts : List.of(both, List.of("t1/In", "t1"))) {
+            assertTrue(
+                    CaseAliases.parse(CaseAliases.ASCII, List.of(), facts)
+                            .refusals(push("refs/heads/main"), heads, "", "T1/in")
+                            .get(1)
+                            .contains("Push with GIT_NAMESPACE=t1/In instead"),
+                    facts.toString());
+        }
+
+        // The namespace as the repository spells it, a new one, or a ref outside the patterns: nothing.
+        for (String ns : List.of("t1", "t2", "Packed/in")) {
+            CaseAliases same = CaseAliases.measure(Map.of("GIT_NAMESPACE", ns), git, pushed);
+            assertEquals(List.of(), same.namespaceFacts(), ns);
+        }
+        assertEquals(List.of(), loose.refusals(push("refs/notes/free"), heads, "", "T1"));
+        // Where case counts, T1 is a namespace of its own.
+        Files.writeString(git.resolve("config"), "[core]\n\tignorecase = false\n");
+        assertEquals(
+                List.of(),
+                CaseAliases.measure(Map.of("GIT_NAMESPACE", "T1"), git, pushed).namespaceFacts());
+    }
+
+    @Test
+    void malformedNamespaceFactsAreRefused() {
+        for (String bad : List.of("", "t1 t2", "/t1", "t1/", "t1//t2")) {
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> CaseAliases.parse(CaseAliases.FULL, List.of(), List.of(bad)),
+                    bad);
+        }
+    }
+
     /** What a hook measures: the config, the loose refs' directories and packed-refs. */
     @Test
     void aHookMeasuresTheConfigTheLooseRefsAndPackedRefs() throws IOException {

@@ -421,6 +421,35 @@ class HookServerApiTest {
                         .status());
     }
 
+    /**
+     * A namespace the hook's repository spells otherwise comes as a fact too (form field or JSON): with it
+     * the server refuses the push's fenced refs and names the namespace's spelling, and a fact that is not a
+     * namespace is a request refused. (Without it the push is judged as before: CaseAliasesTest; here every
+     * request stays clear of the store, which other tests' tokens depend on.)
+     */
+    @Test
+    void aNamespaceFactDecidesAnotherSpellingOfTheNamespace() throws Exception {
+        String main = "0".repeat(40) + " " + "5".repeat(40) + " refs/heads/nscase-main\n";
+        var refused = preReceive(main, "env=GIT_NAMESPACE=T9", "ignorecase=ascii", "nscase=t9");
+        assertTrue(
+                refused.body().startsWith("reject\nREJECTED ref=refs/heads/nscase-main reason=ref-case-alias\n"),
+                refused.body());
+        assertTrue(refused.body().contains("Push with GIT_NAMESPACE=t9 instead"), refused.body());
+        var json = t.post(
+                "/v1/hook/pre-receive",
+                hook,
+                JSON,
+                "{\"stdin\":\"" + main.replace("\n", "\\n") + "\",\"env\":{\"REMOTE_USER\":\"alice\","
+                        + "\"FENCE_REPO_ID\":\"sym\",\"GIT_NAMESPACE\":\"T9\"},\"ignorecase\":true,"
+                        + "\"nscases\":[\"t9\"]}");
+        assertEquals(200, json.status(), json.body());
+        assertEquals("ref-case-alias", json(json).get("reason").asText(), json.body());
+        assertEquals(
+                400,
+                preReceive(main, "env=GIT_NAMESPACE=T9", "ignorecase=ascii", "nscase=t9 t8")
+                        .status());
+    }
+
     record Run(int exit, String out, String err) {}
 
     static Run fence(Map<String, String> env, String... args) {

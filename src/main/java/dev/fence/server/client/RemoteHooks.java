@@ -77,6 +77,10 @@ public final class RemoteHooks {
             if (cases.ignoresCase()) {
                 body.put(CaseAliases.IGNORECASE, cases.folding());
                 body.put(CaseAliases.SPELLING + "s", cases.facts());
+                if (!cases.namespaceFacts().isEmpty()) {
+                    // Only when there is one: a server older than the fact refuses fields it does not know.
+                    body.put(CaseAliases.NAMESPACE_SPELLING + "s", cases.namespaceFacts());
+                }
             }
             SymbolicRefs refs = SymbolicRefs.of(env, gitDir, config.git());
             symbolic = refs.symbolic(updates);
