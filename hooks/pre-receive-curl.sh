@@ -19,7 +19,8 @@
 # Spellings: a repository whose file system ignores case (core.ignorecase) keeps refs/heads/MAIN and
 # refs/heads/main as one file. There this script sends ignorecase=ascii and, for each pushed ref, the
 # spellings the repository has of it or of a directory along it, compared by ASCII letters (refcase=
-# facts, CaseAliases); the server decides (ref-case-alias). With the server out of reach, fenced patterns
+# facts, CaseAliases), and under GIT_NAMESPACE the spellings it has of the namespace (nscase= facts); the
+# server decides (ref-case-alias). With the server out of reach, fenced patterns
 # match such a repository's refs whatever their case, and as RefFolding spells them (a dot that ends a
 # directory's name, or a code point HFS+ passes over, does not count).
 #
@@ -252,13 +253,14 @@ sym_target() {
 }
 # Where receive-pack stores the pushed refs under GIT_NAMESPACE (git's expand_namespace: each non-empty
 # component becomes refs/namespaces/<component>/); empty without one. Read by find_symbolic and
-# find_case_facts.
-ns=""
+# find_case_facts, which also reads ns_name: the namespace's non-empty components joined by '/' (as
+# GitNamespace.of reads it).
+ns="" ns_name=""
 ns_rest=${GIT_NAMESPACE:-}
 while [ -n "$ns_rest" ]; do
   ns_part=${ns_rest%%/*}
   if [ "$ns_part" = "$ns_rest" ]; then ns_rest=""; else ns_rest=${ns_rest#*/}; fi
-  [ -z "$ns_part" ] || ns+="refs/namespaces/$ns_part/"
+  [ -z "$ns_part" ] || { ns+="refs/namespaces/$ns_part/"; ns_name+="${ns_name:+/}$ns_part"; }
 done
 sym_refs=() sym_facts=() sym_done=""
 find_symbolic() {
@@ -338,7 +340,11 @@ case_ignored() {
 # facts ignorecase=ascii and refcase=<ref> <spelling>; the server decides with its fenced patterns, and takes
 # characters other than ASCII in one spelling only (the one this script cannot mistake). Under GIT_NAMESPACE
 # the spellings are the namespace's own refs, below its prefix (as CaseAliases.measure reads them): the
-# repository's other refs are not the pushed ref's file.
+# repository's other refs are not the pushed ref's file. The namespace is directories too: refs/namespaces/t1
+# is the directory of GIT_NAMESPACE=T1, so its prefix is looked for as a ref is, and each other spelling of
+# it (or of its first components) is sent as nscase=<namespace>; the server then refuses the fenced refs
+# (ref-case-alias). Only on such a repository and under GIT_NAMESPACE, and in the one awk packed-refs already
+# costs: no process more.
 case_facts=() case_found=()
 case_walk() {
   # $1: a directory; $2: the spelling so far; $3: the components left. Into case_found.
@@ -371,6 +377,21 @@ case_walk() {
     fi
   done
 }
+# A stored spelling of the namespace's prefix ($1, refs/namespaces/t1/refs) as a namespace (t1), as
+# GitNamespace.split reads it; a nscase fact when it spells the pushed namespace's components otherwise.
+case_namespace() {
+  local rest=$1/ other=""
+  while [[ "$rest" == refs/namespaces/[!/]*/* ]]; do
+    rest=${rest#refs/namespaces/}
+    other+="${other:+/}${rest%%/*}"
+    rest=${rest#*/}
+  done
+  [ -n "$other" ] || return 0
+  [[ "$ns_name" == "$other" || "$ns_name" == "$other"/* ]] && return 0
+  [ -z "${seen[nscase=$other]+x}" ] || return 0
+  seen["nscase=$other"]=1
+  case_facts+=("nscase=$other")
+}
 find_case_facts() {
   local all=$input old new ref s refs=""
   local -A seen=()
@@ -392,17 +413,25 @@ find_case_facts() {
       case_facts+=("refcase=$ref $s")
     done
   done <<< "$all"
+  if [ -n "$ns" ]; then
+    case_found=()
+    case_walk "${GIT_DIR:-.}" "" "${ns%/}"
+    for s in "${case_found[@]}"; do case_namespace "$s"; done
+  fi
   shopt -u nocaseglob nullglob
   [ -f "${GIT_DIR:-.}/packed-refs" ] || return 0
   while IFS= read -r s; do
+    case "$s" in "ns "*) case_namespace "${s##* }"; continue ;; esac
     [ -n "$s" ] && [ -z "${seen[refcase=$s]+x}" ] || continue
     seen["refcase=$s"]=1
     case_facts+=("refcase=$s")
   done < <(FENCE_CASE_REFS=$refs FENCE_CASE_NS=$ns awk '
     # A component as the loose refs are globbed: ASCII case and the dot that ends it do not count.
     function fold(x) { x = tolower(x); if (x ~ /[^.]\.$/) x = substr(x, 1, length(x) - 1); return x }
-    BEGIN {
-      n = split(ENVIRON["FENCE_CASE_REFS"], R, "\n")
+    # The pushed names (one a line) in R, and every leading part of them by its fold in S: its spelling, or a
+    # newline where they spell it differently. Returns how many there are.
+    function pushed(list, R, S,    n, i, m, c, k, key, sp) {
+      n = split(list, R, "\n")
       for (i = 1; i <= n; i++) {
         m = split(R[i], c, "/"); key = ""; sp = ""
         for (k = 1; k <= m; k++) {
@@ -410,27 +439,39 @@ find_case_facts() {
           if (!(key in S)) S[key] = sp; else if (S[key] != sp) S[key] = "\n"
         }
       }
+      return n
     }
-    /^[#^]/ { next }
-    {
-      name = $2
-      if (ENVIRON["FENCE_CASE_NS"] != "") {
-        if (index(name, ENVIRON["FENCE_CASE_NS"]) != 1) next
-        name = substr(name, length(ENVIRON["FENCE_CASE_NS"]) + 1)
-      }
+    # For name, the deepest leading part that folds as one of the names in R does, when spelled otherwise:
+    # prints "<tag><pushed name> <its spelling>" for each pushed name it concerns, once (D).
+    function aliases(name, R, S, n, tag,    m, c, k, key, sp, dk, ds, depth, i, d, lk, ls) {
       m = split(name, c, "/"); key = ""; sp = ""; dk = ""; ds = ""; depth = 0
       for (k = 1; k <= m; k++) {
         key = key (k > 1 ? "/" : "") fold(c[k]); sp = sp (k > 1 ? "/" : "") c[k]
         if (!(key in S)) break
         dk = key; ds = sp; depth = k
       }
-      if (depth == 0 || S[dk] == ds) next
+      if (depth == 0 || S[dk] == ds) return
       for (i = 1; i <= n; i++) {
         if (split(R[i], d, "/") < depth) continue
         lk = ""; ls = ""
         for (k = 1; k <= depth; k++) { lk = lk (k > 1 ? "/" : "") fold(d[k]); ls = ls (k > 1 ? "/" : "") d[k] }
-        if (lk == dk && ls != ds) print R[i] " " ds
+        if (lk == dk && ls != ds && !((tag R[i] " " ds) in D)) { D[tag R[i] " " ds] = 1; print tag R[i] " " ds }
       }
+    }
+    BEGIN {
+      n = pushed(ENVIRON["FENCE_CASE_REFS"], R, S)
+      # Under GIT_NAMESPACE its prefix is looked for among all names, as a pushed ref is among its own.
+      p = ENVIRON["FENCE_CASE_NS"] == "" ? 0 : pushed(substr(ENVIRON["FENCE_CASE_NS"], 1, length(ENVIRON["FENCE_CASE_NS"]) - 1), P, PS)
+    }
+    /^[#^]/ { next }
+    {
+      name = $2
+      if (p > 0) aliases(name, P, PS, p, "ns ")
+      if (ENVIRON["FENCE_CASE_NS"] != "") {
+        if (index(name, ENVIRON["FENCE_CASE_NS"]) != 1) next
+        name = substr(name, length(ENVIRON["FENCE_CASE_NS"]) + 1)
+      }
+      aliases(name, R, S, n, "")
     }' "${GIT_DIR:-.}/packed-refs" 2>/dev/null)
 }
 

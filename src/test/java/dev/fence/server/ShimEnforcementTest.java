@@ -640,6 +640,57 @@ class ShimEnforcementTest {
     }
 
     /**
+     * The namespace's own spelling: where the file system ignores case, {@code refs/namespaces/NS} is the
+     * directory of namespace {@code ns}, so {@code GIT_NAMESPACE=NS git push HEAD:refs/heads/ns-main} writes
+     * ns's leased main. fence took it for a new branch of {@code <repo>//NS}, a resource with no lease and no
+     * history. Each side refuses it and names the namespace's spelling, whether its refs are loose or packed,
+     * and for a nested namespace whose outer component is spelled otherwise; only the push's fenced refs are
+     * named, and the namespace as the repository spells it is let through. (Linux keeps both directories, so
+     * nothing is ever written under the other spelling here.)
+     */
+    @Test
+    void anotherSpellingOfANamespaceIsRefusedAlikeOnEverySide() throws Exception {
+        Map<String, String> inNs = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "ns");
+        Map<String, String> inNS = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "NS");
+        Map<String, String> inNSInner = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "NS/inner");
+        var pushes = onEverySide("ns-spelling", (s, p) -> {
+            GitProcess.run(s.bare, env(), "config", "core.ignorecase", "true");
+            try {
+                commit(s, "n.txt", "base\n");
+                p.add(push(s, inNs, "origin", "HEAD:refs/heads/ns-main"));
+                commit(s, "n.txt", "through another spelling of the namespace\n");
+                p.add(push(s, inNS, "origin", "HEAD:refs/heads/ns-main", "HEAD:refs/notes/ns-free"));
+                p.add(push(s, inNSInner, "origin", "HEAD:refs/heads/ns-main"));
+                GitProcess.run(s.bare, env(), "pack-refs", "--all");
+                p.add(push(s, inNS, "origin", "HEAD:refs/heads/ns-main"));
+                p.add(push(s, inNs, "origin", "HEAD:refs/heads/ns-main"));
+            } finally {
+                GitProcess.run(s.bare, env(), "config", "core.ignorecase", "false");
+            }
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        List<String> refused = List.of(
+                "exit=1",
+                "REJECTED ref=refs/heads/ns-main reason=ref-case-alias",
+                "fence: GIT_NAMESPACE=NS and ns are one namespace: this repository's file system ignores case in"
+                        + " ref names (core.ignorecase), and on macOS Unicode normalisation and some invisible"
+                        + " characters too, on Windows a dot that ends a directory's name, so git would write"
+                        + " refs/heads/ns-main of namespace ns, which fence guards as that namespace's. Push with"
+                        + " GIT_NAMESPACE=ns instead, with its lease.");
+        assertEquals(refused, pushes.get(1), "only the fenced ref is refused: " + pushes);
+        assertEquals(
+                "fence: GIT_NAMESPACE=NS/inner and ns/inner are one namespace: this repository's file system"
+                        + " ignores case in ref names (core.ignorecase), and on macOS Unicode normalisation and"
+                        + " some invisible characters too, on Windows a dot that ends a directory's name, so git"
+                        + " would write refs/heads/ns-main of namespace ns/inner, which fence guards as that"
+                        + " namespace's. Push with GIT_NAMESPACE=ns/inner instead, with its lease.",
+                pushes.get(2).get(2),
+                pushes.toString());
+        assertEquals(refused, pushes.get(3), "packed: " + pushes);
+        assertEquals(List.of("exit=0"), pushes.get(4), "the namespace as the repository spells it");
+    }
+
+    /**
      * HFS+ passes over some invisible code points in a name, so {@code hfs-ma}, U+200C, {@code in} is the
      * file of {@code hfs-main}. The shim compares ASCII letters only and cannot look for such spellings: the
      * server takes a fenced name with one in no spelling at all (CaseAliases' rule for such a client), so the
