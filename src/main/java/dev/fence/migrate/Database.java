@@ -268,14 +268,7 @@ final class Database implements AutoCloseable {
         }
         if (has("bookkeeping_objects")) {
             switch (url.kind()) {
-                case POSTGRESQL -> {
-                    Object[] args = new Object[16];
-                    for (int i = 0; i < args.length; i += 2) {
-                        args[i] = table("fence_tokens");
-                        args[i + 1] = table("schema_migrations");
-                    }
-                    lines(out, "bookkeeping_objects", args);
-                }
+                case POSTGRESQL -> lines(out, "bookkeeping_objects", table("fence_tokens"), table("schema_migrations"));
                 case MARIADB -> {
                     lines(out, "bookkeeping_objects", unquoted(schema));
                     for (String table : java.util.List.of("fence_tokens", "schema_migrations")) {

@@ -100,42 +100,35 @@ SELECT pg_catalog.concat('applied ', version, ' ', applied_token, ' ', applied_h
 -- The objects that make fence's tables what they are: each table (a table renamed away and replaced has
 -- another oid), its row security, its columns (type, collation: a case-insensitive collation on resource
 -- would let DB/MIGRATIONS claim db/migrations' row), defaults, constraints and indexes, and the triggers,
--- rules and policies on it, which could rewrite a later claim. The parameters are the tables' qualified
--- names, in pairs.
+-- rules and policies on it, which could rewrite a later claim. The two parameters are the tables'
+-- qualified names.
 -- name: bookkeeping_objects
+WITH t(oid) AS (SELECT pg_catalog.to_regclass(?) UNION ALL SELECT pg_catalog.to_regclass(?))
 SELECT pg_catalog.concat('table ', c.oid, ' ', c.relkind, ' ', c.relrowsecurity, ' ', c.relforcerowsecurity)
-  FROM pg_catalog.pg_class c
- WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
 SELECT pg_catalog.concat('column ', a.attrelid, ' ', a.attnum, ' ', a.attname, ' ', a.atttypid, ' ', a.atttypmod,
          ' ', a.attcollation, ' ', a.attnotnull, ' ', a.attisdropped, ' ', a.atthasdef)
   FROM pg_catalog.pg_attribute a
- WHERE a.attrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
-   AND a.attnum OPERATOR(pg_catalog.>) 0
+ WHERE a.attrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t) AND a.attnum OPERATOR(pg_catalog.>) 0
 UNION ALL
 SELECT pg_catalog.concat('default ', d.oid, ' ', d.adrelid, ' ', d.adnum)
-  FROM pg_catalog.pg_attrdef d
- WHERE d.adrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_attrdef d WHERE d.adrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
 SELECT pg_catalog.concat('constraint ', k.oid, ' ', k.conrelid)
-  FROM pg_catalog.pg_constraint k
- WHERE k.conrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_constraint k WHERE k.conrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
 SELECT pg_catalog.concat('index ', i.indexrelid, ' ', i.indrelid)
-  FROM pg_catalog.pg_index i
- WHERE i.indrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
-SELECT pg_catalog.concat('trigger ', t.oid, ' ', t.tgrelid, ' ', t.tgenabled)
-  FROM pg_catalog.pg_trigger t
- WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+SELECT pg_catalog.concat('trigger ', g.oid, ' ', g.tgrelid, ' ', g.tgenabled)
+  FROM pg_catalog.pg_trigger g WHERE g.tgrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
 SELECT pg_catalog.concat('rule ', r.oid, ' ', r.ev_class)
-  FROM pg_catalog.pg_rewrite r
- WHERE r.ev_class OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_rewrite r WHERE r.ev_class OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 UNION ALL
 SELECT pg_catalog.concat('policy ', p.oid, ' ', p.polrelid)
-  FROM pg_catalog.pg_policy p
- WHERE p.polrelid OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regclass(?), pg_catalog.to_regclass(?)])
+  FROM pg_catalog.pg_policy p WHERE p.polrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
 
 -- Fires now what a migration's deferred constraints and constraint triggers would fire at COMMIT, after
 -- fence's check of its bookkeeping (Migrator.bookkeepingChanged), so that the check sees what they did.
