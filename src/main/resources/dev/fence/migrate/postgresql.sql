@@ -100,8 +100,10 @@ SELECT pg_catalog.concat('applied ', version, ' ', applied_token, ' ', applied_h
 -- The objects that make fence's tables what they are: each table (a table renamed away and replaced has
 -- another oid), its row security, its columns (type, collation: a case-insensitive collation on resource
 -- would let DB/MIGRATIONS claim db/migrations' row), defaults, constraints and indexes, and the triggers,
--- rules and policies on it, which could rewrite a later claim. The two parameters are the tables'
--- qualified names.
+-- rules and policies on it, which could rewrite a later claim; and every role's and database's default
+-- search_path (ALTER ROLE|DATABASE … SET search_path), which decides where the next run looks for fence's
+-- tables: a migration that moved it would have the next run start a new fence row at 0. The two
+-- parameters are the tables' qualified names.
 -- name: bookkeeping_objects
 WITH t(oid) AS (SELECT pg_catalog.to_regclass(?) UNION ALL SELECT pg_catalog.to_regclass(?))
 SELECT pg_catalog.concat('table ', c.oid, ' ', c.relkind, ' ', c.relrowsecurity, ' ', c.relforcerowsecurity)
@@ -129,6 +131,10 @@ SELECT pg_catalog.concat('rule ', r.oid, ' ', r.ev_class)
 UNION ALL
 SELECT pg_catalog.concat('policy ', p.oid, ' ', p.polrelid)
   FROM pg_catalog.pg_policy p WHERE p.polrelid OPERATOR(pg_catalog.=) ANY (SELECT oid FROM t)
+UNION ALL
+SELECT pg_catalog.concat('search_path ', s.setdatabase, ' ', s.setrole, ' ', c.cfg)
+  FROM pg_catalog.pg_db_role_setting s, pg_catalog.unnest(s.setconfig) AS c(cfg)
+ WHERE pg_catalog.starts_with(c.cfg, 'search_path=')
 
 -- Fires now what a migration's deferred constraints and constraint triggers would fire at COMMIT, after
 -- fence's check of its bookkeeping (Migrator.bookkeepingChanged), so that the check sees what they did.

@@ -89,7 +89,8 @@ class PostgresMigratorIT extends MigratorContractTest {
     /**
      * Changes the comparison first missed (an outside review): a deferred constraint trigger that rewrote
      * the fence row at COMMIT, after the check; a case-insensitive collation on the resource column, under
-     * which DB/MIGRATIONS would claim db/migrations' row; a CHECK that freezes the row at its token.
+     * which DB/MIGRATIONS would claim db/migrations' row; a CHECK that freezes the row at its token; a
+     * role's default search_path moved, after which the next run would look for fence's tables elsewhere.
      */
     @Test
     void changesToFencesTablesThatKeepTheirRowsOrComeAtCommitAreStopped() throws Exception {
@@ -106,7 +107,11 @@ class PostgresMigratorIT extends MigratorContractTest {
                         + "DO $$ BEGIN EXECUTE 'ALTER TABLE public.fence' || '_tokens ALTER COLUMN resource"
                         + " TYPE varchar(512) COLLATE public.ci'; END $$;\n",
                 "DO $$ BEGIN EXECUTE 'ALTER TABLE public.fence' || '_tokens ADD CONSTRAINT frozen CHECK (token < 0"
-                        + " OR token >= 0)'; END $$;\n");
+                        + " OR token >= 0)'; END $$;\n",
+                // Names none of fence's tables, and moves where the next run looks for them: a new row at 0.
+                "CREATE SCHEMA elsewhere;\n"
+                        + "DO $$ BEGIN EXECUTE pg_catalog.format('ALTER ROLE CURRENT_USER IN DATABASE %I SET search_path"
+                        + " = elsewhere', pg_catalog.current_database()); END $$;\n");
         for (String sql : sneaky) {
             migration("0043_sneaky.sql", sql);
             Outcome.Failed f = assertInstanceOf(Outcome.Failed.class, apply(a, "0043"), sql);
