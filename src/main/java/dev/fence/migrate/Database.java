@@ -258,13 +258,14 @@ final class Database implements AutoCloseable {
      * fence's bookkeeping as the dialect's {@code bookkeeping_rows} and {@code bookkeeping_objects} read it:
      * the fence rows, who applied what, and the objects that make fence's tables what they are (the tables
      * themselves, their columns, constraints and indexes, triggers, rules, policies; on MariaDB each table's
-     * {@code SHOW CREATE TABLE}), one text line each, sorted. Two reads are equal when nothing of
+     * {@code SHOW CREATE TABLE}), one text line each, sorted. Other resources' rows at token 0 are left
+     * out: a concurrent run of another resource seeds one and takes it back, and it fences nothing. Two reads are equal when nothing of
      * it changed between them; empty for a dialect that reads none.
      */
-    java.util.List<String> bookkeeping() throws SQLException {
+    java.util.List<String> bookkeeping(String resource) throws SQLException {
         java.util.List<String> out = new java.util.ArrayList<>();
         if (has("bookkeeping_rows")) {
-            lines(out, "bookkeeping_rows");
+            lines(out, "bookkeeping_rows", resource);
         }
         if (has("bookkeeping_objects")) {
             switch (url.kind()) {

@@ -420,10 +420,10 @@ public final class Migrator {
                         + " the statements otherwise and run what fence never screened. Set it back to on"
                         + " (ALTER DATABASE … SET standard_conforming_strings = on); nothing was applied");
             }
-            List<String> bookkeeping = db.bookkeeping();
+            List<String> bookkeeping = db.bookkeeping(r.resource());
             Step ran = runStatements(db, statements, claimed);
             if (ran == null) {
-                ran = bookkeepingChanged(db, statements, bookkeeping);
+                ran = bookkeepingChanged(db, r.resource(), statements, bookkeeping);
             }
             if (ran instanceof Step.Ended ended) {
                 db.rollbackQuietly();
@@ -520,10 +520,10 @@ public final class Migrator {
             } finally {
                 db.connection().setAutoCommit(true);
             }
-            List<String> bookkeeping = db.bookkeeping();
+            List<String> bookkeeping = db.bookkeeping(r.resource());
             Step.Fail fail = (Step.Fail) runStatements(db, statements, null);
             if (fail == null) {
-                fail = bookkeepingChanged(db, statements, bookkeeping);
+                fail = bookkeepingChanged(db, r.resource(), statements, bookkeeping);
             }
             if (fail != null) {
                 return new Step.Fail(
@@ -641,7 +641,8 @@ public final class Migrator {
      * commit (PostgreSQL's deferred constraint triggers) has run. Null when it is unchanged.
      */
     private static Step.Fail bookkeepingChanged(
-            Database db, List<SqlStatements.Statement> statements, List<String> before) throws SQLException {
+            Database db, String resource, List<SqlStatements.Statement> statements, List<String> before)
+            throws SQLException {
         if (statements.isEmpty()) {
             return null;
         }
@@ -657,7 +658,7 @@ public final class Migrator {
                         last, "a deferred constraint or trigger of this migration failed: " + e.getMessage(), false);
             }
         }
-        if (db.bookkeeping().equals(before)) {
+        if (db.bookkeeping(resource).equals(before)) {
             return null;
         }
         return new Step.Fail(

@@ -79,9 +79,11 @@ SELECT RELEASE_LOCK(?)
 -- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
 -- (Migrator.runStatements): a migration that changed it (through dynamic SQL, which the screen cannot read)
 -- stops the run. Names and versions as hex: their columns' collations differ, and a UNION of text would
--- have to reconcile them.
+-- have to reconcile them. Another resource's row at 0 is left out (see postgresql.sql). The parameter is
+-- the run's resource.
 -- name: bookkeeping_rows
 SELECT CONCAT_WS(' ', 'fence', HEX(resource), token) FROM ${schema}.`fence_tokens`
+ WHERE token <> 0 OR resource = ?
 UNION ALL
 SELECT CONCAT_WS(' ', 'applied', HEX(version), IFNULL(applied_token, '-'), HEX(IFNULL(applied_holder, '-')))
   FROM ${schema}.`schema_migrations`

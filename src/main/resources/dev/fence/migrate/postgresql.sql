@@ -92,8 +92,11 @@ SELECT pg_catalog.txid_current(), pg_catalog.current_setting('standard_conformin
 -- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
 -- (Migrator.runStatements): a migration that changed it, through a name the screen could not read (dynamic
 -- SQL), is stopped and rolled back. pg_catalog's concat, not ||, which a migration's schema could redefine.
+-- Another resource's row at 0 is left out: a concurrent run of that resource seeds it and takes it back
+-- (Migrator.prepare), and such a row fences nothing. The parameter is the run's resource.
 -- name: bookkeeping_rows
 SELECT pg_catalog.concat('fence ', resource, ' ', token) FROM ${schema}."fence_tokens"
+ WHERE token OPERATOR(pg_catalog.<>) 0 OR resource OPERATOR(pg_catalog.=) ?
 UNION ALL
 SELECT pg_catalog.concat('applied ', version, ' ', applied_token, ' ', applied_holder) FROM ${schema}."schema_migrations"
 

@@ -54,9 +54,10 @@ INSERT INTO schema_migrations (version, applied_token, applied_holder) VALUES (?
 UPDATE schema_migrations SET applied_token = ?, applied_holder = ? WHERE version = ?
 
 -- fence's bookkeeping as text rows, read right after the claim and again after a migration's statements
--- (Migrator.runStatements): a migration that changed it is stopped and rolled back.
+-- (Migrator.runStatements): a migration that changed it is stopped and rolled back. Another resource's row
+-- at 0 is left out (see postgresql.sql). The parameter is the run's resource.
 -- name: bookkeeping_rows
-SELECT 'fence ' || resource || ' ' || token FROM fence_tokens
+SELECT 'fence ' || resource || ' ' || token FROM fence_tokens WHERE token <> 0 OR resource = ?
 UNION ALL
 SELECT 'applied ' || version || ' ' || IFNULL(applied_token, '-') || ' ' || IFNULL(applied_holder, '-')
   FROM schema_migrations

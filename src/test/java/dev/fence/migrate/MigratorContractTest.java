@@ -411,6 +411,29 @@ abstract class MigratorContractTest {
         }
     }
 
+    /**
+     * Another resource's row at 0 is what a concurrent run of that resource seeds and takes back while this
+     * one migrates (it fences nothing): its coming and going does not stop an honest migration.
+     */
+    @Test
+    void anotherResourcesSeededRowDoesNotStopAMigration() throws Exception {
+        Grant a = acquire("agent-A");
+        migration("0043_note.sql", "ALTER TABLE invoices ADD COLUMN seeded VARCHAR(10);\n");
+        Migrator seeding = new Migrator(writes, new Migrator.Seam() {
+            @Override
+            public void ran(SqlStatements.Statement statement, Connection connection) throws SQLException {
+                if (statement.sql().contains("seeded")) {
+                    try (Statement st = connection.createStatement()) {
+                        st.execute("INSERT INTO fence_tokens (resource, token) VALUES ('db/other', 0)");
+                    }
+                }
+            }
+        });
+        Outcome.Done done = assertInstanceOf(Outcome.Done.class, seeding.run(request(a, null, false)));
+        assertEquals(3, done.applied().size(), done.toString());
+        assertEquals(a.token(), appliedToken("0043"));
+    }
+
     @Test
     void badInputNamesTheFileAndWritesNothing() throws Exception {
         Grant a = acquire("agent-A");
