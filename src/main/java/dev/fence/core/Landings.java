@@ -244,7 +244,9 @@ public final class Landings {
      * event {@link #land} records, with its decision's reason, token and holder, read back from the
      * ledger. An update with no decision there was let through unrecorded, which only a store that could not
      * be asked does ({@code on-store-down = accept}): its landing says so ({@link Reason#STORE_DOWN}, token
-     * 0), so that the ledger still shows the ref moved.
+     * 0), so that the ledger still shows the ref moved; except an update with the same old and new ids as
+     * another of the push that has a decision (a symbolic ref pushed beside its target, which git updates
+     * once and fence judged under the target's name): it gets nothing.
      *
      * @param push the landed push as the post-receive hook reads it (its pusher and repo id are the
      *     decision's)
@@ -252,10 +254,20 @@ public final class Landings {
      * @throws StoreUnavailableException when the store cannot be reached
      */
     public static void landedAsDecided(LeaseStore store, PushAttempt push, List<RefUpdate> landed, Instant now) {
-        List<LedgerEvent> events = new ArrayList<>();
+        List<Pending> decided = new ArrayList<>(landed.size());
         for (RefUpdate u : landed) {
+            decided.add(decisionOf(store, push, Resources.forRef(push.repoId(), u.ref()), u, now));
+        }
+        List<LedgerEvent> events = new ArrayList<>();
+        for (int i = 0; i < landed.size(); i++) {
+            RefUpdate u = landed.get(i);
             String resource = Resources.forRef(push.repoId(), u.ref());
-            Pending p = decisionOf(store, push, resource, u, now);
+            Pending p = decided.get(i);
+            if (p == null && judgedAsTwin(u, landed, decided)) {
+                // A symbolic ref pushed beside its target with the same ids: git reports both lines and
+                // updates the target once, which fence judged under the target's name (SymbolicRefs).
+                continue;
+            }
             events.add(
                     p != null
                             ? event(p, EventType.LANDED, p.token(), p.reason(), null, now)
@@ -277,6 +289,20 @@ public final class Landings {
         }
     }
 
+    /** True when another of {@code landed}, with {@code u}'s old and new ids, has a decision in {@code decided}. */
+    private static boolean judgedAsTwin(RefUpdate u, List<RefUpdate> landed, List<Pending> decided) {
+        for (int j = 0; j < landed.size(); j++) {
+            RefUpdate other = landed.get(j);
+            if (other != u
+                    && decided.get(j) != null
+                    && other.oldId().equals(u.oldId())
+                    && other.newId().equals(u.newId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * How far back a landing looks for its decision. The decision comes just before git updates the ref;
      * the bound keeps an older push of the same update by the same pusher (the ref was reset since) from
@@ -290,9 +316,12 @@ public final class Landings {
     /**
      * The admission in the ledger that {@code u} of {@code push} lands, as a pending landing whose token is
      * the one the decision recorded (for a bump, the token it raised the counter to); null when there is
-     * none. Of two admissions of the same update by the same pusher (a retry), the newest.
+     * none. Only an admission of the push's kind counts: under the push's token, an accept with that token;
+     * without one, a bump or an allow. Of two such admissions of the same update by the same pusher (a
+     * retry), the newest.
      */
     private static Pending decisionOf(LeaseStore store, PushAttempt push, String resource, RefUpdate u, Instant now) {
+        java.util.OptionalLong token = push.options().token();
         List<LedgerEvent> decisions = store.query(new LedgerQuery(
                 resource,
                 null,
@@ -304,11 +333,17 @@ public final class Landings {
         for (int i = decisions.size() - 1; i >= 0; i--) {
             LedgerEvent d = decisions.get(i);
             Reason reason = Reason.fromCode(d.reason());
+            // The landed push's own token tells its decision from another push of the same update by the same
+            // pusher (a shared host account, a retry) that lost git's ref lock: an accept under that token,
+            // or, for a tokenless push, a bump or an allow.
+            boolean sameKind = token.isPresent()
+                    ? reason == Reason.ACCEPTED && d.token() == token.getAsLong()
+                    : reason == Reason.BUMPED || reason == Reason.ALLOWED;
             if (u.ref().equals(d.ref())
                     && u.oldId().equals(d.oldSha())
                     && u.newId().equals(d.newSha())
                     && push.actor().pusher().equals(d.pusher())
-                    && (reason == Reason.ACCEPTED || reason == Reason.BUMPED || reason == Reason.ALLOWED)) {
+                    && sameKind) {
                 return new Pending(reason, resource, push.repoId(), u, d.token(), d.holder(), d.pusher(), d.at());
             }
         }

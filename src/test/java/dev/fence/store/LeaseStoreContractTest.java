@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fence.core.AcceptedMark;
 import dev.fence.core.AcquireResult;
 import dev.fence.core.Actor;
+import dev.fence.core.Admission;
 import dev.fence.core.AdmissionService;
 import dev.fence.core.CommitResult;
 import dev.fence.core.ConfigException;
@@ -761,6 +762,70 @@ public abstract class LeaseStoreContractTest {
             assertNull(landed.holder());
             assertEquals("carol", landed.pusher());
             assertEquals(SHA_B, landed.newSha());
+        }
+
+        /**
+         * One pusher (a shared host account) pushed the same update twice: under alice's token, accepted, and
+         * tokenless, bumped; the token push won git's ref lock. Its landing is the accept, by the landed push's
+         * own token, not the newer bump.
+         */
+        @Test
+        void aLandingIsTheDecisionOfItsOwnPushNotOfAnotherPushOfTheSameUpdate() {
+            PushAttempt underToken = new PushAttempt(
+                    "project-42",
+                    new Actor("bot", HostKind.PLAIN, null),
+                    new PushOptions(java.util.OptionalLong.of(41), "fp2.x", List.of("fence=41")),
+                    List.of(update));
+            store.append(List.of(
+                    Admission.pushEvent(
+                            underToken,
+                            update,
+                            MAIN,
+                            "alice",
+                            EventType.ACCEPT,
+                            41,
+                            Reason.ACCEPTED,
+                            null,
+                            clock.instant()),
+                    Admission.pushEvent(
+                            tokenless("bot"),
+                            update,
+                            MAIN,
+                            null,
+                            EventType.BUMP,
+                            57,
+                            Reason.BUMPED,
+                            null,
+                            clock.instant())));
+
+            Landings.landedAsDecided(store, underToken, List.of(update), clock.instant());
+
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(MAIN, null, null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(1, landed.size(), landed.toString());
+            assertEquals("accepted", landed.get(0).reason());
+            assertEquals(41, landed.get(0).token());
+            assertEquals("alice", landed.get(0).holder());
+        }
+
+        /**
+         * A symbolic ref pushed beside its target with the same ids: git reports both and updates the target
+         * once, which fence judged under its own name. The alias gets no landing, and none says "store-down".
+         */
+        @Test
+        void aSymbolicRefPushedBesideItsTargetGetsNoLandingOfItsOwn() {
+            new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(tokenless("carol"), (a, d) -> true, Map.of(), null, false);
+            RefUpdate alias = new RefUpdate(SHA_A, SHA_B, "refs/heads/alias");
+
+            Landings.landedAsDecided(store, tokenless("carol"), List.of(alias, update), clock.instant());
+
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of("refs/heads/main"),
+                    landed.stream().map(LedgerEvent::ref).toList());
+            assertEquals("bumped", landed.get(0).reason());
         }
 
         /**
