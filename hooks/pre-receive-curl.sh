@@ -272,6 +272,11 @@ find_symbolic() {
     [ -n "$ref" ] || continue
     name=$ns$ref chain="" problem="" depth=0 target=""
     while [ "$depth" -lt 5 ] && sym_target "$name"; do
+      # A target outside the namespace would read as the namespace's own ref without its prefix.
+      if [ -n "$ns" ] && [[ "$target" != "$ns"* ]]; then
+        chain+=" $target" problem="its target is outside the push's git namespace"
+        break
+      fi
       chain+=" ${target#"$ns"}"
       sym_safe "$target" || { problem="its target is not a valid ref name"; break; }
       name=$target

@@ -40,6 +40,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SymbolicRefs {
     /**
+     * The problem of a symbolic ref, in a push made in a git namespace, whose target is outside that
+     * namespace (the curl shim says it in the same words).
+     */
+    static final String OUTSIDE_NAMESPACE = "its target is outside the push's git namespace";
+
+    /**
      * Where resolutions come from: the repository's files (a hook), or the facts a hook sent (the server).
      */
     @FunctionalInterface
@@ -310,6 +316,10 @@ public final class SymbolicRefs {
                     names = new ArrayList<>(3);
                     names.add(ref);
                 }
+                if (outsideNamespace(target)) {
+                    names.add(Printable.escape(target, 200));
+                    return new Resolution(names, OUTSIDE_NAMESPACE);
+                }
                 if (!isSafeRefName(target)) {
                     names.add(Printable.escape(target, 200));
                     return new Resolution(names, "its target is not a valid ref name");
@@ -379,9 +389,11 @@ public final class SymbolicRefs {
                 }
                 String said = new String(out, StandardCharsets.UTF_8).strip();
                 return switch (p.exitValue()) {
-                    case 0 -> new Resolution(
-                            List.of(ref, stripNamespace(said)),
-                            isSafeRefName(said) ? null : "its target is not a valid ref name");
+                    case 0 -> outsideNamespace(said)
+                            ? new Resolution(List.of(ref, Printable.escape(said, 200)), OUTSIDE_NAMESPACE)
+                            : new Resolution(
+                                    List.of(ref, stripNamespace(said)),
+                                    isSafeRefName(said) ? null : "its target is not a valid ref name");
                     case 1 -> null;
                     default -> new Resolution(
                             List.of(ref, ref), "git symbolic-ref failed: " + Printable.escape(said, 200));
@@ -392,6 +404,15 @@ public final class SymbolicRefs {
                 Thread.currentThread().interrupt();
                 return new Resolution(List.of(ref, ref), "interrupted");
             }
+        }
+
+        /**
+         * True when a push made in a git namespace reaches {@code target}, a ref outside it: the name that
+         * would read as the namespace's own ref once its prefix is taken off (refs/heads/main) is another
+         * ref, the repository's, and git's receive-pack refuses or fails on such an update.
+         */
+        private boolean outsideNamespace(String target) {
+            return !namespace.isEmpty() && !target.startsWith(namespace);
         }
 
         private String stripNamespace(String target) {

@@ -469,6 +469,34 @@ class ShimEnforcementTest {
     }
 
     /**
+     * A symbolic ref inside a namespace whose target is outside it ({@code refs/heads/main}, the repository's
+     * own): without its prefix the target read as the namespace's main, and pushed beside that main with the
+     * same ids it was waved through as "git applies the target's line" (git 2.39's receive-pack then crashes;
+     * a git that wrote through it would move the repository's main). Refused on every side.
+     */
+    @Test
+    void aSymbolicRefInANamespaceWhoseTargetLeavesItIsRefusedAlikeOnEverySide() throws Exception {
+        Map<String, String> inNo = Map.of("REMOTE_USER", "alice", "GIT_NAMESPACE", "no");
+        var pushes = onEverySide("ns-out", (s, p) -> {
+            commit(s, "o.txt", "base\n");
+            p.add(push(s, pusher("alice"), "origin", "HEAD:refs/heads/main"));
+            p.add(push(s, inNo, "origin", "HEAD:refs/heads/main"));
+            String base = tip(s, "refs/heads/main");
+            GitProcess.run(s.bare, env(), "symbolic-ref", "refs/namespaces/no/refs/notes/out", "refs/heads/main");
+            commit(s, "o.txt", "through the way out\n");
+            p.add(push(s, inNo, "origin", "HEAD:refs/notes/out", "HEAD:refs/heads/main"));
+            assertEquals(base, tip(s, "refs/heads/main"), s.name + ": the repository's main did not move");
+        });
+        assertEquals(List.of("exit=0"), pushes.get(0));
+        assertEquals(List.of("exit=0"), pushes.get(1));
+        assertEquals(
+                "REJECTED ref=refs/notes/out reason=symbolic-ref", pushes.get(2).get(1), pushes.toString());
+        assertTrue(
+                String.join("\n", pushes.get(2)).contains("its target is outside the push's git namespace"),
+                pushes.toString());
+    }
+
+    /**
      * A namespace's branches are resources of {@code <repo id>//<namespace>} on every side. The Java hook in
      * server mode sent a repo id it had already namespaced, and the server namespaced it again ({@code
      * app//nl//nl}): a lease on {@code app//nl} was refused, and its bumps recorded under another resource.
