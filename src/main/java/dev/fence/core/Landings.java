@@ -254,14 +254,16 @@ public final class Landings {
      * @throws StoreUnavailableException when the store cannot be reached
      */
     public static void landedAsDecided(LeaseStore store, PushAttempt push, List<RefUpdate> landed, Instant now) {
+        List<String> resources = new ArrayList<>(landed.size());
         List<Pending> decided = new ArrayList<>(landed.size());
         for (RefUpdate u : landed) {
-            decided.add(decisionOf(store, push, Resources.forRef(push.repoId(), u.ref()), u, now));
+            String resource = Resources.forRef(push.repoId(), u.ref());
+            resources.add(resource);
+            decided.add(decisionOf(store, push, resource, u, now));
         }
         List<LedgerEvent> events = new ArrayList<>();
         for (int i = 0; i < landed.size(); i++) {
             RefUpdate u = landed.get(i);
-            String resource = Resources.forRef(push.repoId(), u.ref());
             Pending p = decided.get(i);
             if (p == null && judgedAsTwin(u, landed, decided)) {
                 // A symbolic ref pushed beside its target with the same ids: git reports both lines and
@@ -271,12 +273,11 @@ public final class Landings {
             events.add(
                     p != null
                             ? event(p, EventType.LANDED, p.token(), p.reason(), null, now)
-                            : event(
-                                    resource,
-                                    push.repoId(),
+                            : Admission.pushEvent(
+                                    push,
                                     u,
+                                    resources.get(i),
                                     null,
-                                    push.actor().pusher(),
                                     EventType.LANDED,
                                     Tokens.NONE,
                                     Reason.STORE_DOWN,
@@ -392,29 +393,16 @@ public final class Landings {
     }
 
     private static LedgerEvent event(Pending p, EventType type, long token, Reason reason, String detail, Instant now) {
-        return event(p.resource(), p.repoId(), p.update(), p.holder(), p.pusher(), type, token, reason, detail, now);
-    }
-
-    private static LedgerEvent event(
-            String resource,
-            String repoId,
-            RefUpdate u,
-            String holder,
-            String pusher,
-            EventType type,
-            long token,
-            Reason reason,
-            String detail,
-            Instant now) {
+        RefUpdate u = p.update();
         return new LedgerEvent(
                 0,
                 now,
                 type,
-                resource,
-                repoId,
+                p.resource(),
+                p.repoId(),
                 u.ref(),
-                holder,
-                pusher,
+                p.holder(),
+                p.pusher(),
                 token,
                 u.oldId(),
                 u.newId(),
