@@ -259,8 +259,8 @@ final class Database implements AutoCloseable {
      * the fence rows, who applied what, and the objects that make fence's tables what they are (the tables
      * themselves, their columns, constraints and indexes, triggers, rules, policies; on MariaDB each table's
      * {@code SHOW CREATE TABLE}), one text line each, sorted. Other resources' rows at token 0 are left
-     * out: a concurrent run of another resource seeds one and takes it back, and it fences nothing. Two reads are equal when nothing of
-     * it changed between them; empty for a dialect that reads none.
+     * out: a concurrent run of another resource seeds one and takes it back, and it fences nothing. Two reads
+     * are equal when nothing of it changed between them; empty for a dialect that reads none.
      */
     java.util.List<String> bookkeeping(String resource) throws SQLException {
         java.util.List<String> out = new java.util.ArrayList<>();
@@ -272,11 +272,11 @@ final class Database implements AutoCloseable {
                 case POSTGRESQL -> lines(out, "bookkeeping_objects", table("fence_tokens"), table("schema_migrations"));
                 case MARIADB -> {
                     lines(out, "bookkeeping_objects", unquoted(schema));
-                    for (String table : java.util.List.of("fence_tokens", "schema_migrations")) {
+                    for (String name : java.util.List.of("show_fence_tokens", "show_schema_migrations")) {
                         try (Statement st = connection.createStatement();
-                                ResultSet rs = st.executeQuery("SHOW CREATE TABLE " + table(table))) {
+                                ResultSet rs = st.executeQuery(sql(name))) {
                             while (rs.next()) {
-                                out.add("create " + rs.getString(2));
+                                out.add("create " + rs.getString(2)); // the table's name, then its definition
                             }
                         }
                     }

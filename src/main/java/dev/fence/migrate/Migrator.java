@@ -664,9 +664,10 @@ public final class Migrator {
         return new Step.Fail(
                 last,
                 "a statement of this migration (up to this, its last) changed fence's own bookkeeping: the fence"
-                        + " rows in fence_tokens, who applied what in schema_migrations, or the triggers, rules or"
-                        + " policies on them. A migration may not touch them, by any name; the version is not"
-                        + " recorded",
+                        + " rows in fence_tokens, who applied what in schema_migrations, the tables themselves"
+                        + " (columns, constraints, indexes, triggers, rules, policies), or the default search_path"
+                        + " by which the next run finds them. A migration may not touch them, by any name; the"
+                        + " version is not recorded",
                 false);
     }
 

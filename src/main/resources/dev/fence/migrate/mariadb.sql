@@ -89,9 +89,16 @@ SELECT CONCAT_WS(' ', 'applied', HEX(version), IFNULL(applied_token, '-'), HEX(I
   FROM ${schema}.`schema_migrations`
 
 -- The triggers on fence's tables, which could rewrite a later claim. The parameter is the database's name.
--- (Each table's own definition, as SHOW CREATE TABLE gives it on the migration's connection, is read too:
--- columns, collations, constraints, indexes, and a TEMPORARY table of the same name that would shadow it.)
+-- Each table's own definition is read too (show_fence_tokens, show_schema_migrations below).
 -- name: bookkeeping_objects
 SELECT CONCAT_WS(' ', 'trigger', HEX(TRIGGER_NAME), HEX(EVENT_OBJECT_TABLE), HEX(ACTION_STATEMENT))
   FROM information_schema.TRIGGERS
  WHERE EVENT_OBJECT_SCHEMA = ? AND LOWER(EVENT_OBJECT_TABLE) IN ('fence_tokens', 'schema_migrations')
+
+-- Each table's definition as the migration's connection sees it: columns, collations, constraints, indexes,
+-- and a TEMPORARY table of the same name that would shadow it (read with the bookkeeping above).
+-- name: show_fence_tokens
+SHOW CREATE TABLE ${schema}.`fence_tokens`
+
+-- name: show_schema_migrations
+SHOW CREATE TABLE ${schema}.`schema_migrations`
