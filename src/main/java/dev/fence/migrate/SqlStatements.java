@@ -273,25 +273,14 @@ public final class SqlStatements {
             if ((u != 'U' && u != 'u') || sql.charAt(i + 1) != '&' || (quote != '"' && quote != '\'')) {
                 continue;
             }
-            int j = i + 3;
-            StringBuilder body = new StringBuilder();
-            while (j < n) {
-                char c = sql.charAt(j);
-                if (c == quote && j + 1 < n && sql.charAt(j + 1) == quote) {
-                    body.append(c);
-                    j += 2;
-                } else if (c == quote) {
-                    break;
-                } else {
-                    body.append(c);
-                    j++;
-                }
-            }
+            // PostgreSQL reads the quote as a standard one (a doubled quote is one; a backslash is a character).
+            int end = quoteEnd(sql, i + 2, DatabaseUrl.Kind.POSTGRESQL, "");
+            String body = sql.substring(i + 3, end < 0 ? n : end - 1).replace("" + quote + quote, "" + quote);
             out = out == null ? new StringBuilder(sql) : out;
             for (char escape : escapes) {
                 out.append(' ').append(unicodeUnescaped(body, escape));
             }
-            i = j;
+            i = end < 0 ? n : end - 1;
         }
         return out == null ? sql : out.toString();
     }
