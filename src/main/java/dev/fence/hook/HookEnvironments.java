@@ -148,17 +148,14 @@ public final class HookEnvironments {
 
     private static HookEnvironment host(
             Map<String, String> env, Path gitDir, String repoIdOverride, List<String> pusherVariables) {
-        HookEnvironment e;
         if (present(env, "GL_ID") || present(env, "GL_REPOSITORY")) {
-            e = gitlab(env);
+            return gitlab(env);
         } else if (present(env, "GITHUB_REPO_NAME")) {
-            e = ghes(env);
+            return ghes(env);
         } else if (present(env, "GITEA_REPO_ID")) {
-            e = gitea(env);
-        } else {
-            e = plain(env, gitDir, repoIdOverride, pusherVariables);
+            return gitea(env);
         }
-        return e;
+        return plain(env, gitDir, repoIdOverride, pusherVariables);
     }
 
     private static HookEnvironment gitlab(Map<String, String> env) {
