@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -156,8 +158,9 @@ public final class Landings {
     /**
      * Applies updates that landed: each one's last write and, for a tokenless push, the bump that
      * supersedes the live lease (as the admission rule's bump does), with a {@link EventType#LANDED}
-     * event; each resource in its own compare-and-set, judged again from a fresh snapshot when a grant
-     * came in between.
+     * event. All of them in one compare-and-set when no grant or push changed their resources since one
+     * snapshot of them all; otherwise each resource in its own, judged again from a fresh snapshot when a
+     * grant came in between.
      *
      * @param ancestry answers whether the last token-written tip is kept by a tokenless push
      * @param now the landing's time
@@ -183,58 +186,113 @@ public final class Landings {
             Supplier<StoreIdentity> candidate) {
         List<String> lines = new ArrayList<>();
         List<AcceptedMark> marks = new ArrayList<>();
+        // A push of thousands of branches lands in two round trips instead of two per branch; the landings
+        // are the ones each would make alone, from the same kind of snapshot.
+        if (landed.size() > 1 && distinctResources(landed)) {
+            List<String> resources = new ArrayList<>(landed.size());
+            for (Pending p : landed) {
+                resources.add(p.resource());
+            }
+            var read = store.identityAndSnapshot(resources, candidate);
+            List<Step> steps = new ArrayList<>(landed.size());
+            List<ResourceWrite> writes = new ArrayList<>(landed.size());
+            List<LedgerEvent> events = new ArrayList<>(landed.size());
+            for (Pending p : landed) {
+                Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
+                steps.add(step);
+                writes.add(step.write());
+                events.add(step.event());
+            }
+            if (store.commit(writes, events) instanceof CommitResult.Committed) {
+                for (Step step : steps) {
+                    step.report(lines, marks);
+                }
+                return new Landed(lines, marks);
+            }
+            // A grant or push changed one of them since the snapshot: nothing was written; each alone below.
+        }
         for (Pending p : landed) {
             for (int attempt = 0; ; attempt++) {
                 var read = store.identityAndSnapshot(List.of(p.resource()), candidate);
-                ResourceState s = read.states().get(p.resource());
-                StoreIdentity identity = read.identity();
-                RefUpdate u = p.update();
-                boolean deleted = u.kind() == RefUpdate.Kind.DELETE;
-                Tip tip = new Tip(u.newId(), p.token(), p.holder(), p.pusher(), p.decidedAt());
-                ResourceWrite w;
-                long token = p.token();
-                String line = null;
-                switch (p.reason()) {
-                    case BUMPED -> {
-                        String kept = s.lastTokenWriteSha();
-                        boolean discards =
-                                !ObjectIds.isZero(kept) && (deleted || !ancestry.isAncestor(kept, u.newId()));
-                        w = Admission.bumpWrite(p.resource(), s, identity, tip, discards);
-                        token = w.latestGranted();
-                        line = Admission.supersededLine(s, u.ref(), now);
-                    }
-                    case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
-                    default -> w = containsIt(landedPast, p, s, ancestry)
-                            ? ResourceWrite.keeping(s, s.tip(), identity.generation())
-                            : new ResourceWrite(
-                                    p.resource(),
-                                    s.version(),
-                                    s.latestGranted(),
-                                    s.highestAccepted(),
-                                    false,
-                                    s.baseToken(),
-                                    s.baseSha(),
-                                    deleted ? null : u.newId(),
-                                    tip,
-                                    identity.generation());
-                }
-                LedgerEvent event = event(p, EventType.LANDED, token, p.reason(), null, now);
-                if (store.commit(List.of(w), List.of(event)) instanceof CommitResult.Committed) {
-                    if (line != null) {
-                        lines.add(line);
-                    }
-                    if (p.reason() == Reason.BUMPED) {
-                        marks.add(new AcceptedMark(p.resource(), token, null));
-                    }
+                Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
+                if (store.commit(List.of(step.write()), List.of(step.event())) instanceof CommitResult.Committed) {
+                    step.report(lines, marks);
                     break;
                 }
                 if (attempt + 1 >= MAX_ATTEMPTS) {
-                    throw new StoreUnavailableException("other pushes and grants kept changing " + u.ref()
+                    throw new StoreUnavailableException("other pushes and grants kept changing "
+                            + p.update().ref()
                             + "; its landing was not recorded and is applied when the next push comes");
                 }
             }
         }
         return new Landed(lines, marks);
+    }
+
+    /** True when no two of {@code landed} are of one resource (a write each, each against its own version). */
+    private static boolean distinctResources(List<Pending> landed) {
+        Set<String> seen = new HashSet<>();
+        for (Pending p : landed) {
+            if (!seen.add(p.resource())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * What landing one update writes, decided from its resource's state: the write, its event, and for the
+     * pusher the line a bump's supersession prints.
+     */
+    private record Step(Pending pending, ResourceWrite write, LedgerEvent event, long token, String line) {
+        /** Once committed: the line for the pusher, and a bump's mark for the repository's record. */
+        void report(List<String> lines, List<AcceptedMark> marks) {
+            if (line != null) {
+                lines.add(line);
+            }
+            if (pending.reason() == Reason.BUMPED) {
+                marks.add(new AcceptedMark(pending.resource(), token, null));
+            }
+        }
+    }
+
+    private static Step step(
+            Pending p,
+            ResourceState s,
+            StoreIdentity identity,
+            List<Pending> landedPast,
+            Ancestry ancestry,
+            Instant now) {
+        RefUpdate u = p.update();
+        boolean deleted = u.kind() == RefUpdate.Kind.DELETE;
+        Tip tip = new Tip(u.newId(), p.token(), p.holder(), p.pusher(), p.decidedAt());
+        ResourceWrite w;
+        long token = p.token();
+        String line = null;
+        switch (p.reason()) {
+            case BUMPED -> {
+                String kept = s.lastTokenWriteSha();
+                boolean discards = !ObjectIds.isZero(kept) && (deleted || !ancestry.isAncestor(kept, u.newId()));
+                w = Admission.bumpWrite(p.resource(), s, identity, tip, discards);
+                token = w.latestGranted();
+                line = Admission.supersededLine(s, u.ref(), now);
+            }
+            case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
+            default -> w = containsIt(landedPast, p, s, ancestry)
+                    ? ResourceWrite.keeping(s, s.tip(), identity.generation())
+                    : new ResourceWrite(
+                            p.resource(),
+                            s.version(),
+                            s.latestGranted(),
+                            s.highestAccepted(),
+                            false,
+                            s.baseToken(),
+                            s.baseSha(),
+                            deleted ? null : u.newId(),
+                            tip,
+                            identity.generation());
+        }
+        return new Step(p, w, event(p, EventType.LANDED, token, p.reason(), null, now), token, line);
     }
 
     /**

@@ -717,6 +717,84 @@ public abstract class LeaseStoreContractTest {
                     landed.stream().map(LedgerEvent::newSha).toList());
         }
 
+        /** A landing of two branches in one push: a bump of main, and dev written under a token. */
+        private List<Landings.Pending> twoBranches(long devToken) {
+            return List.of(
+                    pending(Reason.BUMPED, 0, null),
+                    new Landings.Pending(
+                            Reason.ACCEPTED,
+                            DEV,
+                            "project-42",
+                            new RefUpdate(SHA_A, SHA_C, "refs/heads/dev"),
+                            devToken,
+                            "dora",
+                            "carol",
+                            clock.instant()));
+        }
+
+        @Test
+        void theBranchesOfOnePushLandTogetherAsEachWouldAlone() {
+            AcquireResult.Granted alice = grant(MAIN, "alice");
+            AcquireResult.Granted dora = grant(DEV, "dora");
+
+            Landings.Landed landed =
+                    Landings.land(store, twoBranches(dora.token()), (a, d) -> true, clock.instant(), () -> candidate);
+
+            ResourceState main = state(MAIN);
+            assertNull(main.lease(), "the bump superseded alice");
+            assertTrue(main.latestGranted() > alice.token());
+            assertEquals(SHA_B, main.tip().sha());
+            ResourceState dev = state(DEV);
+            assertEquals(new Tip(SHA_C, dora.token(), "dora", "carol", clock.instant()), dev.tip());
+            assertEquals(SHA_C, dev.lastTokenWriteSha());
+            assertNotNull(dev.lease(), "a token push supersedes nothing");
+            assertEquals(List.of(new AcceptedMark(MAIN, main.latestGranted(), null)), landed.marks());
+            assertEquals(1, landed.lines().size(), landed.lines().toString());
+            List<LedgerEvent> events =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    events.stream().map(LedgerEvent::resource).toList());
+            assertEquals(
+                    List.of(main.latestGranted(), dora.token()),
+                    events.stream().map(LedgerEvent::token).toList());
+        }
+
+        @Test
+        void aGrantBetweenTheSnapshotAndTheCommitOfLandingsTogetherIsLandedOverOneAtATime() {
+            grant(MAIN, "alice");
+            AcquireResult.Granted dora = grant(DEV, "dora");
+            // Another process grants main to bob after the landing read both branches and before it wrote them.
+            AcquireResult.Granted[] bob = new AcquireResult.Granted[1];
+            LeaseStore racing = (LeaseStore) java.lang.reflect.Proxy.newProxyInstance(
+                    LeaseStore.class.getClassLoader(), new Class<?>[] {LeaseStore.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("commit") && ((List<?>) args[0]).size() > 1 && bob[0] == null) {
+                            clock.advance(Duration.ofMillis(TTL + 1));
+                            bob[0] = grant(MAIN, "bob");
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+
+            Landings.land(racing, twoBranches(dora.token()), (a, d) -> true, clock.instant(), () -> candidate);
+
+            assertNotNull(bob[0], "the landing wrote both branches in one commit first");
+            ResourceState main = state(MAIN);
+            assertTrue(
+                    main.latestGranted() > bob[0].token(), "landed again from a fresh read: bob's grant is superseded");
+            assertInstanceOf(LeaseCheck.Refused.class, store.renew(MAIN, "bob", bob[0].token(), TTL, clock.instant()));
+            assertEquals(SHA_C, state(DEV).tip().sha());
+            List<LedgerEvent> events =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    events.stream().map(LedgerEvent::resource).toList(),
+                    "each once");
+        }
+
         @Test
         void aBumpThatLandsAfterANewerGrantSupersedesThatGrant() {
             grant(MAIN, "alice");
