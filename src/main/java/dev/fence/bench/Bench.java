@@ -630,7 +630,7 @@ public final class Bench {
     }
 
     /** Makes {@code bare} record landings as {@code fence install --bare} does: post-receive, and the setting. */
-    private static void recordLanded(Path bare, String postReceive, Map<String, String> gitEnv) throws IOException {
+    static void recordLanded(Path bare, String postReceive, Map<String, String> gitEnv) throws IOException {
         Path hook = bare.resolve("hooks").resolve("post-receive");
         Files.writeString(hook, postReceive, StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(hook, PosixFilePermissions.fromString("rwxr-xr-x"));

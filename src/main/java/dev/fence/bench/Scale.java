@@ -705,10 +705,14 @@ public final class Scale {
         Map<String, String> gitEnv = Bench.gitEnv(env, work);
         String url = k.newStore("push");
         Path jdk = Path.of(System.getProperty("java.home"));
-        String hook = Bench.javaHook(new Bench.Build(null, Bench.thisJar()), jdk, url);
+        Bench.Build build = new Bench.Build(null, Bench.thisJar());
+        String hook = Bench.javaHook(build, jdk, url);
+        String postReceive = Bench.javaHook(build, jdk, url, "post-receive");
         Path repos = work.resolve("push-repos");
         Files.createDirectories(repos);
         Path hooked = bare(repos, "hooked", gitEnv, hook, url);
+        // Both hooks, as fence install --bare installs them: post-receive records the push's landings.
+        Bench.recordLanded(hooked, postReceive, gitEnv);
         Path plain = bare(repos, "plain", gitEnv, null, null);
         Path clone = repos.resolve("clone");
         Procs.check(repos, gitEnv, List.of("git", "init", "-q", "--initial-branch=main", clone.toString()));

@@ -76,7 +76,10 @@ public final class ScaleReport {
         }
     }
 
-    /** A whole {@code git push} of {@code refs} refs through the Java hook, beside the same push with no hook. */
+    /**
+     * A whole {@code git push} of {@code refs} refs through the Java hooks as {@code fence install --bare}
+     * installs them (pre-receive, and post-receive recording the landings), beside the same push with no hook.
+     */
     record PushRow(String store, int refs, int fenced, Stats hooked, Stats noHook) {}
 
     /**
@@ -545,11 +548,11 @@ public final class ScaleReport {
             }
         }
         if (!pushes.isEmpty()) {
-            out.append("\nWhole git push through the Java hook, median ms\n");
+            out.append("\nWhole git push through the Java hooks (pre- and post-receive), median ms\n");
             for (PushRow p : pushes) {
                 out.append(String.format(
                         Locale.ROOT,
-                        "%-11s %7d refs (%d fenced): %s with the hook, %s with none%n",
+                        "%-11s %7d refs (%d fenced): %s with the hooks, %s with none%n",
                         p.store(),
                         p.refs(),
                         p.fenced(),
