@@ -304,7 +304,9 @@ public final class Landings {
      * be asked does ({@code on-store-down = accept}): its landing says so ({@link Reason#STORE_DOWN}, token
      * 0), so that the ledger still shows the ref moved; except an update with the same old and new ids as
      * another of the push that has a decision (a symbolic ref pushed beside its target, which git updates
-     * once and fence judged under the target's name): it gets nothing.
+     * once and fence judged under the target's name): it gets nothing. The decisions of a push of many refs
+     * are read in one query of the repository's newest admissions, and only those not among them by their
+     * resources, one query each.
      *
      * @param push the landed push as the post-receive hook reads it (its pusher and repo id are the
      *     decision's)
@@ -313,11 +315,36 @@ public final class Landings {
      */
     public static void landedAsDecided(LeaseStore store, PushAttempt push, List<RefUpdate> landed, Instant now) {
         List<String> resources = new ArrayList<>(landed.size());
-        List<Pending> decided = new ArrayList<>(landed.size());
         for (RefUpdate u : landed) {
-            String resource = Resources.forRef(push.repoId(), u.ref());
-            resources.add(resource);
-            decided.add(decisionOf(store, push, resource, u, now));
+            resources.add(Resources.forRef(push.repoId(), u.ref()));
+        }
+        List<Pending> decided = new ArrayList<>(landed.size());
+        // A push of many branches reads the repository's newest admissions once; an update whose decision is
+        // not among them (other pushes to the repository came in between) is looked for by its resource.
+        List<LedgerEvent> recent = landed.size() > 1
+                ? store.query(new LedgerQuery(
+                        null,
+                        push.repoId(),
+                        null,
+                        null,
+                        now.minus(DECISION_WINDOW),
+                        EnumSet.of(EventType.ACCEPT, EventType.BUMP, EventType.ALLOW),
+                        Math.min(2 * landed.size() + DECISIONS_READ, REPO_DECISIONS_READ)))
+                : List.of();
+        Map<String, List<LedgerEvent>> byResource = new HashMap<>();
+        for (LedgerEvent d : recent) {
+            // Not computeIfAbsent: a hook's post-receive runs this, and its path links no lambda.
+            List<LedgerEvent> of = byResource.get(d.resource());
+            if (of == null) {
+                of = new ArrayList<>();
+                byResource.put(d.resource(), of);
+            }
+            of.add(d);
+        }
+        for (int i = 0; i < landed.size(); i++) {
+            Pending p = newestDecision(
+                    byResource.getOrDefault(resources.get(i), List.of()), push, resources.get(i), landed.get(i));
+            decided.add(p != null ? p : decisionOf(store, push, resources.get(i), landed.get(i), now));
         }
         List<LedgerEvent> events = new ArrayList<>();
         for (int i = 0; i < landed.size(); i++) {
@@ -373,6 +400,13 @@ public final class Landings {
     static final int DECISIONS_READ = 64;
 
     /**
+     * The most of a repository's newest admissions one landing reads at once (twice its updates, and {@link
+     * #DECISIONS_READ} more): a push's own decisions are among the newest, and what the read misses is looked
+     * for by resource.
+     */
+    static final int REPO_DECISIONS_READ = 20_000;
+
+    /**
      * The admission in the ledger that {@code u} of {@code push} lands, as a pending landing whose token is
      * the one the decision recorded (for a bump, the token it raised the counter to); null when there is
      * none. Only an admission of the push's kind counts: under the push's token, an accept with that token;
@@ -380,7 +414,6 @@ public final class Landings {
      * retry), the newest.
      */
     private static Pending decisionOf(LeaseStore store, PushAttempt push, String resource, RefUpdate u, Instant now) {
-        java.util.OptionalLong token = push.options().token();
         List<LedgerEvent> decisions = store.query(new LedgerQuery(
                 resource,
                 null,
@@ -389,6 +422,16 @@ public final class Landings {
                 now.minus(DECISION_WINDOW),
                 EnumSet.of(EventType.ACCEPT, EventType.BUMP, EventType.ALLOW),
                 DECISIONS_READ));
+        return newestDecision(decisions, push, resource, u);
+    }
+
+    /**
+     * The newest of {@code decisions} (oldest first, as queries return them) that is {@code u}'s decision, as
+     * {@link #decisionOf} tells it, or null. Only an admission of {@code resource} counts: the ledger's ref
+     * is the name as pushed, and the resource says whose it is.
+     */
+    private static Pending newestDecision(List<LedgerEvent> decisions, PushAttempt push, String resource, RefUpdate u) {
+        java.util.OptionalLong token = push.options().token();
         for (int i = decisions.size() - 1; i >= 0; i--) {
             LedgerEvent d = decisions.get(i);
             Reason reason = Reason.fromCode(d.reason());
@@ -398,7 +441,8 @@ public final class Landings {
             boolean sameKind = token.isPresent()
                     ? reason == Reason.ACCEPTED && d.token() == token.getAsLong()
                     : reason == Reason.BUMPED || reason == Reason.ALLOWED;
-            if (u.ref().equals(d.ref())
+            if (resource.equals(d.resource())
+                    && u.ref().equals(d.ref())
                     && u.oldId().equals(d.oldSha())
                     && u.newId().equals(d.newSha())
                     && push.actor().pusher().equals(d.pusher())

@@ -906,6 +906,87 @@ public abstract class LeaseStoreContractTest {
             assertEquals("bumped", landed.get(0).reason());
         }
 
+        /** {@link #store} behind a proxy that counts the calls of each method by name. */
+        private LeaseStore counted(Map<String, Integer> calls) {
+            return (LeaseStore) java.lang.reflect.Proxy.newProxyInstance(
+                    LeaseStore.class.getClassLoader(), new Class<?>[] {LeaseStore.class}, (proxy, method, args) -> {
+                        calls.merge(method.getName(), 1, Integer::sum);
+                        try {
+                            return method.invoke(store, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+
+        /** A tokenless push of main and dev by carol, decided as fence serve decides (applied when made). */
+        private PushAttempt mainAndDev() {
+            PushAttempt push = new PushAttempt(
+                    "project-42",
+                    new Actor("carol", HostKind.PLAIN, null),
+                    PushOptions.none(),
+                    List.of(update, new RefUpdate(SHA_A, SHA_C, "refs/heads/dev")));
+            assertTrue(new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(push, (a, d) -> true, Map.of(), null, false)
+                    .accepted());
+            return push;
+        }
+
+        private List<LedgerEvent> landingsOfTheRepo() {
+            return store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+        }
+
+        @Test
+        void theBranchesOfOnePushFindTheirDecisionsInOneReadOfTheLedger() {
+            PushAttempt push = mainAndDev();
+            Map<String, Integer> calls = new java.util.HashMap<>();
+
+            Landings.landedAsDecided(counted(calls), push, push.updates(), clock.instant());
+
+            assertEquals(1, calls.get("query"), calls.toString());
+            List<LedgerEvent> landed = landingsOfTheRepo();
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    landed.stream().map(LedgerEvent::resource).toList());
+            assertEquals(
+                    List.of("bumped", "bumped"),
+                    landed.stream().map(LedgerEvent::reason).toList());
+            assertEquals(
+                    List.of(state(MAIN).latestGranted(), state(DEV).latestGranted()),
+                    landed.stream().map(LedgerEvent::token).toList());
+        }
+
+        @Test
+        void aDecisionThatOtherPushesMovedOutOfTheRepositorysNewestIsFoundByItsResource() {
+            PushAttempt push = mainAndDev();
+            // Other pushes to the repository, decided after these two and before they landed.
+            List<LedgerEvent> others = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                RefUpdate u = new RefUpdate(SHA_A, SHA_B, "refs/heads/other-" + i);
+                others.add(Admission.pushEvent(
+                        tokenless("dave"),
+                        u,
+                        "git:project-42:" + u.ref(),
+                        null,
+                        EventType.ALLOW,
+                        0,
+                        Reason.ALLOWED,
+                        null,
+                        clock.instant()));
+            }
+            store.append(others);
+
+            Landings.landedAsDecided(store, push, push.updates(), clock.instant());
+
+            List<LedgerEvent> landed = landingsOfTheRepo();
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    landed.stream().map(LedgerEvent::resource).toList());
+            assertEquals(
+                    List.of("bumped", "bumped"),
+                    landed.stream().map(LedgerEvent::reason).toList());
+        }
+
         /**
          * An update nothing in the ledger admitted (let through while the store could not be asked, or by
          * another pusher's decision only): its landing claims no decision.
