@@ -158,9 +158,9 @@ public final class Landings {
     /**
      * Applies updates that landed: each one's last write and, for a tokenless push, the bump that
      * supersedes the live lease (as the admission rule's bump does), with a {@link EventType#LANDED}
-     * event. All of them in one compare-and-set when no grant or push changed their resources since one
-     * snapshot of them all; otherwise each resource in its own, judged again from a fresh snapshot when a
-     * grant came in between.
+     * event. Up to a thousand at a time in one compare-and-set when no grant or push changed their
+     * resources since one snapshot of them; otherwise each resource in its own, judged again from a fresh
+     * snapshot when a grant came in between.
      *
      * @param ancestry answers whether the last token-written tip is kept by a tokenless push
      * @param now the landing's time
@@ -186,31 +186,78 @@ public final class Landings {
             Supplier<StoreIdentity> candidate) {
         List<String> lines = new ArrayList<>();
         List<AcceptedMark> marks = new ArrayList<>();
-        // A push of thousands of branches lands in two round trips instead of two per branch; the landings
+        // A push of thousands of branches lands in a few round trips instead of two per branch; the landings
         // are the ones each would make alone, from the same kind of snapshot.
         if (landed.size() > 1 && distinctResources(landed)) {
-            List<String> resources = new ArrayList<>(landed.size());
-            for (Pending p : landed) {
-                resources.add(p.resource());
-            }
-            var read = store.identityAndSnapshot(resources, candidate);
-            List<Step> steps = new ArrayList<>(landed.size());
-            List<ResourceWrite> writes = new ArrayList<>(landed.size());
-            List<LedgerEvent> events = new ArrayList<>(landed.size());
-            for (Pending p : landed) {
-                Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
-                steps.add(step);
-                writes.add(step.write());
-                events.add(step.event());
-            }
-            if (store.commit(writes, events) instanceof CommitResult.Committed) {
-                for (Step step : steps) {
-                    step.report(lines, marks);
+            for (int from = 0; from < landed.size(); from += MOST_PER_COMMIT) {
+                List<Pending> some = landed.subList(from, Math.min(landed.size(), from + MOST_PER_COMMIT));
+                if (!landTogether(store, some, landedPast, ancestry, now, candidate, lines, marks)) {
+                    // A grant or push changed one of them since the snapshot: nothing of them was written.
+                    landAlone(store, some, landedPast, ancestry, now, candidate, lines, marks);
                 }
-                return new Landed(lines, marks);
             }
-            // A grant or push changed one of them since the snapshot: nothing was written; each alone below.
+        } else {
+            landAlone(store, landed, landedPast, ancestry, now, candidate, lines, marks);
         }
+        return new Landed(lines, marks);
+    }
+
+    /**
+     * The most landings one compare-and-set carries. A commit's time on the store grows with its writes
+     * (on Redis about 50 ms per thousand landings, the script blocking the server meanwhile), and a commit
+     * that outlasts the store's timeout fails as the store being down, not as a conflict: nothing falls
+     * back to landing one at a time, and a Redis reply that times out after the script wrote everything
+     * leaves the landings pending, to be landed again. A push of tens of thousands of branches (or the
+     * backlog of several whose post-receive did not run) would otherwise fail to land every time.
+     */
+    private static final int MOST_PER_COMMIT = 1_000;
+
+    /**
+     * Lands {@code some} (of distinct resources) from one snapshot in one compare-and-set; false, with
+     * nothing written or reported, when one of them changed since the snapshot.
+     */
+    private static boolean landTogether(
+            LeaseStore store,
+            List<Pending> some,
+            List<Pending> landedPast,
+            Ancestry ancestry,
+            Instant now,
+            Supplier<StoreIdentity> candidate,
+            List<String> lines,
+            List<AcceptedMark> marks) {
+        List<String> resources = new ArrayList<>(some.size());
+        for (Pending p : some) {
+            resources.add(p.resource());
+        }
+        var read = store.identityAndSnapshot(resources, candidate);
+        List<Step> steps = new ArrayList<>(some.size());
+        List<ResourceWrite> writes = new ArrayList<>(some.size());
+        List<LedgerEvent> events = new ArrayList<>(some.size());
+        for (Pending p : some) {
+            Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
+            steps.add(step);
+            writes.add(step.write());
+            events.add(step.event());
+        }
+        if (!(store.commit(writes, events) instanceof CommitResult.Committed)) {
+            return false;
+        }
+        for (Step step : steps) {
+            step.report(lines, marks);
+        }
+        return true;
+    }
+
+    /** Lands each of {@code landed} in its own compare-and-set, judged again from a fresh snapshot on a conflict. */
+    private static void landAlone(
+            LeaseStore store,
+            List<Pending> landed,
+            List<Pending> landedPast,
+            Ancestry ancestry,
+            Instant now,
+            Supplier<StoreIdentity> candidate,
+            List<String> lines,
+            List<AcceptedMark> marks) {
         for (Pending p : landed) {
             for (int attempt = 0; ; attempt++) {
                 var read = store.identityAndSnapshot(List.of(p.resource()), candidate);
@@ -226,7 +273,6 @@ public final class Landings {
                 }
             }
         }
-        return new Landed(lines, marks);
     }
 
     /** True when no two of {@code landed} are of one resource (a write each, each against its own version). */

@@ -796,6 +796,54 @@ public abstract class LeaseStoreContractTest {
         }
 
         @Test
+        void aPushOfManyBranchesLandsInCommitsTheStoreFinishesInTime() {
+            // A commit's time on the store grows with its writes: past some size it outlasts the store's
+            // timeout (Redis: "ran the commit only after this call's time had run out", or the reply's read
+            // timing out after the script wrote everything; PostgreSQL: the socket's timeout) and fails with
+            // StoreUnavailableException, which is not a conflict: there is no fallback. A push of many
+            // branches (or the backlog of several) must not ride on one such commit: this store cannot
+            // finish a commit of more than 1,000 landings in time.
+            int branches = 2_500;
+            List<Landings.Pending> landings = new ArrayList<>();
+            for (int i = 0; i < branches; i++) {
+                String ref = "refs/heads/b" + i;
+                landings.add(new Landings.Pending(
+                        Reason.BUMPED,
+                        dev.fence.core.Resources.forRef("project-42", ref),
+                        "project-42",
+                        new RefUpdate(SHA_A, SHA_B, ref),
+                        0,
+                        null,
+                        "carol",
+                        clock.instant()));
+            }
+            LeaseStore bounded = (LeaseStore) java.lang.reflect.Proxy.newProxyInstance(
+                    LeaseStore.class.getClassLoader(), new Class<?>[] {LeaseStore.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("commit") && ((List<?>) args[0]).size() > 1_000) {
+                            throw new dev.fence.core.StoreUnavailableException(
+                                    "the commit ran past the store's timeout; nothing was written");
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+
+            Landings.Landed landed = Landings.land(bounded, landings, (a, d) -> true, clock.instant(), () -> candidate);
+
+            assertEquals(branches, landed.marks().size());
+            List<LedgerEvent> events =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    landings.stream().map(Landings.Pending::resource).toList(),
+                    events.stream().map(LedgerEvent::resource).toList(),
+                    "each once, in order");
+            assertEquals(
+                    SHA_B, state(landings.get(branches - 1).resource()).tip().sha());
+        }
+
+        @Test
         void aBumpThatLandsAfterANewerGrantSupersedesThatGrant() {
             grant(MAIN, "alice");
             admitTokenless("carol");
