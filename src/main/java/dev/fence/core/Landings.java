@@ -236,10 +236,12 @@ public final class Landings {
         for (Pending p : some) {
             Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
             steps.add(step);
-            writes.add(step.write());
-            events.add(step.event());
+            if (step.write() != null) {
+                writes.add(step.write());
+                events.add(step.event());
+            }
         }
-        if (!(store.commit(writes, events) instanceof CommitResult.Committed)) {
+        if (!writes.isEmpty() && !(store.commit(writes, events) instanceof CommitResult.Committed)) {
             return false;
         }
         for (Step step : steps) {
@@ -262,7 +264,9 @@ public final class Landings {
             for (int attempt = 0; ; attempt++) {
                 var read = store.identityAndSnapshot(List.of(p.resource()), candidate);
                 Step step = step(p, read.states().get(p.resource()), read.identity(), landedPast, ancestry, now);
-                if (store.commit(List.of(step.write()), List.of(step.event())) instanceof CommitResult.Committed) {
+                if (step.write() == null
+                        || store.commit(List.of(step.write()), List.of(step.event()))
+                                instanceof CommitResult.Committed) {
                     step.report(lines, marks);
                     break;
                 }
@@ -290,6 +294,22 @@ public final class Landings {
      * What landing one update writes, decided from its resource's state: the write, its event, and for the
      * pusher the line a bump's supersession prints.
      */
+    /**
+     * True when {@code stored}, a resource's last write, is the one landing {@code tip} writes: the same id,
+     * token, holder and pusher, decided in the same millisecond (the stores and the pending record keep
+     * milliseconds), which only the same pending update has.
+     */
+    private static boolean sameLanding(Tip stored, Tip tip) {
+        return stored != null
+                && stored.sha().equals(tip.sha())
+                && stored.token() == tip.token()
+                && java.util.Objects.equals(stored.holder(), tip.holder())
+                && java.util.Objects.equals(stored.pusher(), tip.pusher())
+                && stored.at() != null
+                && stored.at().toEpochMilli() == tip.at().toEpochMilli();
+    }
+
+    /** A landing found already written has no write and no event: it only reports, as when it was written. */
     private record Step(Pending pending, ResourceWrite write, LedgerEvent event, long token, String line) {
         /** Once committed: the line for the pusher, and a bump's mark for the repository's record. */
         void report(List<String> lines, List<AcceptedMark> marks) {
@@ -312,6 +332,12 @@ public final class Landings {
         RefUpdate u = p.update();
         boolean deleted = u.kind() == RefUpdate.Kind.DELETE;
         Tip tip = new Tip(u.newId(), p.token(), p.holder(), p.pusher(), p.decidedAt());
+        if (sameLanding(s.tip(), tip)) {
+            // Landed already: the store applied its commit, but the caller saw a failure (a reply lost, a
+            // replica short) and kept it pending. Landed again, a bump would supersede a second time (a lease
+            // granted since included) and the ledger would say it landed twice.
+            return new Step(p, null, null, s.latestGranted(), null);
+        }
         ResourceWrite w;
         long token = p.token();
         String line = null;

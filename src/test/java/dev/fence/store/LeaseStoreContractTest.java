@@ -843,6 +843,36 @@ public abstract class LeaseStoreContractTest {
                     SHA_B, state(landings.get(branches - 1).resource()).tip().sha());
         }
 
+        /**
+         * The store applied a landing's commit but its caller saw a failure (a reply lost), so the landing
+         * stayed pending and comes again: it supersedes nothing more (bob's lease, granted in between, stands)
+         * and the ledger says once that each branch landed.
+         */
+        @Test
+        void aLandingThatComesAgainAfterItsCommitWasAppliedChangesNothing() {
+            grant(MAIN, "alice");
+            AcquireResult.Granted dora = grant(DEV, "dora");
+            List<Landings.Pending> pushed = twoBranches(dora.token());
+            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            clock.advance(Duration.ofSeconds(1));
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+            ResourceState main = state(MAIN);
+            ResourceState dev = state(DEV);
+
+            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+
+            assertEquals(main, state(MAIN), "bob's lease and main's counter stand");
+            assertEquals(dev, state(DEV));
+            assertInstanceOf(LeaseCheck.Ok.class, store.renew(MAIN, "bob", bob.token(), TTL, clock.instant()));
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    landed.stream().map(LedgerEvent::resource).toList());
+            assertEquals(List.of(), again.lines(), "nothing superseded this time");
+            assertEquals(first.marks().size(), again.marks().size(), "the bump's mark for the repository record");
+        }
+
         @Test
         void aBumpThatLandsAfterANewerGrantSupersedesThatGrant() {
             grant(MAIN, "alice");
