@@ -1010,8 +1010,17 @@ public abstract class LeaseStoreContractTest {
             return push;
         }
 
-        private List<LedgerEvent> landingsOfTheRepo() {
-            return store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+        /** The repository's landings, having checked they are main's and dev's, each as its bump decided. */
+        private List<LedgerEvent> mainAndDevLandedAsBumped() {
+            List<LedgerEvent> landed =
+                    store.query(new LedgerQuery(null, "project-42", null, null, null, Set.of(EventType.LANDED), 0));
+            assertEquals(
+                    List.of(MAIN, DEV),
+                    landed.stream().map(LedgerEvent::resource).toList());
+            assertEquals(
+                    List.of("bumped", "bumped"),
+                    landed.stream().map(LedgerEvent::reason).toList());
+            return landed;
         }
 
         @Test
@@ -1022,13 +1031,7 @@ public abstract class LeaseStoreContractTest {
             Landings.landedAsDecided(counted(calls), push, push.updates(), clock.instant());
 
             assertEquals(1, calls.get("query"), calls.toString());
-            List<LedgerEvent> landed = landingsOfTheRepo();
-            assertEquals(
-                    List.of(MAIN, DEV),
-                    landed.stream().map(LedgerEvent::resource).toList());
-            assertEquals(
-                    List.of("bumped", "bumped"),
-                    landed.stream().map(LedgerEvent::reason).toList());
+            List<LedgerEvent> landed = mainAndDevLandedAsBumped();
             assertEquals(
                     List.of(state(MAIN).latestGranted(), state(DEV).latestGranted()),
                     landed.stream().map(LedgerEvent::token).toList());
@@ -1056,13 +1059,7 @@ public abstract class LeaseStoreContractTest {
 
             Landings.landedAsDecided(store, push, push.updates(), clock.instant());
 
-            List<LedgerEvent> landed = landingsOfTheRepo();
-            assertEquals(
-                    List.of(MAIN, DEV),
-                    landed.stream().map(LedgerEvent::resource).toList());
-            assertEquals(
-                    List.of("bumped", "bumped"),
-                    landed.stream().map(LedgerEvent::reason).toList());
+            mainAndDevLandedAsBumped();
         }
 
         /**
