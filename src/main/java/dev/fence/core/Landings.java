@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -291,10 +292,6 @@ public final class Landings {
     }
 
     /**
-     * What landing one update writes, decided from its resource's state: the write, its event, and for the
-     * pusher the line a bump's supersession prints.
-     */
-    /**
      * True when {@code stored}, a resource's last write, is the one landing {@code tip} writes: the same id,
      * token, holder and pusher, decided in the same millisecond (the stores and the pending record keep
      * milliseconds), which only the same pending update has.
@@ -303,13 +300,17 @@ public final class Landings {
         return stored != null
                 && stored.sha().equals(tip.sha())
                 && stored.token() == tip.token()
-                && java.util.Objects.equals(stored.holder(), tip.holder())
-                && java.util.Objects.equals(stored.pusher(), tip.pusher())
+                && Objects.equals(stored.holder(), tip.holder())
+                && Objects.equals(stored.pusher(), tip.pusher())
                 && stored.at() != null
                 && stored.at().toEpochMilli() == tip.at().toEpochMilli();
     }
 
-    /** A landing found already written has no write and no event: it only reports, as when it was written. */
+    /**
+     * What landing one update writes, decided from its resource's state: the write, its event, and for the
+     * pusher the line a bump's supersession prints. A landing found already written has no write and no
+     * event: it only reports, as when it was written.
+     */
     private record Step(Pending pending, ResourceWrite write, LedgerEvent event, long token, String line) {
         /** Once committed: the line for the pusher, and a bump's mark for the repository's record. */
         void report(List<String> lines, List<AcceptedMark> marks) {
