@@ -317,7 +317,7 @@ public final class Landings {
             if (line != null) {
                 lines.add(line);
             }
-            if (pending.reason() == Reason.BUMPED) {
+            if (pending.reason() == Reason.BUMPED && token > Tokens.NONE) {
                 marks.add(new AcceptedMark(pending.resource(), token, null));
             }
         }
@@ -336,8 +336,12 @@ public final class Landings {
         if (sameLanding(s.tip(), tip)) {
             // Landed already: the store applied its commit, but the caller saw a failure (a reply lost, a
             // replica short) and kept it pending. Landed again, a bump would supersede a second time (a lease
-            // granted since included) and the ledger would say it landed twice.
-            return new Step(p, null, null, s.latestGranted(), null);
+            // granted since included) and the ledger would say it landed twice. A bump's mark is its own token,
+            // which the counter still is only while no grant came since (a bump drops the lease, a grant sets
+            // one): a later grant's number as a holderless mark would refuse that holder's pushes under it as
+            // a token granted twice. Not known then: no mark, as when a crash lost it (protection lapses,
+            // nothing is refused).
+            return new Step(p, null, null, s.lease() == null ? s.latestGranted() : Tokens.NONE, null);
         }
         ResourceWrite w;
         long token = p.token();

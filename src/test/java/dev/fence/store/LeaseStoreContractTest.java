@@ -870,7 +870,60 @@ public abstract class LeaseStoreContractTest {
                     List.of(MAIN, DEV),
                     landed.stream().map(LedgerEvent::resource).toList());
             assertEquals(List.of(), again.lines(), "nothing superseded this time");
-            assertEquals(first.marks().size(), again.marks().size(), "the bump's mark for the repository record");
+            assertEquals(1, first.marks().size());
+            assertEquals(
+                    List.of(),
+                    again.marks(),
+                    "the bump's token is no longer the counter (bob's grant is): no mark rather than bob's number");
+        }
+
+        /**
+         * A bump's landing that comes again after bob was granted main reports the bump's own token for the
+         * repository's record, not bob's: a holderless mark at bob's token would make the hook refuse bob's
+         * push under it as a token "granted twice after losing data" (DUPLICATE_TOKEN).
+         */
+        @Test
+        void aBumpLandingThatComesAgainReportsTheBumpsTokenNotALaterGrants() {
+            grant(MAIN, "alice");
+            AcquireResult.Granted dora = grant(DEV, "dora");
+            List<Landings.Pending> pushed = twoBranches(dora.token());
+            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            clock.advance(Duration.ofSeconds(1));
+            AcquireResult.Granted bob = grant(MAIN, "bob");
+
+            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+
+            for (AcceptedMark m : again.marks()) {
+                assertTrue(m.token() < bob.token(), "a holderless mark at or above bob's grant: " + m);
+            }
+            // What the hook's record then does to bob's push under his own token.
+            Map<String, AcceptedMark> record = new java.util.HashMap<>();
+            for (AcceptedMark m : again.marks()) {
+                record.put(m.resource(), m);
+            }
+            String proof = dev.fence.core.Proofs.standard()
+                    .issue(store.identity(candidate), MAIN, bob.token(), "bob");
+            PushAttempt bobs = new PushAttempt(
+                    "project-42",
+                    new Actor("bob", HostKind.PLAIN, null),
+                    new PushOptions(java.util.OptionalLong.of(bob.token()), proof, List.of()),
+                    List.of(new RefUpdate(SHA_B, SHA_C, "refs/heads/main")));
+            Verdict v = new AdmissionService(store, FencePolicy.defaults(), clock)
+                    .admit(bobs, (a, d) -> true, record, null, true);
+            assertTrue(v.accepted(), v.toString());
+        }
+
+        @Test
+        void aBumpLandingThatComesAgainWithNoGrantSinceReportsTheSameMark() {
+            grant(MAIN, "alice");
+            AcquireResult.Granted dora = grant(DEV, "dora");
+            List<Landings.Pending> pushed = twoBranches(dora.token());
+            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            clock.advance(Duration.ofSeconds(1));
+
+            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+
+            assertEquals(first.marks(), again.marks());
         }
 
         @Test
