@@ -901,8 +901,7 @@ public abstract class LeaseStoreContractTest {
             for (AcceptedMark m : again.marks()) {
                 record.put(m.resource(), m);
             }
-            String proof = dev.fence.core.Proofs.standard()
-                    .issue(store.identity(candidate), MAIN, bob.token(), "bob");
+            String proof = dev.fence.core.Proofs.standard().issue(store.identity(candidate), MAIN, bob.token(), "bob");
             PushAttempt bobs = new PushAttempt(
                     "project-42",
                     new Actor("bob", HostKind.PLAIN, null),
