@@ -357,17 +357,7 @@ public final class Landings {
             case ALLOWED -> w = Admission.allowWrite(p.resource(), u, s, identity, tip);
             default -> w = containsIt(landedPast, p, s, ancestry)
                     ? ResourceWrite.keeping(s, s.tip(), identity.generation())
-                    : new ResourceWrite(
-                            p.resource(),
-                            s.version(),
-                            s.latestGranted(),
-                            s.highestAccepted(),
-                            false,
-                            s.baseToken(),
-                            s.baseSha(),
-                            deleted ? null : u.newId(),
-                            tip,
-                            identity.generation());
+                    : ResourceWrite.keeping(s, deleted ? null : u.newId(), tip, identity.generation());
         }
         return new Step(p, w, event(p, EventType.LANDED, token, p.reason(), null, now), token, line);
     }

@@ -33,6 +33,14 @@ public record ResourceWrite(
      * (a check that the store writes, or a repair of the last write's record).
      */
     public static ResourceWrite keeping(ResourceState s, Tip tip, String generation) {
+        return keeping(s, s.lastTokenWriteSha(), tip, generation);
+    }
+
+    /**
+     * As {@link #keeping(ResourceState, Tip, String)}, with {@code lastTokenWriteSha} as the last token-written
+     * tip (a landing's record of its own write).
+     */
+    public static ResourceWrite keeping(ResourceState s, String lastTokenWriteSha, Tip tip, String generation) {
         return new ResourceWrite(
                 s.resource(),
                 s.version(),
@@ -41,7 +49,7 @@ public record ResourceWrite(
                 false,
                 s.baseToken(),
                 s.baseSha(),
-                s.lastTokenWriteSha(),
+                lastTokenWriteSha,
                 tip,
                 generation);
     }
