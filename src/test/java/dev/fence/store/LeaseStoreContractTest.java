@@ -843,6 +843,23 @@ public abstract class LeaseStoreContractTest {
                     SHA_B, state(landings.get(branches - 1).resource()).tip().sha());
         }
 
+        /** The landing of {@link #twoBranches} over alice's lease on main and under dora's token on dev. */
+        private List<Landings.Pending> mainAndDevLanding;
+
+        /** Lands main and dev once ({@link #mainAndDevLanding}); the clock then moves on a second. */
+        private Landings.Landed landMainAndDev() {
+            grant(MAIN, "alice");
+            mainAndDevLanding = twoBranches(grant(DEV, "dora").token());
+            Landings.Landed first = landMainAndDevAgain();
+            clock.advance(Duration.ofSeconds(1));
+            return first;
+        }
+
+        /** The same landing as {@link #landMainAndDev}'s, once more (its caller kept it pending). */
+        private Landings.Landed landMainAndDevAgain() {
+            return Landings.land(store, mainAndDevLanding, (a, d) -> true, clock.instant(), () -> candidate);
+        }
+
         /**
          * The store applied a landing's commit but its caller saw a failure (a reply lost), so the landing
          * stayed pending and comes again: it supersedes nothing more (bob's lease, granted in between, stands)
@@ -850,16 +867,12 @@ public abstract class LeaseStoreContractTest {
          */
         @Test
         void aLandingThatComesAgainAfterItsCommitWasAppliedChangesNothing() {
-            grant(MAIN, "alice");
-            AcquireResult.Granted dora = grant(DEV, "dora");
-            List<Landings.Pending> pushed = twoBranches(dora.token());
-            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
-            clock.advance(Duration.ofSeconds(1));
+            Landings.Landed first = landMainAndDev();
             AcquireResult.Granted bob = grant(MAIN, "bob");
             ResourceState main = state(MAIN);
             ResourceState dev = state(DEV);
 
-            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            Landings.Landed again = landMainAndDevAgain();
 
             assertEquals(main, state(MAIN), "bob's lease and main's counter stand");
             assertEquals(dev, state(DEV));
@@ -884,14 +897,10 @@ public abstract class LeaseStoreContractTest {
          */
         @Test
         void aBumpLandingThatComesAgainReportsTheBumpsTokenNotALaterGrants() {
-            grant(MAIN, "alice");
-            AcquireResult.Granted dora = grant(DEV, "dora");
-            List<Landings.Pending> pushed = twoBranches(dora.token());
-            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
-            clock.advance(Duration.ofSeconds(1));
+            landMainAndDev();
             AcquireResult.Granted bob = grant(MAIN, "bob");
 
-            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            Landings.Landed again = landMainAndDevAgain();
 
             for (AcceptedMark m : again.marks()) {
                 assertTrue(m.token() < bob.token(), "a holderless mark at or above bob's grant: " + m);
@@ -914,13 +923,9 @@ public abstract class LeaseStoreContractTest {
 
         @Test
         void aBumpLandingThatComesAgainWithNoGrantSinceReportsTheSameMark() {
-            grant(MAIN, "alice");
-            AcquireResult.Granted dora = grant(DEV, "dora");
-            List<Landings.Pending> pushed = twoBranches(dora.token());
-            Landings.Landed first = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
-            clock.advance(Duration.ofSeconds(1));
+            Landings.Landed first = landMainAndDev();
 
-            Landings.Landed again = Landings.land(store, pushed, (a, d) -> true, clock.instant(), () -> candidate);
+            Landings.Landed again = landMainAndDevAgain();
 
             assertEquals(first.marks(), again.marks());
         }
